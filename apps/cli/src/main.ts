@@ -1,0 +1,62 @@
+import { parseArgs } from "node:util";
+import { RulesFileError } from "@gatehouse/policy";
+import { CliError } from "./cli-error.js";
+import { permissionsEval } from "./commands/permissions-eval.js";
+import { permissionsExplain } from "./commands/permissions-explain.js";
+import { permissionsLint } from "./commands/permissions-lint.js";
+import { RULES_FLAGS, rulesContext } from "./rules-context.js";
+
+export const USAGE = `usage: gatehouse permissions <command>
+
+  eval    --rules FILE [--cwd DIR] [--mode MODE] [--protect DIR]...
+          reads {"tool": ..., "args": {...}} JSON lines on stdin, writes one decision per line
+  explain --rules FILE --tool NAME --args JSON [--cwd DIR] [--mode MODE] [--protect DIR]...
+          one decision written for a person: each sub-command, the rule and layer, and why
+  lint    FILE
+          errors with line:col, warnings for shadowed rules and patterns that never match
+
+modes: default, accept-edits, read-only, yolo, strict
+exit codes: 0 done, 2 bad arguments or a rules file that does not parse or validate`;
+
+async function permissions(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === "lint") {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    const result = permissionsLint(positionals[0]);
+    for (const l of result.stdout) process.stdout.write(`${l}\n`);
+    for (const l of result.stderr) process.stderr.write(`${l}\n`);
+    return result.exitCode;
+  }
+  if (command === "eval") {
+    const { values } = parseArgs({ args: rest, options: RULES_FLAGS });
+    return permissionsEval(rulesContext(values), process.stdin, process.stdout);
+  }
+  if (command === "explain") {
+    const { values } = parseArgs({ args: rest, options: { ...RULES_FLAGS, tool: { type: "string" }, args: { type: "string" } } });
+    process.stdout.write(`${await permissionsExplain(rulesContext(values), values.tool, values.args)}\n`);
+    return 0;
+  }
+  throw new CliError(command ? `unknown command "permissions ${command}"\n${USAGE}` : USAGE);
+}
+
+/** Runs the CLI and returns its exit code; every expected failure is one line on stderr. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const [group, ...rest] = argv;
+    if (group === "permissions") return await permissions(rest);
+    if (group === undefined || group === "--help" || group === "-h" || group === "help") {
+      process.stdout.write(`${USAGE}\n`);
+      return group === undefined ? 2 : 0;
+    }
+    throw new CliError(`unknown command "${group}"\n${USAGE}`);
+  } catch (err) {
+    if (err instanceof RulesFileError) process.stderr.write(`${err.message}\n`);
+    else if (err instanceof CliError) process.stderr.write(`gatehouse: ${err.message}\n`);
+    else if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) process.stderr.write(`gatehouse: ${(err as Error).message}\n${USAGE}\n`);
+    else {
+      process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+      return 1;
+    }
+    return err instanceof CliError ? err.exitCode : 2;
+  }
+}

@@ -1,0 +1,38 @@
+import os from "node:os";
+import path from "node:path";
+import { resolveRealPath } from "@gatehouse/fs-guard";
+import { isMode, MODES, RulesFileCache, type EvaluationContext } from "@gatehouse/policy";
+import { CliError } from "./cli-error.js";
+
+export interface RulesOptions {
+  rules?: string | undefined;
+  cwd?: string | undefined;
+  mode?: string | undefined;
+  protect?: string[] | undefined;
+}
+
+export const RULES_FLAGS = {
+  rules: { type: "string" },
+  cwd: { type: "string" },
+  mode: { type: "string" },
+  protect: { type: "string", multiple: true },
+} as const;
+
+/**
+ * The evaluation context for a rules file on this machine. The files are here, so the worker's
+ * real-path check is applied too and the answer is the end-to-end one. Throws RulesFileError.
+ */
+export function rulesContext(opts: RulesOptions): EvaluationContext {
+  if (!opts.rules) throw new CliError("missing --rules FILE");
+  if (opts.mode !== undefined && !isMode(opts.mode)) throw new CliError(`--mode must be one of ${MODES.join(", ")} (got "${opts.mode}")`);
+  const file = path.resolve(opts.rules);
+  const ruleset = new RulesFileCache().load(file, { home: os.homedir() });
+  return {
+    layers: { static: ruleset },
+    cwd: path.resolve(opts.cwd ?? process.cwd()),
+    home: os.homedir(),
+    mode: opts.mode ?? "default",
+    protectedPaths: (opts.protect ?? []).map((p) => resolveRealPath(path.resolve(p))),
+    resolveRealPath,
+  };
+}

@@ -1,0 +1,1 @@
+export { resolveRealPath } from "./real-path.js";

@@ -1,0 +1,28 @@
+/** The rules every worker starts with (seed 002), as the text written to a new permissions.jsonc. */
+export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker.
+//
+//   "tool": "action"                 one action for every call of the tool
+//   "tool": { "pattern": "action" }  per-pattern rules, read top to bottom
+//   "*": "action"                    every tool (a later "*" overrides earlier entries)
+//
+// Actions: "allow" | "deny" | "ask". The last matching rule wins; no match means "ask".
+// Patterns are globs ("*.env", "git push *"); ~/ and $HOME/ expand to the home directory.
+// Rules that end with "// approved ..." were added by a person's "always" answer.
+{
+  "*": "ask",
+  "read_file": {
+    "*": "allow",
+    "*.env": "deny",
+    "*.env.*": "deny",
+    "*credentials*": "deny",
+    "*secret*": "deny",
+    "*.env.example": "allow"
+  },
+  "write_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny" },
+  "edit_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny" },
+  "glob": "allow",
+  "grep": "allow",
+  "skill": "ask",
+  "shell_exec": "ask"
+}
+`;

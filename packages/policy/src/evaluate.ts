@@ -1,0 +1,79 @@
+import { criticalInFile, criticalInShell } from "./critical.js";
+import { decideFile, decideSubject, type DecideContext } from "./decide.js";
+import type { Decision, Verdict } from "./decision.js";
+import { applyMode, type Mode } from "./modes.js";
+import { absolutePath, unusablePath } from "./paths.js";
+import { decideShell, decidingVerdict } from "./shell/decide-shell.js";
+import { defaultTier, type Tier } from "./tiers.js";
+
+export interface ToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+export interface EvaluationContext extends DecideContext {
+  mode?: Mode;
+  /** The tier the tool declared; built-in defaults otherwise. */
+  tier?: Tier;
+}
+
+export const PATH_TOOLS: ReadonlySet<string> = new Set(["read_file", "write_file", "edit_file"]);
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** The subject a tool's patterns are matched against (DESIGN §2.2). */
+export function subjectArgument(call: ToolCall): { kind: "path" | "text"; value: string } {
+  const a = call.args;
+  switch (call.tool) {
+    case "read_file": case "write_file": case "edit_file":
+      return { kind: "path", value: str(a.path) ?? str(a.file_path) ?? "" };
+    case "glob":
+      return str(a.pattern) !== undefined ? { kind: "text", value: str(a.pattern)! } : { kind: "path", value: str(a.path) ?? "." };
+    case "grep":
+      return { kind: "path", value: str(a.path) ?? "." };
+    case "skill":
+      return { kind: "text", value: str(a.name) ?? "" };
+    case "shell_exec":
+      return { kind: "text", value: str(a.command) ?? "" };
+    default:
+      return { kind: "text", value: call.tool };
+  }
+}
+
+function decideCall(call: ToolCall, ctx: EvaluationContext): { verdicts: Verdict[]; critical: string | null; subject: string } {
+  const subject = subjectArgument(call);
+  if (call.tool === "shell_exec") {
+    const { verdicts, analysis } = decideShell(subject.value, ctx);
+    return { verdicts, critical: criticalInShell(analysis, subject.value), subject: subject.value };
+  }
+  if (subject.kind === "path") {
+    const verdict = decideFile(call.tool, subject.value, ctx);
+    const critical = unusablePath(subject.value) ? null : criticalInFile(call.tool, absolutePath(subject.value, ctx.cwd, ctx.home));
+    return { verdicts: [verdict], critical, subject: verdict.subject };
+  }
+  const verdict = decideSubject(ctx.layers, call.tool, { kind: "text", text: subject.value }, subject.value);
+  return { verdicts: [verdict], critical: null, subject: subject.value };
+}
+
+/** The gate's answer for one tool call: rules, then the session mode and critical patterns. */
+export function evaluate(call: ToolCall, ctx: EvaluationContext): Decision {
+  const tier = ctx.tier ?? defaultTier(call.tool);
+  const mode = ctx.mode ?? "default";
+  const { verdicts, critical, subject } = decideCall(call, ctx);
+  const decisive = decidingVerdict(verdicts);
+  const moded = applyMode(decisive.action, tier, mode, critical);
+  return {
+    action: moded.action,
+    tool: call.tool,
+    layer: decisive.rule?.layer ?? null,
+    rule: decisive.rule,
+    pattern: decisive.rule?.pattern ?? null,
+    subject,
+    reason: moded.note ? `${moded.note}; the rules said ${decisive.action}: ${decisive.reason}` : decisive.reason,
+    tier,
+    mode,
+    ruleAction: decisive.action,
+    critical,
+    subcommands: call.tool === "shell_exec" ? verdicts : [],
+  };
+}

@@ -1,0 +1,96 @@
+import { compilePattern, type CompiledPattern } from "./pattern.js";
+import type { PathSubject } from "./paths.js";
+import type { LayerName, Rule } from "./rule.js";
+
+/** What a rule's pattern is tested against: a normalised path, or plain text (command, name). */
+export type Subject = { kind: "path"; path: PathSubject } | { kind: "text"; text: string };
+
+export class CompiledRule {
+  private pathMatcher: CompiledPattern | undefined;
+  private textMatcher: CompiledPattern | undefined;
+
+  constructor(readonly rule: Rule) {}
+
+  appliesTo(tool: string): boolean {
+    return this.rule.tool === "*" || this.rule.tool === tool;
+  }
+
+  matches(subject: Subject): boolean {
+    if (subject.kind === "text") {
+      this.textMatcher ??= compilePattern(this.rule.pattern, false);
+      return this.textMatcher.test(subject.text);
+    }
+    const m = (this.pathMatcher ??= compilePattern(this.rule.pattern, true));
+    const p = subject.path;
+    if (m.kind === "absolute") return m.test(p.absolute);
+    if (m.kind === "relative") return m.test(p.primary);
+    return m.test(p.primary) || m.test(p.basename);
+  }
+}
+
+/** An ordered rule list, compiled once, with a per-tool index built on first use. */
+export class Ruleset {
+  readonly compiled: readonly CompiledRule[];
+  private readonly byTool = new Map<string, readonly CompiledRule[]>();
+
+  constructor(readonly rules: readonly Rule[]) {
+    this.compiled = rules.map((r) => new CompiledRule(r));
+  }
+
+  forTool(tool: string): readonly CompiledRule[] {
+    let list = this.byTool.get(tool);
+    if (!list) {
+      list = this.compiled.filter((c) => c.appliesTo(tool));
+      if (this.byTool.size < 1024) this.byTool.set(tool, list);
+    }
+    return list;
+  }
+
+  /** A new ruleset with extra rules after these ones. */
+  concat(extra: readonly Rule[]): Ruleset {
+    return new Ruleset([...this.rules, ...extra]);
+  }
+
+  static readonly empty = new Ruleset([]);
+}
+
+/** The three layers of DESIGN §2.3, first to last. */
+export interface Layers {
+  agent?: Ruleset | undefined;
+  static: Ruleset;
+  runtime?: Ruleset | undefined;
+}
+
+export interface Match {
+  rule: Rule;
+  layer: LayerName;
+}
+
+const ORDER: readonly LayerName[] = ["runtime", "static", "agent"];
+
+/** The last rule, across the concatenated layers, whose tool and pattern match. */
+export function findLast(layers: Layers, tool: string, subject: Subject, only?: LayerName): Match | null {
+  for (const layer of ORDER) {
+    if (only && layer !== only) continue;
+    const list = layers[layer]?.forTool(tool);
+    if (!list) continue;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const c = list[i]!;
+      if (c.matches(subject)) return { rule: c.rule, layer };
+    }
+  }
+  return null;
+}
+
+/** The last deny rule, in any layer, that matches: what the deny floor checks. */
+export function findLastDeny(layers: Layers, tool: string, subject: Subject): Match | null {
+  for (const layer of ORDER) {
+    const list = layers[layer]?.forTool(tool);
+    if (!list) continue;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const c = list[i]!;
+      if (c.rule.action === "deny" && c.matches(subject)) return { rule: c.rule, layer };
+    }
+  }
+  return null;
+}
