@@ -41,28 +41,58 @@ function moveEntryLast(text: string, tool: string, fmt: FormattingOptions): stri
   return out.replace(JSON.stringify(PLACEHOLDER), raw);
 }
 
+function lineIndent(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+}
+
+/** Just past the comma and any trailing comment that follow a value on its line. */
+function endOfEntry(text: string, valueEnd: number): number {
+  let i = valueEnd;
+  while (text[i] === " " || text[i] === "\t" || text[i] === ",") i++;
+  if (text.startsWith("//", i)) return text.indexOf("\n", i) === -1 ? text.length : text.indexOf("\n", i);
+  if (text.startsWith("/*", i)) return text.indexOf("*/", i) + 2;
+  while (i > valueEnd && (text[i - 1] === " " || text[i - 1] === "\t")) i--;
+  return i;
+}
+
+/** Inserts `line` as the last property of `object`, on a line of its own, keeping every comment. */
+function insertLast(text: string, object: Node, line: string, fmt: FormattingOptions): string {
+  const unit = fmt.insertSpaces ? " ".repeat(fmt.tabSize ?? 2) : "\t";
+  const closing = lineIndent(text, object.offset);
+  const last = object.children?.at(-1)?.children?.[1];
+  let at: number;
+  let indent: string;
+  if (last) {
+    const valueEnd = last.offset + last.length;
+    const hasComma = /^[ \t]*,/.test(text.slice(valueEnd));
+    if (!hasComma) text = `${text.slice(0, valueEnd)},${text.slice(valueEnd)}`;
+    at = endOfEntry(text, valueEnd);
+    const keyStart = object.children!.at(-1)!.offset;
+    indent = /^[ \t]*$/.test(text.slice(text.lastIndexOf("\n", keyStart - 1) + 1, keyStart)) ? lineIndent(text, keyStart) : closing + unit;
+  } else {
+    at = object.offset + 1;
+    indent = closing + unit;
+  }
+  const rest = text.slice(at);
+  const tail = /^[ \t]*\r?\n/.test(rest) || rest === "" ? "" : `${fmt.eol}${closing}`;
+  return `${text.slice(0, at)}${fmt.eol}${indent}${line}${tail}${rest.replace(/^[ \t]+(?=[}\]])/, "")}`;
+}
+
 /** The text with the rule appended last in its tool's entry, marked as approval-made. */
 export function appendRuleText(text: string, rule: AppendRule): string {
   const fmt = formatting(text);
-  const action = rule.action ?? "allow";
   let out = moveEntryLast(text, rule.tool, fmt);
   const entry = findNodeAtLocation(rootOf(out), [rule.tool]);
-  if (entry?.type === "string") {
-    out = applyEdits(out, modify(out, [rule.tool], { "*": entry.value }, { formattingOptions: fmt }));
-  } else if (entry && entry.type !== "object") {
-    throw new PolicyError("APPEND_FAILED", `the entry "${rule.tool}" is neither an action nor an object`);
-  }
+  if (!entry) out = applyEdits(out, modify(out, [rule.tool], {}, { formattingOptions: fmt }));
+  else if (entry.type === "string") out = applyEdits(out, modify(out, [rule.tool], { "*": entry.value }, { formattingOptions: fmt }));
+  else if (entry.type !== "object") throw new PolicyError("APPEND_FAILED", `the entry "${rule.tool}" is neither an action nor an object`);
   if (findNodeAtLocation(rootOf(out), [rule.tool, rule.pattern])) {
     out = applyEdits(out, modify(out, [rule.tool, rule.pattern], undefined, { formattingOptions: fmt }));
   }
-  out = applyEdits(out, modify(out, [rule.tool, rule.pattern], PLACEHOLDER, { formattingOptions: fmt }));
-  const mark = ` ${APPROVAL_MARK}${rule.note ? ` ${rule.note.replace(/[\r\n]+/g, " ")}` : ""}`;
-  const quoted = JSON.stringify(PLACEHOLDER);
-  const at = out.indexOf(quoted);
-  const lineEnd = out.indexOf("\n", at);
-  const end = lineEnd === -1 ? out.length : lineEnd;
-  const tail = out.slice(at + quoted.length, end);
-  return `${out.slice(0, at)}${JSON.stringify(action)}${tail}${mark}${out.slice(end)}`;
+  const mark = `${APPROVAL_MARK}${rule.note ? ` ${rule.note.replace(/[\r\n]+/g, " ")}` : ""}`;
+  const line = `${JSON.stringify(rule.pattern)}: ${JSON.stringify(rule.action ?? "allow")} ${mark}`;
+  return insertLast(out, findNodeAtLocation(rootOf(out), [rule.tool])!, line, fmt);
 }
 
 const queues = new Map<string, Promise<unknown>>();

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { commandPattern, loadShellParser, suggestPatterns } from "../src/index.js";
+import { decide, shell } from "./helpers.js";
+
+await loadShellParser();
+
+describe("always patterns (seed 002)", () => {
+  it.each([
+    ["git push origin main", "git push *"],
+    ["npm run build", "npm run build"],
+    ["cat README.md", "cat *"],
+    ["git status", "git status"],
+    ["npm run build --watch", "npm run build *"],
+    ["docker compose up -d", "docker compose up *"],
+    ["ls", "ls"],
+    ["git -C repo push origin", "git -C repo push *"],
+  ])("%s -> %s", (cmd, pattern) => {
+    expect(commandPattern(cmd.split(" "))).toBe(pattern);
+  });
+
+  it("stores one pattern per sub-command that asked", () => {
+    expect(suggestPatterns(shell("git push origin main && npm run build | tee log.txt"))).toEqual(["git push *", "npm run build", "tee *"]);
+  });
+
+  it("gives a wrapper its name and *, and a privilege wrapper its inner prefix", () => {
+    expect(suggestPatterns(shell("timeout 5 npm test"))).toEqual(["timeout *", "npm test"]);
+    expect(suggestPatterns(shell("sudo apt-get install x"))).toEqual(["sudo apt-get *", "apt-get *"]);
+    expect(suggestPatterns(shell("sudo -u root systemctl restart nginx"))).toEqual(["sudo -u root systemctl restart *", "systemctl restart *"]);
+  });
+
+  it("suggests nothing for sub-commands that did not ask", () => {
+    expect(suggestPatterns(shell("cat .env; ls"))).toEqual(["ls"]);
+  });
+
+  it("suggests the path for file tools", () => {
+    expect(suggestPatterns(decide("skill", { name: "deploy" }))).toEqual(["deploy"]);
+  });
+});

@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import { loadShellParser, type Rule } from "../src/index.js";
+import { Ruleset } from "../src/ruleset.js";
+import { context, CWD, decide, ruleset, shell } from "./helpers.js";
+
+await loadShellParser();
+
+describe("seed 002 default rules", () => {
+  it.each([
+    ["read_file", { path: "src/index.ts" }, "allow"],
+    ["read_file", { path: ".env" }, "deny"],
+    ["read_file", { path: "config/.env" }, "deny"],
+    ["read_file", { path: ".env.production" }, "deny"],
+    ["read_file", { path: ".env.example" }, "allow"],
+    ["read_file", { file_path: "aws/credentials" }, "deny"],
+    ["read_file", { path: "secrets/db.json" }, "deny"],
+    ["write_file", { path: "notes.md" }, "allow"],
+    ["write_file", { path: ".env" }, "deny"],
+    ["edit_file", { path: "a/b/.env.local" }, "deny"],
+    ["glob", { pattern: "**/*.ts" }, "allow"],
+    ["grep", { path: "src" }, "allow"],
+    ["skill", { name: "deploy" }, "ask"],
+    ["shell_exec", { command: "ls" }, "ask"],
+    ["filesystem_read_file", {}, "ask"],
+    ["anything_else", { x: 1 }, "ask"],
+  ])("%s %j -> %s", (tool, args, action) => {
+    expect(decide(tool, args).action).toBe(action);
+  });
+
+  it("lets a later rule override an earlier one: .env.example after *.env", () => {
+    const d = decide("read_file", { path: "app/.env.example" });
+    expect(d.action).toBe("allow");
+    expect(d.rule).toMatchObject({ pattern: "*.env.example", line: 18, layer: "static" });
+  });
+});
+
+describe("matching", () => {
+  it("a final top-level \"*\": \"allow\" opens everything, deny rules included", () => {
+    const open = ruleset(`{"read_file": {"*": "allow", "*.env": "deny"}, "*": "allow"}`);
+    expect(decide("read_file", { path: ".env" }, context({ static: open })).action).toBe("allow");
+  });
+
+  it("\"tool\": \"action\" equals { \"*\": \"action\" }", () => {
+    const a = ruleset(`{"*": "deny", "my_tool": "allow"}`);
+    expect(decide("my_tool", {}, context({ static: a })).action).toBe("allow");
+    expect(decide("other", {}, context({ static: a })).action).toBe("deny");
+  });
+
+  it("matches MCP tools and unknown tools by name only", () => {
+    const r = ruleset(`{"*": "ask", "filesystem_read_file": "allow", "github_create_issue": {"github_*": "deny", "other": "allow"}}`);
+    expect(decide("filesystem_read_file", { path: ".env" }, context({ static: r })).action).toBe("allow");
+    expect(decide("github_create_issue", { title: "other" }, context({ static: r })).action).toBe("deny");
+  });
+
+  it("defaults to ask when no rule matches", () => {
+    const d = decide("read_file", { path: "a" }, context({ static: Ruleset.empty }));
+    expect(d).toMatchObject({ action: "ask", rule: null });
+    expect(d.reason).toMatch(/no rule matches/);
+  });
+
+  it("\"P *\" also matches P alone", () => {
+    const r = ruleset(`{"shell_exec": {"*": "ask", "git push *": "deny", "npm test *": "allow"}}`);
+    expect(shell("git push", context({ static: r })).action).toBe("deny");
+    expect(shell("npm test", context({ static: r })).action).toBe("allow");
+    expect(shell("npm testing", context({ static: r })).action).toBe("ask");
+  });
+});
+
+describe("paths (DESIGN §2.2)", () => {
+  const r = ruleset(`{"read_file": {"*": "allow", "*secret*": "deny", "/etc/*": "deny", "build/**": "deny", ".npmrc": "deny"}}`);
+  const ctx = context({ static: r });
+  it.each([
+    ["./a/../b.txt", "allow", "b.txt"],
+    ["a//b///c.txt/", "allow", "a/b/c.txt"],
+    ["/work/project/build/x.js", "deny", "build/x.js"],
+    ["build/../build/x.js", "deny", "build/x.js"],
+    ["src/secret/key.pem", "deny", "src/secret/key.pem"],
+    ["/etc/hosts", "deny", "/etc/hosts"],
+    ["../../etc/hosts", "deny", "/etc/hosts"],
+    ["~/.npmrc", "deny", "/home/ada/.npmrc"],
+    ["deep/down/.npmrc", "deny", "deep/down/.npmrc"],
+  ])("%s -> %s (subject %s)", (p, action, subject) => {
+    const d = decide("read_file", { path: p }, ctx);
+    expect(d.action).toBe(action);
+    expect(d.subject).toBe(subject);
+  });
+
+  it("does not let a work directory named secret-project deny every read", () => {
+    const inSecret = context({ static: r }, { cwd: "/home/ada/secret-project" });
+    expect(decide("read_file", { path: "README.md" }, inSecret).action).toBe("allow");
+  });
+
+  it.each(["", "   ", "a\0b"])("never allows the path %j", (p) => {
+    expect(decide("read_file", { path: p }, context({ static: ruleset(`{"*": "allow"}`) })).action).toBe("deny");
+  });
+
+  it("never allows a call without a path", () => {
+    expect(decide("write_file", { content: "x" }, context({ static: ruleset(`{"*": "allow"}`) })).action).toBe("deny");
+  });
+
+  it("re-checks the real path: a symlink to .env is denied", () => {
+    const real = (p: string) => (p === `${CWD}/notes.txt` ? `${CWD}/.env` : p);
+    const d = decide("read_file", { path: "notes.txt" }, context({}, { resolveRealPath: real }));
+    expect(d.action).toBe("deny");
+    expect(d.reason).toMatch(/resolves to \/work\/project\/\.env/);
+  });
+});
+
+describe("layers (DESIGN §2.3)", () => {
+  const explore = ruleset(`{"*": "deny", "read_file": "allow", "glob": "allow", "grep": "allow"}`, "agent:explore");
+  const open = ruleset(`{"*": "allow"}`);
+
+  it("the agent's deny is a veto no static or runtime rule can lift", () => {
+    const runtime = new Ruleset([{ tool: "write_file", pattern: "*", action: "allow", origin: "approval" }]);
+    const d = decide("write_file", { path: "a.txt" }, context({ agent: explore, static: open, runtime }));
+    expect(d.action).toBe("deny");
+    expect(d.layer).toBe("agent");
+    expect(d.reason).toMatch(/veto/);
+  });
+
+  it("static rules tighten an agent allow", () => {
+    expect(decide("read_file", { path: ".env" }, context({ agent: explore })).action).toBe("deny");
+  });
+
+  it("runtime rules loosen an ask", () => {
+    const runtime = new Ruleset([{ tool: "shell_exec", pattern: "git status", action: "allow", origin: "approval" }]);
+    expect(shell("git status", context({ runtime })).action).toBe("allow");
+    expect(shell("git status", context({ runtime })).layer).toBe("runtime");
+  });
+
+  it("deny floor: an approval-made allow never overrides a matching deny", () => {
+    const runtime = new Ruleset([{ tool: "read_file", pattern: "*", action: "allow", origin: "approval" }]);
+    const d = decide("read_file", { path: ".env" }, context({ runtime }));
+    expect(d.action).toBe("deny");
+    expect(d.reason).toMatch(/deny floor/);
+    const fromFile = ruleset(`{"read_file": {"*.env": "deny", "*": "allow" // approved\n}}`);
+    expect(decide("read_file", { path: ".env" }, context({ static: fromFile })).action).toBe("deny");
+  });
+
+  it("a person's own final allow still wins (plain last match)", () => {
+    const fromFile = ruleset(`{"read_file": {"*.env": "deny", "*": "allow"}}`);
+    expect(decide("read_file", { path: ".env" }, context({ static: fromFile })).action).toBe("allow");
+  });
+
+  it("protected paths are never written, whatever the rules say", () => {
+    const ctx = context({ static: open }, { protectedPaths: ["/var/lib/gatehouse"] });
+    expect(decide("write_file", { path: "/var/lib/gatehouse/workers/w1/permissions.jsonc" }, ctx).action).toBe("deny");
+    expect(decide("edit_file", { path: "/var/lib/gatehouse" }, ctx).action).toBe("deny");
+    expect(shell("echo '{}' > /var/lib/gatehouse/workers/w1/permissions.jsonc", ctx).action).toBe("deny");
+    expect(shell("rm /var/lib/gatehouse/x", ctx).action).toBe("deny");
+    expect(decide("write_file", { path: "/var/lib/gatehouse-other/x" }, ctx).action).toBe("allow");
+  });
+});
+
+describe("explanations", () => {
+  it("carries action, layer, rule with file and line, pattern, subject and reason", () => {
+    const d = decide("read_file", { path: "x/.env" });
+    expect(d).toMatchObject({
+      action: "deny",
+      layer: "static",
+      pattern: "*.env",
+      subject: "x/.env",
+      rule: { tool: "read_file", pattern: "*.env", file: "permissions.jsonc", line: 14, column: 5 },
+    });
+    expect(d.reason).toContain("permissions.jsonc:14:5");
+  });
+
+  it("has one entry per shell sub-command", () => {
+    const d = shell("ls | wc -l && cat .env");
+    expect(d.subcommands.map((s) => [s.subject, s.action])).toEqual([
+      ["ls", "ask"],
+      ["wc -l", "ask"],
+      ["cat .env", "deny"],
+    ]);
+  });
+});
+
+describe("rules as data", () => {
+  it("accepts rules built in code", () => {
+    const rules: Rule[] = [{ tool: "*", pattern: "*", action: "allow", origin: "person" }];
+    expect(decide("x", {}, context({ static: new Ruleset(rules) })).action).toBe("allow");
+  });
+});
