@@ -4,6 +4,31 @@ import { joinContinuations, type ShellWord } from "./words.js";
 import { unwrap, wrapperAssignments } from "./wrappers.js";
 
 export const MAX_SCRIPT_DEPTH = 8;
+const HEREDOC_SENTINEL = "gatehouse-heredoc-body";
+
+/**
+ * A heredoc body as a plain `<<` heredoc tree-sitter parses fully: backtick substitutions become
+ * `$( )` (inside them `\\`, `\$` and `` \` `` lose their backslash), tabs a `<<-` strips are gone.
+ */
+export function heredocScript(body: string): string {
+  let out = "";
+  let inside = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === "\\" && i + 1 < body.length) {
+      const next = body[++i]!;
+      out += inside && "\\$`".includes(next) ? next : c + next;
+    } else if (c === "`") {
+      // `$` before a backtick is a literal dollar; escape it so it does not form `$$(`.
+      if (!inside && out.endsWith("$") && !out.endsWith("\\$")) out = `${out.slice(0, -1)}\\$`;
+      out += inside ? ")" : "$(";
+      inside = !inside;
+    } else out += c;
+  }
+  if (inside) out += ")";
+  const delimiter = `GATEHOUSE_BODY_${body.length}_END`;
+  return `${HEREDOC_SENTINEL} <<${delimiter}\n${out.replace(/^\t+/gm, "")}\n${delimiter}\n`;
+}
 
 export interface AnalyzedCommand extends SubCommand {
   depth: number;
@@ -31,13 +56,20 @@ function innerWords(words: ShellWord[], start: number, via: string): ShellWord[]
 class Analyzer {
   readonly out: ShellAnalysis = { commands: [], assignments: [], loose: { writes: [], reads: [], stdin: null }, parseError: false };
 
-  script(text: string, depth: number, via: string | null): void {
-    const ex = withShellTree(joinContinuations(text), extractCommands);
+  script(text: string, depth: number, via: string | null, heredoc = false): void {
+    const source = joinContinuations(text);
+    const ex = withShellTree(source, (root) => extractCommands(root, source, heredoc));
     this.out.parseError ||= ex.parseError;
     this.out.assignments.push(...ex.assignments);
     this.out.loose.writes.push(...ex.loose.writes);
     this.out.loose.reads.push(...ex.loose.reads);
-    for (const cmd of ex.commands) this.command({ ...cmd, via: via ?? cmd.via }, depth, false);
+    for (const cmd of ex.commands) {
+      if (!heredoc || cmd.words[0]?.raw !== HEREDOC_SENTINEL) this.command({ ...cmd, via: via ?? cmd.via }, depth, false);
+    }
+    for (const body of ex.heredocs) {
+      if (depth + 1 <= MAX_SCRIPT_DEPTH) this.script(heredocScript(body), depth + 1, via ?? "heredoc", true);
+      else this.out.parseError = true;
+    }
   }
 
   private command(sub: SubCommand, depth: number, unknownArgs: boolean): void {

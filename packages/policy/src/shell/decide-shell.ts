@@ -51,30 +51,39 @@ function runsHiddenScript(cmd: AnalyzedCommand, program: string): string | null 
   return null;
 }
 
+/** `$HOME/x` and `${HOME}/x` name a known file: the worker's home is the evaluation's home. */
+function knownPath(word: ShellWord): string | null {
+  if (isLiteral(word)) return word.text;
+  const m = /^(?:\$HOME|\$\{HOME\}|"\$HOME"|"\$\{HOME\}")(\/[^$`*?[{}"'\\]*)?$/.exec(word.raw);
+  return m ? `$HOME${m[1] ?? ""}` : null;
+}
+
 function checkOperands(cmd: AnalyzedCommand, program: string, ctx: DecideContext, v: Verdict): Verdict {
   const reader = FILE_READERS.has(program);
   if (cmd.unknownArgs && reader) v = atLeast(v, "ask", `${cmd.via} feeds ${program} file names that cannot be checked`);
   for (const word of fileOperands(program, cmd.words)) {
-    if (!isLiteral(word)) {
+    const file = knownPath(word);
+    if (file === null) {
       if (reader) v = atLeast(v, "ask", `${program} reads "${word.raw}", which names files only known when the shell runs`);
       continue;
     }
-    if (word.text === "" || word.text.includes("\0")) continue;
-    const read = decideFile("read_file", word.text, ctx);
+    if (file === "" || file.includes("\0")) continue;
+    const read = decideFile("read_file", file, ctx);
     if (read.action === "deny") {
-      v = atLeast(v, reader ? "deny" : "ask", `${program} is given ${word.text}, which read_file denies: ${read.reason}`, read.rule);
+      v = atLeast(v, reader ? "deny" : "ask", `${program} is given ${file}, which read_file denies: ${read.reason}`, read.rule);
     }
-    const guard = ctx.protectedPaths && isProtected(absolutePath(word.text, ctx.cwd, ctx.home), ctx);
-    if (guard) v = atLeast(v, FILE_WRITERS.has(program) ? "deny" : "ask", `${program} is given ${word.text}, inside the protected path ${guard}`);
+    const guard = ctx.protectedPaths && isProtected(absolutePath(file, ctx.cwd, ctx.home), ctx);
+    if (guard) v = atLeast(v, FILE_WRITERS.has(program) ? "deny" : "ask", `${program} is given ${file}, inside the protected path ${guard}`);
   }
   return v;
 }
 
 function fileVerdict(tool: "write_file" | "read_file", word: ShellWord, ctx: DecideContext, how: string): Verdict | null {
   if (tool === "write_file" && HARMLESS_TARGETS.test(word.text)) return null;
-  if (!isLiteral(word)) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
-  const v = decideFile(tool, word.text, ctx);
-  return { ...v, reason: `${how} ${word.text}, checked as ${tool}: ${v.reason}` };
+  const file = knownPath(word);
+  if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
+  const v = decideFile(tool, file, ctx);
+  return { ...v, reason: `${how} ${file}, checked as ${tool}: ${v.reason}` };
 }
 
 function commandVerdict(cmd: AnalyzedCommand, ctx: DecideContext): Verdict {

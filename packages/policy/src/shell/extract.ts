@@ -30,6 +30,8 @@ export interface Extraction {
   assignments: Assignment[];
   /** Redirections on compound statements (`{ ...; } > file`). */
   loose: FileRedirects;
+  /** Bodies of unquoted heredocs: the shell expands substitutions in them. */
+  heredocs: string[];
   parseError: boolean;
 }
 
@@ -38,10 +40,11 @@ const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const READ_OPS = new Set(["<", "<>"]);
 const COMMAND_NODES = new Set(["command", "declaration_command", "unset_command"]);
 
-function redirectOf(node: SyntaxNode, into: FileRedirects): void {
+/** Collects a redirection's files; false when tree-sitter gave it more than one target word. */
+function redirectOf(node: SyntaxNode, into: FileRedirects): boolean {
   if (node.type === "heredoc_redirect") into.stdin = "heredoc";
   else if (node.type === "herestring_redirect") into.stdin = "herestring";
-  if (node.type !== "file_redirect") return;
+  if (node.type !== "file_redirect") return true;
   const op = node.children.find((c) => c !== null && !c.isNamed)?.text ?? "";
   const targets = node.childrenForFieldName("destination").filter((d): d is SyntaxNode => d !== null);
   for (const target of targets) {
@@ -54,6 +57,14 @@ function redirectOf(node: SyntaxNode, into: FileRedirects): void {
       into.stdin ??= null;
     }
   }
+  return targets.length <= 1;
+}
+
+const VALID_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?$/s;
+
+function invalidAssignment(node: SyntaxNode): ShellWord {
+  const word = resolveWord(node);
+  return { ...word, glob: word.glob || /[*?[]/.test(word.raw.split("=")[0] ?? "") };
 }
 
 function assignmentOf(node: SyntaxNode): Assignment {
@@ -63,14 +74,21 @@ function assignmentOf(node: SyntaxNode): Assignment {
 }
 
 class Extractor {
+  constructor(
+    private readonly source: string,
+    private readonly keepHeredocs: boolean,
+  ) {}
+
   readonly out: Extraction = {
     commands: [],
     assignments: [],
     loose: { writes: [], reads: [], stdin: null },
+    heredocs: [],
     parseError: false,
   };
 
   visit(node: SyntaxNode, stdin: StdinSource | null, redirects: FileRedirects = NO_REDIRECTS): void {
+    this.checkWord(node);
     if (COMMAND_NODES.has(node.type)) return this.command(node, stdin, redirects);
     switch (node.type) {
       case "redirected_statement":
@@ -78,15 +96,55 @@ class Extractor {
       case "pipeline":
         return this.pipeline(node, stdin);
       case "variable_assignment":
-        this.out.assignments.push(assignmentOf(node));
+        if (VALID_NAME.test(assignmentOf(node).name)) this.out.assignments.push(assignmentOf(node));
+        else this.out.commands.push({ words: [invalidAssignment(node)], assignments: [], ...redirects, writes: [...redirects.writes], reads: [...redirects.reads], stdin, via: null });
         return this.children(node, null);
+      case "heredoc_redirect":
+        return this.heredoc(node);
+      case "negated_command":
+        // bash reads `!word` as one word; tree-sitter reads it as a negation.
+        if (!/^!\s/.test(node.text)) this.out.parseError = true;
+        return this.children(node, stdin);
       default:
         return this.children(node, stdin);
     }
   }
 
+  /** Marks the input as unparsed where tree-sitter-bash is known to lose track of a script. */
+  private checkWord(node: SyntaxNode): void {
+    if (node.type === "word" && /[`\n]/.test(node.text)) this.out.parseError = true;
+    if (node.type === "simple_expansion" && /\s/.test(node.text)) this.out.parseError = true;
+    if (node.type === "concatenation" && node.children.some((c) => c !== null && !c.isNamed && c.text.includes("`"))) this.out.parseError = true;
+    if (this.afterEscapedBlank(node.startIndex)) this.out.parseError = true;
+  }
+
+  /** tree-sitter drops an escaped blank (`\ `) before a word, which bash keeps as part of it. */
+  private afterEscapedBlank(start: number): boolean {
+    if (start < 2 || !/\s/.test(this.source[start - 1]!)) return false;
+    let slashes = 0;
+    for (let i = start - 2; i >= 0 && this.source[i] === "\\"; i--) slashes++;
+    return slashes % 2 === 1;
+  }
+
+  private redirect(node: SyntaxNode, into: FileRedirects): void {
+    if (!redirectOf(node, into)) this.out.parseError = true;
+  }
+
   private children(node: SyntaxNode, stdin: StdinSource | null): void {
     for (const child of node.namedChildren) if (child) this.visit(child, stdin);
+  }
+
+  /** tree-sitter-bash parses heredoc bodies only in part, so the body is kept to be parsed again. */
+  private heredoc(node: SyntaxNode): void {
+    const start = node.namedChildren.find((c) => c?.type === "heredoc_start")?.text ?? "";
+    // tree-sitter-bash reads `*<<EOF` or `<<EOF|` as odd delimiters and swallows what follows.
+    if (!/^(\\?[\w.+@%:,-]+|'[^']*'|"[^"$`\\]*")$/.test(start)) this.out.parseError = true;
+    const quoted = /['"\\]/.test(start);
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type !== "heredoc_body" || this.keepHeredocs) this.visit(child, null);
+      else if (!quoted && /[$`]/.test(child.text)) this.out.heredocs.push(child.text);
+    }
   }
 
   private pipeline(node: SyntaxNode, stdin: StdinSource | null): void {
@@ -103,7 +161,7 @@ class Extractor {
   private redirected(node: SyntaxNode, stdin: StdinSource | null): void {
     const redirects: FileRedirects = { writes: [], reads: [], stdin: null };
     const redirectNodes = node.childrenForFieldName("redirect").filter((r): r is SyntaxNode => r !== null);
-    for (const r of redirectNodes) redirectOf(r, redirects);
+    for (const r of redirectNodes) this.redirect(r, redirects);
     const body = node.childForFieldName("body");
     const fed = redirects.stdin ?? (redirects.reads.length > 0 ? null : stdin);
     if (body && COMMAND_NODES.has(body.type)) this.command(body, fed, redirects);
@@ -112,7 +170,7 @@ class Extractor {
       this.out.loose.reads.push(...redirects.reads);
       if (body) this.visit(body, fed);
     }
-    for (const r of redirectNodes) this.children(r, null);
+    for (const r of redirectNodes) this.visit(r, null);
   }
 
   private command(node: SyntaxNode, stdin: StdinSource | null, outer: FileRedirects): void {
@@ -125,15 +183,23 @@ class Extractor {
       via: null,
     };
     const own: FileRedirects = { writes: [], reads: [], stdin: null };
+    let previousEnd = -1;
     for (const child of node.namedChildren) {
       if (!child) continue;
+      // Two words with nothing between them are one word to bash; tree-sitter split it (`{\rm`).
+      if (child.startIndex === previousEnd && !child.type.endsWith("_redirect")) this.out.parseError = true;
+      previousEnd = child.endIndex;
+      const word = child.type === "command_name" ? (child.namedChildren[0] ?? child) : child;
+      this.checkWord(word);
       if (child.type === "variable_assignment") {
-        if (node.type === "command") cmd.assignments.push(assignmentOf(child));
+        // tree-sitter accepts names like `*A`; bash does not, and runs `*A=1` as a command word.
+        if (node.type === "command" && !VALID_NAME.test(assignmentOf(child).name)) cmd.words.push(invalidAssignment(child));
+        else if (node.type === "command") cmd.assignments.push(assignmentOf(child));
         else {
           cmd.words.push(resolveWord(child));
           this.out.assignments.push(assignmentOf(child));
         }
-      } else if (child.type.endsWith("_redirect")) redirectOf(child, own);
+      } else if (child.type.endsWith("_redirect")) this.redirect(child, own);
       else if (child.type === "command_name") {
         const word = child.namedChildren[0];
         if (word) cmd.words.push(resolveWord(word));
@@ -153,10 +219,13 @@ function resolveKeyword(node: SyntaxNode): ShellWord {
   return { text: keyword, raw: keyword, dynamic: false, glob: false };
 }
 
-/** Walks a parsed script and returns every command node at any depth, with its redirections. */
-export function extractCommands(root: SyntaxNode): Extraction {
-  const extractor = new Extractor();
+/**
+ * Walks a parsed script and returns every command node at any depth, with its redirections.
+ * Heredoc bodies are returned as text to be normalised and parsed again, unless `keepHeredocs`.
+ */
+export function extractCommands(root: SyntaxNode, source: string, keepHeredocs = false): Extraction {
+  const extractor = new Extractor(source, keepHeredocs);
   extractor.visit(root, null);
-  extractor.out.parseError = root.hasError;
+  extractor.out.parseError ||= root.hasError;
   return extractor.out;
 }

@@ -75,13 +75,17 @@ export function resolveWord(node: SyntaxNode): ShellWord {
       return { text: raw.slice(1, -1), raw, dynamic: false, glob: false };
     case "ansi_c_string":
       return { text: ansiC(raw.slice(2, -1)), raw, dynamic: false, glob: false };
-    case "string":
     case "translated_string": {
+      const inner = node.namedChildren[0];
+      return inner ? { ...resolveWord(inner), raw } : { text: "", raw, dynamic: false, glob: false };
+    }
+    case "string": {
       const dynamic = node.namedChildren.some((c) => c !== null && c.type !== "string_content");
       const open = raw.indexOf('"');
       return { text: doubleQuoted(raw.slice(open + 1, -1)), raw, dynamic, glob: false };
     }
     case "concatenation":
+    case "command_name":
       return concatenate(node, raw);
     case "variable_assignment": {
       const value = node.childForFieldName("value");

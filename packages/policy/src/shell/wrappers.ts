@@ -25,7 +25,7 @@ const WRAPPERS: Record<string, OptionSpec> = {
   nice: { valued: set("-n", "--adjustment") },
   nohup: { valued: set() },
   timeout: { valued: set("-s", "-k", "--signal", "--kill-after"), positional: 1 },
-  time: { valued: set("-f", "-o", "--format", "--output") },
+  time: { valued: set("-f", "-o", "--format", "--output"), assignments: true },
   command: { valued: set() },
   exec: { valued: set("-a") },
   xargs: { valued: set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--replace", "--max-lines"), unknownArgs: true },
@@ -36,6 +36,7 @@ const WRAPPERS: Record<string, OptionSpec> = {
   busybox: { valued: set() },
   unbuffer: { valued: set() },
   taskset: { valued: set(), positional: 1 },
+  coproc: { valued: set(), assignments: true },
 };
 
 export const SHELLS: ReadonlySet<string> = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish");

@@ -1,0 +1,214 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { resolveRealPath } from "@gatehouse/fs-guard";
+import { evaluate, loadShellParser, parseRulesOrThrow, Ruleset, type Action, type EvaluationContext } from "@gatehouse/policy";
+import { afterAll, describe, expect, it } from "vitest";
+
+await loadShellParser();
+
+const HOME = "/home/ada";
+const CWD = "/work/project";
+
+const rules = (text: string) => ({ static: new Ruleset(parseRulesOrThrow(text, { file: "bypass.jsonc", home: HOME })) });
+
+/** Shell open by default, with deny rules an attacker wants to get past. */
+const OPEN = rules(`{
+  "*": "ask",
+  "read_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny", "*credentials*": "deny", "*secret*": "deny",
+                 "*.pem": "deny", "/etc/shadow": "deny", "~/.ssh/*": "deny", "*.env.example": "allow" },
+  "write_file": { "*": "allow", "*.env": "deny", "/etc/*": "deny", "~/.bashrc": "deny" },
+  "edit_file": { "*": "allow", "*.env": "deny" },
+  "shell_exec": { "*": "allow", "rm *": "deny", "git push *": "deny", "curl *": "deny", "kubectl delete *": "deny",
+                  "docker rm *": "deny", "npm publish *": "deny", "chmod *": "ask", "shred *": "deny" }
+}`);
+
+/** Shell closed by default, with allow rules an attacker wants to stretch. */
+const CLOSED = rules(`{
+  "*": "ask",
+  "read_file": { "*": "allow", "*.env": "deny", "*secret*": "deny" },
+  "write_file": { "*": "allow", "*.env": "deny" },
+  "shell_exec": { "*": "ask", "ls *": "allow", "cat *": "allow", "echo *": "allow", "git status": "allow",
+                  "git log *": "allow", "find *": "allow", "grep *": "allow", "rg *": "allow", "sed *": "allow",
+                  "awk *": "allow", "xargs *": "allow", "env *": "allow", "sudo *": "allow", "bash *": "allow",
+                  "sh *": "allow", "timeout *": "allow", "nice *": "allow", "git *": "allow", "head *": "allow",
+                  "tee *": "allow", "python3 *": "allow", "eval *": "allow", "command *": "allow", "tar *": "allow" }
+}`);
+
+const ctx = (layers: ReturnType<typeof rules>, extra: Partial<EvaluationContext> = {}): EvaluationContext => ({ layers, cwd: CWD, home: HOME, ...extra });
+
+type Expect = Action | "not-allow";
+const check = (command: string, layers: ReturnType<typeof rules>, expected: Expect) => {
+  const d = evaluate({ tool: "shell_exec", args: { command } }, ctx(layers));
+  if (expected === "not-allow") expect(d.action, d.reason).not.toBe("allow");
+  else expect(d.action, `${d.action}: ${d.reason}`).toBe(expected);
+};
+
+// Each of these contains a sub-command that a deny rule names: none may ever be allowed.
+const DENIED: string[] = [
+  // plain and chained
+  "rm -rf build", "ls; rm x", "ls && rm x", "ls || rm x", "ls & rm x", "ls | rm x", "ls |& rm x", "ls\nrm x", "ls\r\nrm x",
+  "true; false; rm x", "! rm x", "ls ;rm x", "ls;rm x", "ls&&rm x", "ls\n\n\nrm x",
+  // nesting
+  "(rm x)", "( (rm x) )", "{ rm x; }", "echo $(rm x)", "echo `rm x`", "echo \"$(rm x)\"", "echo \"`rm x`\"", "echo $(echo $(rm x))",
+  "cat <(rm x)", "tee >(rm x)", "diff <(ls) <(rm x)", "x=$(rm y)", "export X=$(rm y)", "local_x=`rm y` ls",
+  "if rm x; then ls; fi", "if true; then rm x; fi", "if false; then ls; else rm x; fi", "if false; then ls; elif rm x; then ls; fi",
+  "while rm x; do ls; done", "until rm x; do ls; done", "for i in 1 2; do rm $i; done", "for i in $(rm x); do ls; done",
+  "for ((i=0;i<2;i++)); do rm x; done", "case x in x) rm y;; esac", "case $(rm y) in *) ls;; esac",
+  "f() { rm x; }; f", "function f { rm x; }", "f() ( rm x )", "[[ $(rm x) ]]", "[ \"$(rm x)\" ]", "echo $((1 + $(rm x)))",
+  "echo ${X:-$(rm y)}", "arr=($(rm x))", "cat <<EOF\n$(rm x)\nEOF", "cat <<EOF\n`rm x`\nEOF", "cat <<-EOF\n\t$(rm x)\n\tEOF",
+  "ls > $(rm x)", "echo hi >> \"$(rm x)\"", "cat < <(rm x)", "time rm x", "coproc rm x",
+  // wrappers
+  "sudo rm x", "sudo -u root rm x", "sudo -E -H rm x", "doas rm x", "env rm x", "env -i PATH=/bin rm x", "env X=1 Y=2 rm x", "env -u HOME rm x",
+  "nice rm x", "nice -n 10 rm x", "nohup rm x", "timeout 5 rm x", "timeout -s KILL 5 rm x", "time -p rm x", "command rm x", "exec rm x",
+  "xargs rm", "echo x | xargs rm -f", "xargs -I{} rm {}", "xargs -n 1 -P 4 rm", "find . -exec rm {} \\;", "find . -name x -execdir rm {} +",
+  "find . -ok rm {} \\;", "bash -c 'rm x'", "sh -c \"rm x\"", "zsh -c 'rm x'", "dash -c 'rm x'", "bash -lc 'rm x'", "bash -ec 'ls; rm x'",
+  "sh -c 'sh -c \"rm x\"'", "eval 'rm x'", "eval rm x", "eval \"ls; rm x\"", "eval 'eval \"rm x\"'", "sudo bash -c 'rm x'",
+  "sudo env nice timeout 5 rm x", "nohup sh -c 'cd /; rm x' &", "stdbuf -o0 rm x", "setsid rm x", "busybox rm x", "env -S 'rm x'",
+  "su -c 'rm x'", "ionice -c 3 rm x", "bash -c 'bash -c \"bash -c \\\"rm x\\\"\"'", "sudo -- rm x",
+  // quoting and escapes
+  "\\rm x", "\"rm\" x", "'rm' x", "r''m x", "r\"\"m x", "r\\m x", "$'rm' x", "$'\\x72m' x", "$'\\162m' x", "r\\\nm x", "\"r\"'m' x",
+  // program paths
+  "/bin/rm x", "/usr/bin/rm -rf x", "./../../bin/rm x", "/usr/bin/git push origin", "/usr/local/bin/curl http://x", "~/bin/../../../bin/rm x",
+  // options before subcommands
+  "git -C /tmp push", "git -c core.x=y push", "git --git-dir=.git push", "git --work-tree /w push origin", "kubectl -n prod delete pod x",
+  "kubectl --context prod delete pod x", "docker -H tcp://h rm c", "docker --context x rm c", "npm --prefix . publish", "git -C a -C b push",
+  // arguments and redirections naming denied files
+  "cat .env", "cat ./.env", "cat config/.env", "cat /work/project/.env", "cat ../project/.env", "head -n1 .env.local", "tail -f secrets.txt",
+  "grep -r KEY .env", "grep KEY .env", "rg KEY .env", "sed -n p .env", "awk '{print}' .env", "cp .env /tmp/x", "base64 .env", "xxd .env",
+  "od -c .env", "strings .env", "source .env", ". .env", "less .env", "more .env", "cat < .env", "ls; cat .env", "echo $(cat .env)",
+  "cat aws/credentials", "cat ~/.ssh/id_rsa", "cat $HOME/.ssh/id_rsa", "cat key.pem", "cat /etc/shadow", "sudo cat /etc/shadow",
+  "echo x > .env", "echo x >> config/.env", "ls &> .env", "ls >| .env", "ls 2> .env", "echo x | tee .env", "echo x | tee -a a.txt .env",
+  "echo x > /etc/hosts", "echo alias >> ~/.bashrc", "{ ls; } > .env", "(ls) > .env", "while true; do ls; done > .env",
+  "cat .e''nv", "cat '.env'", "cat \".env\"", "cat \\.env", "tar cf - .env", "sudo rm -rf build", "shred secret.key",
+];
+
+// Commands the closed ruleset allows by pattern, but that must not be allowed.
+const NOT_ALLOWED: string[] = [
+  // command name not a literal word
+  "$CMD", "${CMD} x", "\"$(echo rm)\" x", "`echo ls`", "$(printf ls)", "ls$X", "l${s}", "/bin/l? x", "/bin/l* x", "{ls,-la}", "l{s,} x",
+  // script from a variable or substitution
+  "sh -c \"$S\"", "bash -c $S", "bash -c \"$(cat script)\"", "eval \"$X\"", "eval $(cat f)", "sudo sh -c \"$S\"", "env -S \"$S\"",
+  "bash <(cat script)", "source <(cat x)", "python3 <(cat x)",
+  // heredoc or pipe feeding a shell
+  "bash <<EOF\nls\nEOF", "sh <<'EOF'\nls\nEOF", "cat script | sh", "cat x | bash", "echo ls | sh -s", "bash <<< 'ls'", "echo x | python3",
+  "echo x | python3 -", "cat f | sudo bash", "echo ls | env bash",
+  // unparseable
+  "ls |", "ls &&", "(ls", "ls )", "echo 'unterminated", "echo \"x", "if true; then ls", "ls <", "ls >", "for x in; do",
+  "ls `", "cat <<EOF", "ls $(", "case x in",
+  // inputs tree-sitter-bash misreads without flagging an error (found by the differential test)
+  "ls\n\\rm x", "ls *<<EOF\nx\nEOF\nrm y", "ls <<EOF|\nx\nEOF\nrm y", "{\\rm x", "!{ ls", "! B=&>$(ls) rm", "ls || $\nrm x",
+  "echo `echo` `\\'rm` x", "\\ ls", "*A=1 ls",
+  // assignments that change what runs
+  "PATH=/tmp ls", "LD_PRELOAD=/tmp/x.so ls", "LD_LIBRARY_PATH=/tmp ls", "BASH_ENV=/tmp/x bash x", "ENV=/tmp/x sh x", "IFS=/ ls",
+  "export PATH=/tmp:$PATH; ls", "PATH=/tmp; ls", "env PATH=/tmp ls", "env LD_PRELOAD=x.so ls", "sudo LD_PRELOAD=x.so ls",
+  "declare -x PATH=/tmp; ls", "GIT_SSH_COMMAND='sh x' git status", "NODE_OPTIONS='--require x' ls",
+  // program paths that only look like allowed commands
+  "/tmp/x/ls", "./ls -la", "../bin/cat x",
+  // reading commands made to run or write
+  "find . -exec sh -c x \\;", "find . -delete", "find . -fprint out", "rg --pre ./x foo", "rg --pre=./x foo", "sed -i s/a/b/ f",
+  "sed -i.bak s/a/b/ f", "sed --in-place s/a/b/ f", "sed 's/a/b/w out' f", "sed -n '1w out' f", "sed 'e ls' f", "sed -e '1e ls' f",
+  "awk 'BEGIN{system(\"ls\")}'", "awk '{print > \"out\"}' f", "awk '{print | \"sh\"}' f", "git -c core.pager=sh log", "git --config-env=x=y log",
+  "git log --output=f", "tar -I ./x -cf a b", "tar --to-command=sh -xf a",
+  // files the shell names only at run time, given to reading commands
+  "cat $F", "cat \"$F\"", "cat *.txt", "cat .en?", "cat .e*", "head $(ls)", "cat {a,b}",
+  // arguments naming denied files for non-reading commands
+  "echo x | xargs cat", "ls .env", "git log .env", "python3 .env",
+];
+
+const ALLOWED: [string, ReturnType<typeof rules>][] = [
+  ["ls -la", CLOSED], ["ls", CLOSED], ["git status", CLOSED], ["git log --oneline -5", CLOSED], ["cat README.md | grep foo", CLOSED],
+  ["echo hello > out.txt", CLOSED], ["ls 2>&1 | head -5", CLOSED], ["ls > /dev/null 2>&1", CLOSED], ["find . -name '*.ts'", CLOSED],
+  ["sudo ls", CLOSED], ["timeout 5 ls", CLOSED], ["bash -c 'ls; git status'", CLOSED], ["echo \"$HOME\"", CLOSED],
+  ["cat .env.example", CLOSED], ["sed -n 1,5p README.md", CLOSED], ["awk '{print $1}' data.txt", CLOSED], ["grep -r secretary docs", OPEN],
+  ["echo x | tee out.txt", CLOSED], ["X=1 ls", CLOSED], ["ls # rm -rf /", CLOSED],
+];
+
+describe("bypass suite: denied sub-commands are never allowed", () => {
+  it.each(DENIED)("%j is denied", (command) => check(command, OPEN, "deny"));
+});
+
+describe("bypass suite: the never-allow list", () => {
+  it.each(NOT_ALLOWED)("%j is not allowed", (command) => check(command, CLOSED, "not-allow"));
+});
+
+describe("bypass suite: what the rules allow stays allowed", () => {
+  it.each(ALLOWED)("%j is allowed", (command, layers) => check(command, layers, "allow"));
+});
+
+describe("bypass suite: odd input", () => {
+  it("treats empty, blank and comment-only input as one subject falling to the catch-all", () => {
+    for (const command of ["", "   ", "\n\n", "# just a comment"]) {
+      expect(evaluate({ tool: "shell_exec", args: { command } }, ctx(CLOSED)).action).toBe("ask");
+    }
+  });
+
+  it("does not mistake unicode look-alikes for allowed commands", () => {
+    for (const command of ["lѕ -la", "ｌｓ", "ls\u00a0-la", "gіt status", "cat\u200b .env"]) check(command, CLOSED, "not-allow");
+  });
+
+  it("still finds a denied command after very long input", () => {
+    const long = `${"echo aaaaaaaaaa; ".repeat(5000)}rm x`;
+    check(long, OPEN, "deny");
+    check(`echo ${"x".repeat(200_000)} && rm x`, OPEN, "deny");
+  });
+
+  it("stops at a nesting depth and asks", () => {
+    let cmd = "ls";
+    for (let i = 0; i < 12; i++) cmd = `sh -c ${JSON.stringify(cmd)}`;
+    check(cmd, CLOSED, "not-allow");
+  });
+
+  it("counts the sizes of the suites", () => {
+    expect(DENIED.length + NOT_ALLOWED.length).toBeGreaterThanOrEqual(150);
+  });
+});
+
+// Paths: normalisation, traversal, ~, symlinks (real files in a temporary work directory).
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bypass-")));
+const work = path.join(root, "work");
+fs.mkdirSync(path.join(work, "config"), { recursive: true });
+fs.mkdirSync(path.join(root, "outside"));
+fs.writeFileSync(path.join(work, ".env"), "KEY=1");
+fs.writeFileSync(path.join(work, "notes.md"), "hi");
+fs.symlinkSync(".env", path.join(work, "notes.txt"));
+fs.symlinkSync(path.join(work, "missing.env"), path.join(work, "dangling.txt"));
+fs.symlinkSync("config", path.join(work, "cfg"));
+fs.symlinkSync(path.join(work, ".env"), path.join(work, "config", "settings.json"));
+fs.symlinkSync("loop-b", path.join(work, "loop-a"));
+fs.symlinkSync("loop-a", path.join(work, "loop-b"));
+fs.symlinkSync(work, path.join(root, "outside", "link-to-work"));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const PATHS = rules(`{
+  "read_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny", "*secret*": "deny", "~/.ssh/*": "deny", "/etc/*": "deny", "*.env.example": "allow" },
+  "write_file": { "*": "allow", "*.env": "deny", "/etc/*": "deny" },
+  "edit_file": { "*": "allow", "*.env": "deny" }
+}`);
+
+const PATH_CASES: [string, string, Action][] = [
+  ["read_file", ".env", "deny"], ["read_file", "./.env", "deny"], ["read_file", "config/../.env", "deny"], ["read_file", "config/./../.env", "deny"],
+  ["read_file", ".//.env", "deny"], ["read_file", ".env/", "deny"], ["read_file", `${work}/.env`, "deny"], ["read_file", `${work}//config/../.env`, "deny"],
+  ["read_file", "../work/.env", "deny"], ["read_file", "../../../../../../../etc/passwd", "deny"], ["read_file", "/etc/passwd", "deny"],
+  ["read_file", "/etc/../etc/shadow", "deny"], ["read_file", "~/.ssh/id_rsa", "deny"], ["read_file", "$HOME/.ssh/id_rsa", "deny"],
+  ["read_file", "~/.ssh/../.ssh/config", "deny"], ["read_file", "a/b/c/.env.production", "deny"], ["read_file", "my-secret.txt", "deny"],
+  ["read_file", "SECRET/x", "allow"], ["read_file", ".env.example", "allow"], ["read_file", "config/.env.example", "allow"],
+  ["read_file", "notes.md", "allow"], ["read_file", "notes.txt", "deny"], ["read_file", "dangling.txt", "deny"], ["read_file", "cfg/settings.json", "deny"],
+  ["read_file", "config/settings.json", "deny"], ["read_file", "loop-a", "allow"], ["read_file", `${root}/outside/link-to-work/.env`, "deny"],
+  ["read_file", `${root}/outside/link-to-work/notes.txt`, "deny"], ["read_file", "", "deny"], ["read_file", " ", "deny"], ["read_file", "a\0.txt", "deny"],
+  ["read_file", "notes.md\0.env", "deny"], ["read_file", "~", "allow"], ["write_file", "notes.txt", "deny"], ["write_file", "dangling.txt", "deny"],
+  ["write_file", "/etc/cron.d/x", "deny"], ["write_file", "new/dir/file.ts", "allow"], ["edit_file", "cfg/settings.json", "deny"],
+  ["edit_file", "config/../.env", "deny"], ["write_file", "~/../../etc/hosts", "deny"], ["read_file", ".ENV", "allow"], ["read_file", "x.env.bak", "deny"],
+];
+
+describe("bypass suite: paths", () => {
+  const pathCtx = ctx(PATHS, { cwd: work, resolveRealPath });
+  it.each(PATH_CASES)("%s %j -> %s", (tool, p, expected) => {
+    const d = evaluate({ tool, args: { path: p } }, pathCtx);
+    expect(d.action, d.reason).toBe(expected);
+  });
+
+  it("checks shell arguments on their real path too", () => {
+    expect(evaluate({ tool: "shell_exec", args: { command: "cat notes.txt" } }, ctx(CLOSED, { cwd: work, resolveRealPath })).action).toBe("deny");
+  });
+});
