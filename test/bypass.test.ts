@@ -159,6 +159,13 @@ describe("bypass suite: odd input", () => {
     check(cmd, CLOSED, "not-allow");
   });
 
+  it("treats names of Object.prototype members as plain names", () => {
+    for (const command of ["constructor -x rm y", "toString --a", "__proto__ -n 1 ls", "hasOwnProperty x"]) check(command, CLOSED, "ask");
+    for (const tool of ["constructor", "__proto__", "toString"]) {
+      expect(evaluate({ tool, args: {} }, ctx(CLOSED)).tier).toBe("exec");
+    }
+  });
+
   it("counts the sizes of the suites", () => {
     expect(DENIED.length + NOT_ALLOWED.length).toBeGreaterThanOrEqual(150);
   });

@@ -53,7 +53,11 @@ function decidePath(tool: string, absolute: string, ctx: DecideContext): Verdict
 export function decideFile(tool: string, raw: string, ctx: DecideContext): Verdict {
   const unusable = unusablePath(raw);
   if (unusable) return { action: "deny", subject: raw, rule: null, reason: `${unusable}; such a path is never allowed` };
-  const absolute = absolutePath(raw, ctx.cwd, ctx.home);
+  return decideAbsolute(tool, absolutePath(raw, ctx.cwd, ctx.home), ctx);
+}
+
+/** As decideFile, for a path already made absolute and normalised. */
+export function decideAbsolute(tool: string, absolute: string, ctx: DecideContext): Verdict {
   const verdict = decidePath(tool, absolute, ctx);
   const real = ctx.resolveRealPath?.(absolute);
   if (!real || real === absolute) return verdict;

@@ -1,5 +1,5 @@
 import { criticalInFile, criticalInShell } from "./critical.js";
-import { decideFile, decideSubject, type DecideContext } from "./decide.js";
+import { decideAbsolute, decideFile, decideSubject, type DecideContext } from "./decide.js";
 import type { Decision, Verdict } from "./decision.js";
 import { applyMode, type Mode } from "./modes.js";
 import { absolutePath, unusablePath } from "./paths.js";
@@ -47,9 +47,11 @@ function decideCall(call: ToolCall, ctx: EvaluationContext): { verdicts: Verdict
     return { verdicts, critical: criticalInShell(analysis, subject.value), subject: subject.value };
   }
   if (subject.kind === "path") {
-    const verdict = decideFile(call.tool, subject.value, ctx);
-    const critical = unusablePath(subject.value) ? null : criticalInFile(call.tool, absolutePath(subject.value, ctx.cwd, ctx.home));
-    return { verdicts: [verdict], critical, subject: verdict.subject };
+    const unusable = unusablePath(subject.value);
+    if (unusable) return { verdicts: [decideFile(call.tool, subject.value, ctx)], critical: null, subject: subject.value };
+    const absolute = absolutePath(subject.value, ctx.cwd, ctx.home);
+    const verdict = decideAbsolute(call.tool, absolute, ctx);
+    return { verdicts: [verdict], critical: criticalInFile(call.tool, absolute), subject: verdict.subject };
   }
   const verdict = decideSubject(ctx.layers, call.tool, { kind: "text", text: subject.value }, subject.value);
   return { verdicts: [verdict], critical: null, subject: subject.value };

@@ -22,8 +22,24 @@ export function unusablePath(raw: string): string | null {
   return null;
 }
 
+// A relative path with no ".", "..", "//" or trailing slash needs no normalising.
+const NEEDS_RESOLVE = /^[/~$]|(^|\/)\.\.?(\/|$)|\/\/|\/$/;
+let lastCwd = "";
+let lastRoot = "";
+
+/** The work directory, normalised; the last one is remembered because it rarely changes. */
+export function normalRoot(cwd: string): string {
+  if (cwd !== lastCwd) {
+    lastRoot = path.posix.resolve(cwd);
+    lastCwd = cwd;
+  }
+  return lastRoot;
+}
+
 export function absolutePath(raw: string, cwd: string, home: string): string {
-  return path.posix.resolve(cwd, expandHome(raw, home));
+  const root = normalRoot(cwd);
+  if (!NEEDS_RESOLVE.test(raw)) return root === "/" ? `/${raw}` : `${root}/${raw}`;
+  return path.posix.resolve(root, expandHome(raw, home));
 }
 
 export function isInside(child: string, parent: string): boolean {
@@ -37,7 +53,10 @@ export function pathSubject(raw: string, cwd: string, home: string): PathSubject
 }
 
 export function subjectOfAbsolute(absolute: string, cwd: string): PathSubject {
-  const root = path.posix.resolve(cwd);
-  const primary = isInside(absolute, root) ? path.posix.relative(root, absolute) || "." : absolute;
-  return { primary, absolute, basename: path.posix.basename(absolute) || absolute };
+  const root = normalRoot(cwd);
+  let primary = absolute;
+  if (absolute === root) primary = ".";
+  else if (isInside(absolute, root)) primary = absolute.slice(root === "/" ? 1 : root.length + 1);
+  const slash = absolute.lastIndexOf("/");
+  return { primary, absolute, basename: absolute.slice(slash + 1) || absolute };
 }

@@ -1,7 +1,7 @@
 export const TIERS = ["read", "write", "exec"] as const;
 export type Tier = (typeof TIERS)[number];
 
-const DEFAULT_TIERS: Readonly<Record<string, Tier>> = {
+const DEFAULT_TIERS: ReadonlyMap<string, Tier> = new Map(Object.entries({
   read_file: "read",
   glob: "read",
   grep: "read",
@@ -10,9 +10,9 @@ const DEFAULT_TIERS: Readonly<Record<string, Tier>> = {
   edit_file: "write",
   shell_exec: "exec",
   task: "exec",
-};
+} satisfies Record<string, Tier>));
 
 /** A tool's tier when it declares none: built-ins as listed, anything else `exec` (DESIGN §2.5). */
 export function defaultTier(tool: string): Tier {
-  return DEFAULT_TIERS[tool] ?? "exec";
+  return DEFAULT_TIERS.get(tool) ?? "exec";
 }

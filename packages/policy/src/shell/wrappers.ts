@@ -18,7 +18,7 @@ interface OptionSpec {
 
 const set = (...items: string[]): ReadonlySet<string> => new Set(items);
 
-const WRAPPERS: Record<string, OptionSpec> = {
+const WRAPPERS: ReadonlyMap<string, OptionSpec> = new Map(Object.entries({
   sudo: { valued: set("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group", "--host", "--prompt", "--chdir"), assignments: true, privileged: true },
   doas: { valued: set("-u", "-C"), privileged: true },
   env: { valued: set("-u", "-C", "--unset", "--chdir"), assignments: true },
@@ -37,7 +37,7 @@ const WRAPPERS: Record<string, OptionSpec> = {
   unbuffer: { valued: set() },
   taskset: { valued: set(), positional: 1 },
   coproc: { valued: set(), assignments: true },
-};
+} satisfies Record<string, OptionSpec>));
 
 export const SHELLS: ReadonlySet<string> = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish");
 export const PRIVILEGED: ReadonlySet<string> = set("sudo", "doas");
@@ -108,7 +108,7 @@ export function unwrap(words: ShellWord[]): Wrapped[] {
     if (split > 0 && words[split + 1]) return [{ kind: "script", via: "env -S", script: words.slice(split + 1) }];
   }
   if (name === "command" && words.some((w) => w.text === "-v" || w.text === "-V")) return [];
-  const spec = WRAPPERS[name];
+  const spec = WRAPPERS.get(name);
   if (!spec) return [];
   const start = innerStart(words, spec);
   if (start < 0) return [];
