@@ -1,0 +1,128 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const BIN = path.resolve(import.meta.dirname, "../bin/gatehouse.js");
+const EXAMPLE = path.resolve(import.meta.dirname, "../../../examples/permissions.jsonc");
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-cli-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[], input = "") {
+  const r = spawnSync(process.execPath, [BIN, ...args], { input, encoding: "utf8", cwd: dir });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+describe("gatehouse permissions eval", () => {
+  it("writes one JSON decision per input line, in order, and reports malformed lines in place", () => {
+    const input = [
+      '{"tool": "read_file", "args": {"path": "config/.env"}}',
+      "not json",
+      '{"tool": "shell_exec", "args": {"command": "git status && cat .env"}}',
+      "",
+      '{"args": {}}',
+      '{"tool": "shell_exec", "args": {"command": "ls -la"}}',
+      '{"tool": "x", "args": [1]}',
+      '{"tool": "glob", "args": {"pattern": "**/*.ts"}}',
+    ].join("\n");
+    const r = run(["permissions", "eval", "--rules", EXAMPLE, "--cwd", dir], input);
+    expect(r.code).toBe(0);
+    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(out).toHaveLength(7);
+    expect(out[0]).toMatchObject({ action: "deny", rule: { tool: "read_file", pattern: "*.env", line: 8 } });
+    expect(out[1].error).toMatch(/^line 2: not JSON/);
+    expect(out[2]).toMatchObject({ action: "deny" });
+    expect(out[3].error).toMatch(/^line 5: "tool" must be a non-empty string/);
+    expect(out[4]).toMatchObject({ action: "allow", rule: { pattern: "ls *" } });
+    expect(out[5].error).toMatch(/^line 7: "args" must be an object/);
+    expect(out[6]).toMatchObject({ action: "allow", rule: { tool: "glob", pattern: "*" } });
+    for (const o of out) expect(Object.keys(o).sort()).toEqual(o.error ? ["error"] : ["action", "reason", "rule"]);
+  });
+
+  it("applies the real-path check: a symlink to .env is denied", () => {
+    fs.writeFileSync(path.join(dir, ".env"), "K=1");
+    fs.symlinkSync(".env", path.join(dir, "notes.txt"));
+    const r = run(["permissions", "eval", "--rules", EXAMPLE, "--cwd", dir], '{"tool":"read_file","args":{"path":"notes.txt"}}\n{"tool":"shell_exec","args":{"command":"cat notes.txt"}}\n');
+    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(out.map((o) => o.action)).toEqual(["deny", "deny"]);
+    expect(out[0].reason).toMatch(/resolves to .*\.env/);
+  });
+
+  it("applies --mode", () => {
+    const r = run(["permissions", "eval", "--rules", EXAMPLE, "--mode", "strict"], '{"tool":"shell_exec","args":{"command":"make"}}\n');
+    expect(JSON.parse(r.stdout)).toMatchObject({ action: "deny" });
+    expect(JSON.parse(r.stdout).reason).toMatch(/strict mode/);
+  });
+});
+
+describe("gatehouse permissions explain", () => {
+  it("writes the decision for a person, sub-command by sub-command", () => {
+    const r = run(["permissions", "explain", "--rules", EXAMPLE, "--tool", "shell_exec", "--args", '{"command": "git status && npm publish"}']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ASK {2}shell_exec "git status && npm publish"/);
+    expect(r.stdout).toMatch(/ALLOW "git status"\n\s+rule: static rule shell_exec "git status": allow at .*permissions\.jsonc:21:5/);
+    expect(r.stdout).toMatch(/ASK {3}"npm publish"/);
+    expect(r.stdout).toMatch(/"always" would add: "npm publish"/);
+  });
+
+  it("names bad arguments", () => {
+    expect(run(["permissions", "explain", "--rules", EXAMPLE, "--tool", "x", "--args", "{oops"]).stderr).toMatch(/--args is not JSON/);
+    expect(run(["permissions", "explain", "--rules", EXAMPLE, "--args", "{}"]).stderr).toMatch(/missing --tool/);
+    const mode = run(["permissions", "explain", "--rules", EXAMPLE, "--tool", "x", "--args", "{}", "--mode", "fast"]);
+    expect(mode).toMatchObject({ code: 2 });
+    expect(mode.stderr).toMatch(/--mode must be one of default, accept-edits, read-only, yolo, strict/);
+    expect(run(["permissions", "explain", "--bogus"]).stderr).toMatch(/Unknown option '--bogus'/);
+  });
+});
+
+describe("gatehouse permissions lint", () => {
+  it("reports warnings with line and column and exits 0", () => {
+    const p = file("shadow.jsonc", `{\n  "read_file": {"*.env": "deny", "*": "allow"}\n}\n`);
+    const r = run(["permissions", "lint", p]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${p}:2:17: warning: read_file "*.env" (deny) is shadowed by read_file "*" (allow)`);
+  });
+
+  it("says so when there is nothing to report", () => {
+    expect(run(["permissions", "lint", EXAMPLE]).stdout).toMatch(/no problems found/);
+  });
+});
+
+describe("a rules file that does not parse or validate", () => {
+  const bad = () => file("bad.jsonc", `{\n  "shell_exec": {\n    "ls *": "alow"\n  }\n}\n`);
+  const broken = () => file("broken.jsonc", `{\n  "read_file": "allow"\n  "glob": "allow"\n}\n`);
+  it.each([
+    ["eval", (f: string) => ["permissions", "eval", "--rules", f]],
+    ["explain", (f: string) => ["permissions", "explain", "--rules", f, "--tool", "x", "--args", "{}"]],
+    ["lint", (f: string) => ["permissions", "lint", f]],
+  ])("%s exits 2 with FILE:LINE:COL on stderr", (_name, args) => {
+    const invalid = bad();
+    const r = run(args(invalid));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`${invalid}:3:13: unknown action "alow" for shell_exec "ls *" (use allow, deny or ask)`);
+    const unparsable = broken();
+    const r2 = run(args(unparsable));
+    expect(r2.code).toBe(2);
+    expect(r2.stderr.trim()).toBe(`${unparsable}:3:3: syntax error: CommaExpected`);
+  });
+
+  it("reports a missing rules file", () => {
+    const r = run(["permissions", "eval", "--rules", path.join(dir, "nope.jsonc")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nope\.jsonc:1:1: cannot read the rules file/);
+  });
+});
+
+describe("gatehouse", () => {
+  it("prints usage for --help and an error for unknown commands", () => {
+    expect(run(["--help"])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: gatehouse permissions/) });
+    expect(run(["frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "frobnicate"/) });
+  });
+});

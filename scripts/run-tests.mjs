@@ -1,0 +1,19 @@
+// Type-checks the workspace, runs every test, and ends with the line "N passed, N failed, N skipped".
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+
+const report = "node_modules/.cache/vitest-report.json";
+const run = (cmd, args) => spawnSync(cmd, args, { stdio: "inherit" }).status ?? 1;
+
+const typecheck = run("pnpm", ["exec", "tsc", "-b"]);
+if (typecheck !== 0) {
+  console.error("type check failed");
+  process.exit(typecheck);
+}
+fs.rmSync(report, { force: true });
+const status = run("pnpm", ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)]);
+if (fs.existsSync(report)) {
+  const r = JSON.parse(fs.readFileSync(report, "utf8"));
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+}
+process.exit(status);
