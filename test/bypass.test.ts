@@ -153,6 +153,11 @@ describe("bypass suite: odd input", () => {
     check(`echo ${"x".repeat(200_000)} && rm x`, OPEN, "deny");
   });
 
+  it("decides input built to make pattern checks backtrack (a quadratic check would time out)", () => {
+    check(`echo ${"a".repeat(300_000)} && rm x`, OPEN, "deny");
+    check(`sed '${"s/a/b/;".repeat(1000)}' f`, CLOSED, "ask");
+  });
+
   it("stops at a nesting depth and asks", () => {
     let cmd = "ls";
     for (let i = 0; i < 12; i++) cmd = `sh -c ${JSON.stringify(cmd)}`;

@@ -25,8 +25,7 @@ export const RULES_FLAGS = {
 export function rulesContext(opts: RulesOptions): EvaluationContext {
   if (!opts.rules) throw new CliError("missing --rules FILE");
   if (opts.mode !== undefined && !isMode(opts.mode)) throw new CliError(`--mode must be one of ${MODES.join(", ")} (got "${opts.mode}")`);
-  const file = path.resolve(opts.rules);
-  const ruleset = new RulesFileCache().load(file, { home: os.homedir() });
+  const ruleset = new RulesFileCache().load(opts.rules, { home: os.homedir() });
   return {
     layers: { static: ruleset },
     cwd: path.resolve(opts.cwd ?? process.cwd()),

@@ -4,7 +4,9 @@ import { programName, SHELLS } from "./shell/wrappers.js";
 
 const SYSTEM_FILES = /^\/etc\/(passwd|shadow|sudoers|group|gshadow)$/;
 const ROOT_OR_HOME = /^(\/+\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|\/(home|root|usr|etc|var|bin|lib|boot)\/?\*?)$/;
-const FORK_BOMB = /([\w:.]+)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
+// The name starts at a word boundary and is at most 64 characters, so a long word cannot make
+// the match backtrack quadratically.
+const FORK_BOMB = /(?<![\w:.])([\w:.]{1,64})\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
 const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c"]);
 
 function rmEverything(words: string[]): boolean {

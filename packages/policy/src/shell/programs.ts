@@ -86,6 +86,8 @@ function scripts(words: ShellWord[], flag: string): string[] {
   return out;
 }
 
+/** Scripts longer than this are not scanned (the scan backtracks); their command asks. */
+const MAX_SCRIPT_SCAN = 4096;
 const SED_RUNS_OR_WRITES = /(^|[;{}\n])\s*([0-9$,/!\\^.*[\]]*\s*)?[wWeR]\b|s(.).*\3.*\3[gpiImM0-9]*[we]/;
 
 /** Options that make a reading command run programs or write files: its `allow` becomes `ask`. */
@@ -103,6 +105,7 @@ export function dangerousOption(program: string, words: ShellWord[]): string | n
     }
     case "sed": {
       if (has((t) => t === "--in-place" || t.startsWith("--in-place=") || /^-[a-zA-Z]*i/.test(t))) return "sed -i edits files in place";
+      if (scripts(words, "-e").some((s) => s.length > MAX_SCRIPT_SCAN)) return "the sed script is too long to check";
       return scripts(words, "-e").some((s) => SED_RUNS_OR_WRITES.test(s)) ? "the sed script writes files or runs commands (w, e)" : null;
     }
     case "awk": case "gawk":
