@@ -17,8 +17,6 @@ export interface EvaluationContext extends DecideContext {
   tier?: Tier;
 }
 
-export const PATH_TOOLS: ReadonlySet<string> = new Set(["read_file", "write_file", "edit_file"]);
-
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** The subject a tool's patterns are matched against (DESIGN §2.2). */

@@ -48,10 +48,6 @@ export function isInside(child: string, parent: string): boolean {
   return child.startsWith(base);
 }
 
-export function pathSubject(raw: string, cwd: string, home: string): PathSubject {
-  return subjectOfAbsolute(absolutePath(raw, cwd, home), cwd);
-}
-
 export function subjectOfAbsolute(absolute: string, cwd: string): PathSubject {
   const root = normalRoot(cwd);
   let primary = absolute;

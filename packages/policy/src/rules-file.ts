@@ -157,10 +157,6 @@ export class RulesFileCache {
     return entry.ruleset!;
   }
 
-  invalidate(file: string): void {
-    this.entries.delete(file);
-  }
-
   private stat(file: string, opts: LoadOptions): fs.Stats {
     try {
       return fs.statSync(file);

@@ -46,11 +46,6 @@ export class Ruleset {
     return list;
   }
 
-  /** A new ruleset with extra rules after these ones. */
-  concat(extra: readonly Rule[]): Ruleset {
-    return new Ruleset([...this.rules, ...extra]);
-  }
-
   static readonly empty = new Ruleset([]);
 }
 

@@ -21,10 +21,6 @@ export function loadShellParser(): Promise<void> {
   return ready.then(() => undefined);
 }
 
-export function shellParserReady(): boolean {
-  return parser !== undefined;
-}
-
 /** Parses `source` and hands the root to `visit`; the tree is always deleted afterwards. */
 export function withShellTree<T>(source: string, visit: (root: SyntaxNode) => T): T {
   if (!parser) throw new PolicyError("SHELL_PARSER_NOT_READY", "call loadShellParser() before evaluating shell commands");
