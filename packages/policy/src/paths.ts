@@ -17,7 +17,7 @@ export function expandHome(value: string, home: string): string {
 
 /** Why a path can never be allowed, or null when it is a usable path. */
 export function unusablePath(raw: string): string | null {
-  if (raw.trim() === "") return "the path is empty";
+  if (raw.trim() === "") return "no path was given (missing, empty or not a string)";
   if (raw.includes("\0")) return "the path contains a NUL byte";
   return null;
 }
