@@ -1,0 +1,172 @@
+import { evaluate, loadShellParser, Ruleset, suggestPatterns, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
+import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Presentation, SessionInfo } from "@gatehouse/protocol";
+import { nanoid } from "nanoid";
+import type { EventHub } from "./event-hub.js";
+import type { Store } from "./store.js";
+import type { WorkerPermissions } from "./worker-permissions.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+export type Scope = "once" | "session" | "always";
+
+export interface Resolution {
+  outcome: ApprovalOutcome;
+  scope: Scope | null;
+  feedback: string | null;
+  /** A hard deny: the rest of the batch is rejected and the turn ends. */
+  hard: boolean;
+  by: string | null;
+}
+
+interface Pending {
+  event: ApprovalRequired;
+  call: ToolCall;
+  session: SessionInfo;
+  settle: (r: Resolution) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface GateOptions {
+  store: Store;
+  hub: EventHub;
+  permissions: WorkerPermissions;
+  registry: WorkerRegistry;
+  protectedPaths: string[];
+  /** A pending approval resolves as timed out after this long; none when undefined. */
+  approvalTimeoutMs?: number | undefined;
+  present: (session: SessionInfo, call: ToolCall, decision: Decision) => Promise<Presentation | null>;
+}
+
+/** Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6). */
+export class ApprovalGate {
+  private readonly pending = new Map<string, Pending>();
+  private readonly runtime = new Map<string, Ruleset>();
+  private readonly agentLayers = new Map<string, Ruleset>();
+  private readonly invalidSeen = new Map<string, string>();
+
+  constructor(private readonly o: GateOptions) {}
+
+  static async ready(): Promise<void> {
+    await loadShellParser();
+  }
+
+  setAgentRules(sessionId: string, rules: Ruleset | undefined): void {
+    if (rules) this.agentLayers.set(sessionId, rules);
+    else this.agentLayers.delete(sessionId);
+  }
+
+  context(session: SessionInfo, tool: string): EvaluationContext | Decision {
+    const worker = this.o.registry.get(session.workerId);
+    const rules = this.o.permissions.load(session.workerId);
+    if (!rules.ok) return this.invalidRules(session, tool, rules.error);
+    this.invalidSeen.delete(session.id);
+    const tier = worker?.tools.find((t) => t.name === tool)?.tier;
+    return {
+      layers: { agent: this.agentLayers.get(session.id), static: rules.ruleset, runtime: this.runtime.get(session.id) },
+      cwd: worker?.workDir ?? "/",
+      home: process.env.HOME ?? "/",
+      mode: session.mode,
+      ...(tier ? { tier } : {}),
+      protectedPaths: this.o.protectedPaths,
+    };
+  }
+
+  evaluate(session: SessionInfo, call: ToolCall): Decision {
+    const ctx = this.context(session, call.tool);
+    return "action" in ctx ? ctx : evaluate(call, ctx);
+  }
+
+  /** A rules file that does not load: the gate asks (strict mode: denies) and says where the problem is. */
+  private invalidRules(session: SessionInfo, tool: string, error: { file: string; line: number; column: number; detail: string; message: string }): Decision {
+    if (this.invalidSeen.get(session.id) !== error.message) {
+      this.invalidSeen.set(session.id, error.message);
+      this.o.hub.publish({ type: "permissions_invalid", sessionId: session.id, at: new Date().toISOString(), workerId: session.workerId, file: error.file, line: error.line, column: error.column, message: error.detail });
+    }
+    const action = session.mode === "strict" ? "deny" : "ask";
+    return { action, tool, layer: null, rule: null, pattern: null, subject: tool, reason: `the permissions file is invalid (${error.message}); every call asks until it is fixed`, tier: "exec", mode: session.mode, ruleAction: "ask", critical: null, subcommands: [] };
+  }
+
+  /** Holds a call for a person's answer; the promise settles with the answer. */
+  async raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
+    const approvalId = nanoid(21);
+    const patterns = suggestPatterns(decision);
+    const event: ApprovalRequired = {
+      type: "tool_approval_required", approvalId, toolName: call.tool, arguments: JSON.stringify(call.args), sessionId: session.id,
+      at: new Date().toISOString(), callId, tier: decision.tier, decision, reason: decision.reason,
+      suggestedPattern: patterns[0] ?? "*", suggestedPatterns: patterns, batch,
+      presentation: await this.o.present(session, call, decision).catch(() => null),
+    };
+    let settle!: (r: Resolution) => void;
+    const settled = new Promise<Resolution>((resolve) => (settle = resolve));
+    const timeout = this.o.approvalTimeoutMs;
+    const timer = timeout ? setTimeout(() => this.finish(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), timeout) : undefined;
+    this.pending.set(approvalId, { event, call, session, settle, timer });
+    const stored = this.o.hub.publish(event);
+    this.o.store.putPending(event, stored.id);
+    return { approvalId, settled };
+  }
+
+  /** Removes and settles a pending approval; false when it was not pending (exactly one answer applies). */
+  private finish(approvalId: string, r: Resolution & { pattern?: string | null }): Pending | undefined {
+    const p = this.pending.get(approvalId);
+    if (!p) return undefined;
+    this.pending.delete(approvalId);
+    if (p.timer) clearTimeout(p.timer);
+    this.o.store.deletePending(approvalId);
+    this.o.hub.publish({ type: "tool_approval_resolved", sessionId: p.session.id, at: new Date().toISOString(), approvalId, callId: p.event.callId, outcome: r.outcome, by: r.by, scope: r.scope, pattern: r.pattern ?? null, feedback: r.feedback });
+    p.settle(r);
+    return p;
+  }
+
+  async approve(by: string, input: ApproveInput): Promise<boolean> {
+    const p = this.pending.get(input.approvalId);
+    if (!p || p.session.id !== input.sessionId) return false;
+    const scope: Scope = input.scope ?? (input.always ? "always" : "once");
+    const patterns = input.pattern ? [input.pattern] : p.event.suggestedPatterns;
+    this.finish(input.approvalId, { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") });
+    if (scope === "once") return true;
+    this.addRuntimeRules(p.session.id, p.call.tool, patterns);
+    if (scope === "always") {
+      for (const pattern of patterns) await this.o.permissions.append(p.session.workerId, p.call.tool, pattern, `by ${by} ${new Date().toISOString()}`);
+    }
+    this.cascade(p.session.id);
+    return true;
+  }
+
+  deny(by: string, input: DenyInput): boolean {
+    const p = this.pending.get(input.approvalId);
+    if (!p || p.session.id !== input.sessionId) return false;
+    return this.finish(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined;
+  }
+
+  /** Cancels every pending approval of a session (abort, worker lost). */
+  cancelSession(sessionId: string, by: string | null): void {
+    for (const [id, p] of this.pending) {
+      if (p.session.id === sessionId) this.finish(id, { outcome: "cancelled", scope: null, feedback: null, hard: false, by });
+    }
+  }
+
+  /** Re-evaluates the session's other pending approvals; those that now allow resolve by themselves. */
+  private cascade(sessionId: string): void {
+    for (const [id, p] of [...this.pending]) {
+      if (p.session.id !== sessionId) continue;
+      const session = this.o.store.getSession(sessionId) ?? p.session;
+      if (this.evaluate(session, p.call).action === "allow") {
+        this.finish(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
+      }
+    }
+  }
+
+  private addRuntimeRules(sessionId: string, tool: string, patterns: string[]): void {
+    const existing = this.runtime.get(sessionId)?.rules ?? [];
+    const added: Rule[] = patterns.map((pattern) => ({ tool, pattern, action: "allow", origin: "approval", source: { file: `session ${sessionId}` } }));
+    this.runtime.set(sessionId, new Ruleset([...existing, ...added]));
+  }
+
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  close(): void {
+    for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+  }
+}

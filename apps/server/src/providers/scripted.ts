@@ -1,0 +1,90 @@
+import fs from "node:fs";
+import type { Message } from "@gatehouse/protocol";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { GatehouseError } from "../errors.js";
+import type { ModelRequest, ModelResponse, Provider } from "./provider.js";
+
+const Condition = z.object({
+  /** The last tool result contains this text. */
+  resultContains: z.string().optional(),
+  /** The last user message contains this text. */
+  userContains: z.string().optional(),
+});
+
+const Step = z.object({
+  when: Condition.optional(),
+  text: z.string().default(""),
+  toolCalls: z.array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) })).default([]),
+});
+
+export const Scenario = z.object({
+  name: z.string().default("scenario"),
+  steps: z.array(Step).min(1, "a scenario needs at least one step"),
+});
+export type Scenario = z.infer<typeof Scenario>;
+
+/** Reads a scenario from JSON or YAML text, naming the file and field of any problem. */
+export function parseScenario(text: string, source: string): Scenario {
+  let raw: unknown;
+  try {
+    raw = source.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new GatehouseError("CONFIG", `${source}: ${(err as Error).message}`);
+  }
+  const parsed = Scenario.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "scenario"}: ${i.message}`).join("; ");
+    throw new GatehouseError("CONFIG", `${source}: ${issues}`);
+  }
+  return parsed.data;
+}
+
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new GatehouseError("CONFIG", `cannot read scenario ${file}: ${(err as Error).message}`);
+  }
+  return parseScenario(text, file);
+}
+
+function lastOf<R extends Message["role"]>(history: Message[], role: R): Extract<Message, { role: R }> | undefined {
+  for (let i = history.length - 1; i >= 0; i--) if (history[i]!.role === role) return history[i] as Extract<Message, { role: R }>;
+  return undefined;
+}
+
+/**
+ * A deterministic model that plays a scenario: each response is the next step whose condition
+ * holds. `{{lastResult}}` and `{{lastUser}}` in a step's text are replaced, so a scenario can
+ * show what it was told (a denial's feedback, for example).
+ */
+export class ScriptedProvider implements Provider {
+  readonly name = "scripted";
+  private position = 0;
+
+  constructor(private readonly scenario: Scenario) {}
+
+  async respond(req: ModelRequest): Promise<ModelResponse> {
+    const lastResult = lastOf(req.history, "tool")?.content ?? "";
+    const lastUser = lastOf(req.history, "user")?.text ?? "";
+    const steps = this.scenario.steps;
+    while (this.position < steps.length) {
+      const step = steps[this.position++]!;
+      const w = step.when;
+      if (w?.resultContains !== undefined && !lastResult.includes(w.resultContains)) continue;
+      if (w?.userContains !== undefined && !lastUser.includes(w.userContains)) continue;
+      const text = step.text.replaceAll("{{lastResult}}", lastResult).replaceAll("{{lastUser}}", lastUser);
+      for (const word of text.split(/(?<= )/)) {
+        if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
+        req.onText(word);
+      }
+      const toolCalls = step.toolCalls.map((c, i) => ({ callId: `call_${this.position}_${i}`, toolName: c.tool, args: c.args }));
+      return { text, toolCalls };
+    }
+    const text = "(the scripted scenario has no more steps)";
+    req.onText(text);
+    return { text, toolCalls: [] };
+  }
+}

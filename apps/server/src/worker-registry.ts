@@ -1,0 +1,167 @@
+import type { ToolDescriptor, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import { nanoid } from "nanoid";
+import { GatehouseError } from "./errors.js";
+
+type RunMessage = Extract<WorkerMessage, { type: "run" }>;
+
+export interface ToolOutcome {
+  ok: boolean;
+  output: string;
+}
+
+interface InFlight {
+  sessionId: string;
+  resolve: (outcome: ToolOutcome) => void;
+  reject: (err: Error) => void;
+}
+
+export interface WorkerEntry {
+  id: string;
+  workDir: string;
+  tools: ToolDescriptor[];
+  agents: WorkerRegisterInput["agents"];
+  skills: WorkerRegisterInput["skills"];
+  connected: boolean;
+  lastSeen: number;
+}
+
+class Connection {
+  readonly queue: WorkerMessage[] = [];
+  readonly inflight = new Map<string, InFlight>();
+  wake: (() => void) | null = null;
+  /** Bumped when a new subscription replaces an old one, so the old one's end is ignored. */
+  generation = 0;
+
+  push(message: WorkerMessage): void {
+    this.queue.push(message);
+    this.wake?.();
+  }
+}
+
+export interface RegistryEvents {
+  connected(workerId: string): void;
+  disconnected(workerId: string, lostSessions: string[]): void;
+}
+
+/** Registered workers, their tool-request streams and the calls in flight on each. */
+export class WorkerRegistry {
+  private readonly entries = new Map<string, WorkerEntry>();
+  private readonly connections = new Map<string, Connection>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly events: RegistryEvents,
+    private readonly heartbeatTimeoutMs = 5000,
+  ) {
+    this.timer = setInterval(() => this.reapSilent(), Math.max(250, heartbeatTimeoutMs / 4));
+    this.timer.unref();
+  }
+
+  register(input: WorkerRegisterInput): WorkerEntry {
+    const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
+    this.entries.set(input.workerId, entry);
+    return entry;
+  }
+
+  get(workerId: string): WorkerEntry | undefined {
+    return this.entries.get(workerId);
+  }
+
+  list(): WorkerEntry[] {
+    return [...this.entries.values()];
+  }
+
+  heartbeat(workerId: string): void {
+    const entry = this.entries.get(workerId);
+    if (entry) entry.lastSeen = Date.now();
+  }
+
+  /** The worker's stream of requests; it stays connected while this generator runs. */
+  async *requests(workerId: string, signal?: AbortSignal): AsyncGenerator<WorkerMessage> {
+    const entry = this.entries.get(workerId);
+    if (!entry) throw new GatehouseError("NOT_FOUND", `worker ${workerId} has not registered`);
+    const previous = this.connections.get(workerId);
+    if (previous) this.disconnect(workerId, "replaced by a new connection");
+    const conn = new Connection();
+    conn.generation = (previous?.generation ?? 0) + 1;
+    this.connections.set(workerId, conn);
+    entry.connected = true;
+    entry.lastSeen = Date.now();
+    this.events.connected(workerId);
+    const onAbort = () => conn.wake?.();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      while (!signal?.aborted && this.connections.get(workerId) === conn) {
+        while (conn.queue.length > 0) yield conn.queue.shift()!;
+        await new Promise<void>((resolve) => (conn.wake = resolve));
+        conn.wake = null;
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      if (this.connections.get(workerId) === conn) this.disconnect(workerId, "its connection closed");
+    }
+  }
+
+  /** Sends a tool call to the worker and waits for its result. */
+  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId">, signal?: AbortSignal): Promise<ToolOutcome> {
+    const conn = this.connections.get(workerId);
+    if (!conn) return Promise.reject(new GatehouseError("WORKER_OFFLINE", `worker ${workerId} is offline`));
+    const requestId = nanoid();
+    return new Promise<ToolOutcome>((resolve, reject) => {
+      const done = () => signal?.removeEventListener("abort", onAbort);
+      const onAbort = () => {
+        if (!conn.inflight.delete(requestId)) return;
+        conn.push({ type: "cancel", requestId });
+        done();
+        reject(new GatehouseError("ABORTED", "the call was aborted"));
+      };
+      if (signal?.aborted) return reject(new GatehouseError("ABORTED", "the call was aborted"));
+      signal?.addEventListener("abort", onAbort);
+      conn.inflight.set(requestId, {
+        sessionId: message.sessionId,
+        resolve: (o) => (done(), resolve(o)),
+        reject: (e) => (done(), reject(e)),
+      });
+      conn.push({ type: "run", requestId, ...message });
+    });
+  }
+
+  /** A worker's answer to a request; false when nobody waits for it any more. */
+  result(workerId: string, requestId: string, outcome: ToolOutcome): boolean {
+    const conn = this.connections.get(workerId);
+    const call = conn?.inflight.get(requestId);
+    if (!conn || !call) return false;
+    conn.inflight.delete(requestId);
+    call.resolve(outcome);
+    return true;
+  }
+
+  private disconnect(workerId: string, why: string): void {
+    const conn = this.connections.get(workerId);
+    if (!conn) return;
+    this.connections.delete(workerId);
+    const entry = this.entries.get(workerId);
+    if (entry) entry.connected = false;
+    const sessions = new Set<string>();
+    for (const call of conn.inflight.values()) {
+      sessions.add(call.sessionId);
+      call.reject(new GatehouseError("WORKER_LOST", `worker ${workerId} disconnected while the tool was running (${why})`));
+    }
+    conn.inflight.clear();
+    conn.wake?.();
+    this.events.disconnected(workerId, [...sessions]);
+  }
+
+  private reapSilent(): void {
+    const now = Date.now();
+    for (const [id] of this.connections) {
+      const entry = this.entries.get(id);
+      if (entry && now - entry.lastSeen > this.heartbeatTimeoutMs) this.disconnect(id, "no heartbeat");
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const id of [...this.connections.keys()]) this.disconnect(id, "the server is stopping");
+  }
+}

@@ -1,0 +1,30 @@
+import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from "@trpc/client";
+import type { AppRouter } from "./router.js";
+
+export interface ClientOptions {
+  /** ws:// or wss:// address of the server. */
+  url: string;
+  token: string;
+  /** A WebSocket implementation: the browser's by default; pass `ws` in Node (see ./node). */
+  WebSocket?: typeof globalThis.WebSocket;
+  onOpen?: () => void;
+  onClose?: (cause?: { code?: number }) => void;
+  /** Delay before reconnect attempt N (0-based); exponential up to 5 s by default. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+export type GatehouseClient = TRPCClient<AppRouter> & { close(): Promise<void> };
+
+/** A typed client over one WebSocket that reconnects by itself; subscriptions resume by lastEventId. */
+export function createGatehouseClient(opts: ClientOptions): GatehouseClient {
+  const ws = createWSClient({
+    url: opts.url,
+    connectionParams: () => ({ token: opts.token }),
+    retryDelayMs: opts.retryDelayMs ?? ((n) => Math.min(5000, 100 * 2 ** n)),
+    ...(opts.WebSocket ? { WebSocket: opts.WebSocket } : {}),
+    ...(opts.onOpen ? { onOpen: opts.onOpen } : {}),
+    ...(opts.onClose ? { onClose: opts.onClose } : {}),
+  });
+  const trpc = createTRPCClient<AppRouter>({ links: [wsLink({ client: ws })] });
+  return Object.assign(trpc, { close: () => ws.close() });
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { BatchContext, Decision, Message, Mode, Presentation, SessionInfo } from "./schemas.js";
+
+const base = { sessionId: z.string(), at: z.string() };
+
+export const ApprovalRequired = z.object({
+  type: z.literal("tool_approval_required"),
+  approvalId: z.string(),
+  toolName: z.string(),
+  /** The tool call's arguments as a JSON string (seed 002). */
+  arguments: z.string(),
+  ...base,
+  callId: z.string(),
+  tier: z.string(),
+  decision: Decision,
+  reason: z.string(),
+  suggestedPattern: z.string(),
+  suggestedPatterns: z.array(z.string()),
+  batch: BatchContext,
+  presentation: Presentation.nullable(),
+});
+export type ApprovalRequired = z.infer<typeof ApprovalRequired>;
+
+export const ApprovalOutcome = z.enum(["approved", "denied", "cancelled", "timed_out"]);
+export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
+
+export const GatehouseEvent = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("session_created"), ...base, session: SessionInfo }),
+  z.object({ type: z.literal("user_message"), ...base, text: z.string() }),
+  z.object({ type: z.literal("assistant_text_delta"), ...base, text: z.string() }),
+  z.object({ type: z.literal("assistant_message"), ...base, message: Message }),
+  z.object({ type: z.literal("tool_call_started"), ...base, callId: z.string(), toolName: z.string(), arguments: z.string(), decision: Decision.nullable() }),
+  ApprovalRequired,
+  z.object({
+    type: z.literal("tool_approval_resolved"),
+    ...base,
+    approvalId: z.string(),
+    callId: z.string(),
+    outcome: ApprovalOutcome,
+    by: z.string().nullable(),
+    scope: z.enum(["once", "session", "always"]).nullable(),
+    pattern: z.string().nullable(),
+    feedback: z.string().nullable(),
+  }),
+  z.object({ type: z.literal("tool_result"), ...base, callId: z.string(), toolName: z.string(), ok: z.boolean(), output: z.string() }),
+  z.object({ type: z.literal("turn_ended"), ...base, reason: z.enum(["completed", "rejected", "aborted", "error", "step_limit"]) }),
+  z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
+  z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),
+  z.object({ type: z.literal("shell_command"), ...base, command: z.string(), exitCode: z.number().nullable(), output: z.string(), by: z.string() }),
+  z.object({ type: z.literal("worker_connected"), ...base, workerId: z.string() }),
+  z.object({ type: z.literal("worker_disconnected"), ...base, workerId: z.string() }),
+  z.object({ type: z.literal("permissions_invalid"), ...base, workerId: z.string(), file: z.string(), line: z.number(), column: z.number(), message: z.string() }),
+]);
+export type GatehouseEvent = z.infer<typeof GatehouseEvent>;
+export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;
+
+/** What a worker is asked to do: run a tool call, or stop one. */
+export const WorkerMessage = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("run"),
+    requestId: z.string(),
+    sessionId: z.string(),
+    toolName: z.string(),
+    args: z.record(z.string(), z.unknown()),
+    timeoutMs: z.number().int().positive(),
+    /** Deny rules the worker checks again on real paths before it touches a file (DESIGN §2.2). */
+    guard: z.object({ denyRules: z.array(z.object({ tool: z.string(), pattern: z.string() })), protectedPaths: z.array(z.string()) }),
+  }),
+  z.object({ type: z.literal("cancel"), requestId: z.string() }),
+]);
+export type WorkerMessage = z.infer<typeof WorkerMessage>;

@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+
+const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
+
+export const SessionCreateInput = z.object({
+  workerId: WorkerId,
+  agent: z.string().min(1).max(100).default("general"),
+  mode: Mode.default("default"),
+  /** For the scripted provider: the scenario to play (a file on the server, or a built-in name). */
+  scenario: z.string().max(4096).optional(),
+});
+export const SessionRef = z.object({ sessionId: SessionId });
+export const SessionGetOutput = z.object({ session: SessionInfo, history: z.array(Message) });
+export const SessionSetModeInput = z.object({ sessionId: SessionId, mode: Mode });
+export const SessionShellInput = z.object({ sessionId: SessionId, command: text("command", 100_000).min(1, "command must not be empty") });
+export const ShellOutput = z.object({ exitCode: z.number().nullable(), stdout: z.string(), stderr: z.string() });
+
+export const PromptInput = z.object({ sessionId: SessionId, text: text("text", 1_000_000).min(1, "text must not be empty") });
+export const OnEventsInput = z.object({ sessionId: SessionId.optional(), lastEventId: z.string().nullish() }).default({});
+
+export const ApproveInput = z.object({
+  sessionId: SessionId,
+  approvalId: ApprovalId,
+  always: z.boolean().optional(),
+  scope: z.enum(["once", "session", "always"]).optional(),
+  pattern: text("pattern", 1000).min(1, "pattern must not be empty").optional(),
+});
+export type ApproveInput = z.infer<typeof ApproveInput>;
+export const DenyInput = z.object({
+  sessionId: SessionId,
+  approvalId: ApprovalId,
+  feedback: text("feedback", 10_000).optional(),
+  mode: z.enum(["soft", "hard"]).optional(),
+});
+export type DenyInput = z.infer<typeof DenyInput>;
+export const Applied = z.object({ applied: z.boolean() });
+
+export const WorkerRegisterInput = z.object({
+  workerId: WorkerId,
+  workDir: z.string().min(1).startsWith("/", "workDir must be an absolute path"),
+  tools: z.array(ToolDescriptor).max(1000),
+  agents: z.array(z.object({ name: z.string(), description: z.string(), body: z.string() })).max(200).default([]),
+  skills: z.array(z.object({ name: z.string(), description: z.string() })).max(1000).default([]),
+});
+export type WorkerRegisterInput = z.infer<typeof WorkerRegisterInput>;
+export const WorkerRef = z.object({ workerId: WorkerId });
+export const WorkerResultInput = z.object({
+  workerId: WorkerId,
+  requestId: z.string().min(1).max(200),
+  ok: z.boolean(),
+  output: z.string().max(10_000_000),
+});
+
+export const PermissionsGetOutput = z.object({ file: z.string(), text: z.string(), error: z.string().nullable() });
+export const PermissionsExplainInput = z.object({
+  workerId: WorkerId,
+  sessionId: SessionId.optional(),
+  tool: z.string().min(1).max(200),
+  args: z.record(z.string(), z.unknown()),
+  mode: Mode.optional(),
+});
+export const PermissionsExplainOutput = z.object({ decision: Decision, suggestedPatterns: z.array(z.string()) });

@@ -1,0 +1,119 @@
+import { initTRPC, tracked, TRPCError } from "@trpc/server";
+import { z, ZodError } from "zod";
+import type { GatehouseEvent, WorkerMessage } from "./events.js";
+import {
+  Applied, ApproveInput, DenyInput, OnEventsInput, PermissionsExplainInput, PermissionsExplainOutput, PermissionsGetOutput,
+  PromptInput, SessionCreateInput, SessionGetOutput, SessionRef, SessionSetModeInput, SessionShellInput, ShellOutput,
+  WorkerRef, WorkerRegisterInput, WorkerResultInput,
+} from "./procedures.js";
+import { SessionInfo } from "./schemas.js";
+
+/** Who is calling: a person's client or a worker, as established from its token. */
+export interface Principal {
+  kind: "client" | "worker";
+  name: string;
+}
+
+export interface Context {
+  principal: Principal | null;
+}
+
+type In<T extends z.ZodType> = z.output<T>;
+type Out<T extends z.ZodType> = z.input<T>;
+
+export interface TrackedEvent {
+  id: string;
+  event: GatehouseEvent;
+}
+
+/** What the server implements behind the protocol. */
+export interface Handlers {
+  session: {
+    create(p: Principal, input: In<typeof SessionCreateInput>): Promise<Out<typeof SessionInfo>>;
+    list(p: Principal): Promise<Out<typeof SessionInfo>[]>;
+    get(p: Principal, input: In<typeof SessionRef>): Promise<Out<typeof SessionGetOutput>>;
+    setMode(p: Principal, input: In<typeof SessionSetModeInput>): Promise<Out<typeof Applied>>;
+    shell(p: Principal, input: In<typeof SessionShellInput>): Promise<Out<typeof ShellOutput>>;
+  };
+  agent: {
+    prompt(p: Principal, input: In<typeof PromptInput>): Promise<{ accepted: boolean }>;
+    abort(p: Principal, input: In<typeof SessionRef>): Promise<{ aborted: boolean }>;
+    events(p: Principal, input: In<typeof OnEventsInput>, signal: AbortSignal | undefined): AsyncIterable<TrackedEvent>;
+  };
+  tool: {
+    approve(p: Principal, input: In<typeof ApproveInput>): Promise<Out<typeof Applied>>;
+    deny(p: Principal, input: In<typeof DenyInput>): Promise<Out<typeof Applied>>;
+  };
+  worker: {
+    register(p: Principal, input: In<typeof WorkerRegisterInput>): Promise<{ ok: true }>;
+    requests(p: Principal, input: In<typeof WorkerRef>, signal: AbortSignal | undefined): AsyncIterable<WorkerMessage>;
+    result(p: Principal, input: In<typeof WorkerResultInput>): Promise<{ accepted: boolean }>;
+    heartbeat(p: Principal, input: In<typeof WorkerRef>): Promise<{ ok: true }>;
+  };
+  permissions: {
+    get(p: Principal, input: In<typeof WorkerRef>): Promise<Out<typeof PermissionsGetOutput>>;
+    explain(p: Principal, input: In<typeof PermissionsExplainInput>): Promise<Out<typeof PermissionsExplainOutput>>;
+  };
+}
+
+/** Zod issues as one line that names each field: `approvalId: approvalId must be a string`. */
+export function describeIssues(error: ZodError): string {
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "input"}: ${i.message}`).join("; ");
+}
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const internal = error.code === "INTERNAL_SERVER_ERROR";
+    const message = error.cause instanceof ZodError ? describeIssues(error.cause) : internal ? "internal server error" : shape.message;
+    return { ...shape, message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path } };
+  },
+});
+
+const authed = (kind: Principal["kind"]) =>
+  t.procedure.use(({ ctx, next }) => {
+    const principal = ctx.principal;
+    if (!principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "missing or unknown token" });
+    if (principal.kind !== kind) throw new TRPCError({ code: "FORBIDDEN", message: `this procedure is for ${kind}s` });
+    return next({ ctx: { principal } });
+  });
+
+const client = authed("client");
+const worker = authed("worker");
+
+/** The Gatehouse protocol, bound to the server's handlers. */
+export function createAppRouter(h: Handlers) {
+  return t.router({
+    session: t.router({
+      create: client.input(SessionCreateInput).output(SessionInfo).mutation(({ ctx, input }) => h.session.create(ctx.principal, input)),
+      list: client.output(z.array(SessionInfo)).query(({ ctx }) => h.session.list(ctx.principal)),
+      get: client.input(SessionRef).output(SessionGetOutput).query(({ ctx, input }) => h.session.get(ctx.principal, input)),
+      setMode: client.input(SessionSetModeInput).output(Applied).mutation(({ ctx, input }) => h.session.setMode(ctx.principal, input)),
+      shell: client.input(SessionShellInput).output(ShellOutput).mutation(({ ctx, input }) => h.session.shell(ctx.principal, input)),
+    }),
+    agent: t.router({
+      prompt: client.input(PromptInput).mutation(({ ctx, input }) => h.agent.prompt(ctx.principal, input)),
+      abort: client.input(SessionRef).mutation(({ ctx, input }) => h.agent.abort(ctx.principal, input)),
+      onEvents: client.input(OnEventsInput).subscription(async function* ({ ctx, input, signal }) {
+        for await (const { id, event } of h.agent.events(ctx.principal, input, signal)) yield tracked(id, event);
+      }),
+    }),
+    tool: t.router({
+      approve: client.input(ApproveInput).output(Applied).mutation(({ ctx, input }) => h.tool.approve(ctx.principal, input)),
+      deny: client.input(DenyInput).output(Applied).mutation(({ ctx, input }) => h.tool.deny(ctx.principal, input)),
+    }),
+    worker: t.router({
+      register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => h.worker.register(ctx.principal, input)),
+      onToolRequests: worker.input(WorkerRef).subscription(async function* ({ ctx, input, signal }) {
+        yield* h.worker.requests(ctx.principal, input, signal);
+      }),
+      result: worker.input(WorkerResultInput).mutation(({ ctx, input }) => h.worker.result(ctx.principal, input)),
+      heartbeat: worker.input(WorkerRef).mutation(({ ctx, input }) => h.worker.heartbeat(ctx.principal, input)),
+    }),
+    permissions: t.router({
+      get: client.input(WorkerRef).output(PermissionsGetOutput).query(({ ctx, input }) => h.permissions.get(ctx.principal, input)),
+      explain: client.input(PermissionsExplainInput).output(PermissionsExplainOutput).query(({ ctx, input }) => h.permissions.explain(ctx.principal, input)),
+    }),
+  });
+}
+
+export type AppRouter = ReturnType<typeof createAppRouter>;

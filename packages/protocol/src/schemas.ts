@@ -1,0 +1,91 @@
+import { ACTIONS, MODES, TIERS } from "@gatehouse/policy";
+import { z } from "zod";
+
+const id = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`).max(200, `${what} is too long`);
+
+export const SessionId = id("sessionId");
+export const ApprovalId = id("approvalId");
+export const WorkerId = id("workerId").regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "workerId may hold letters, digits, '.', '_' and '-' only");
+export const Action = z.enum(ACTIONS);
+export const Mode = z.enum(MODES);
+export const Tier = z.enum(TIERS);
+
+export const RuleRef = z.object({
+  tool: z.string(),
+  pattern: z.string(),
+  action: Action,
+  origin: z.enum(["person", "approval"]),
+  layer: z.enum(["agent", "static", "runtime"]),
+  file: z.string().optional(),
+  line: z.number().optional(),
+  column: z.number().optional(),
+});
+
+export const Verdict = z.object({
+  action: Action,
+  subject: z.string(),
+  rule: RuleRef.nullable(),
+  reason: z.string(),
+});
+
+/** The gate's explanation of one decision (DESIGN §2). */
+export const Decision = z.object({
+  action: Action,
+  tool: z.string(),
+  layer: z.enum(["agent", "static", "runtime"]).nullable(),
+  rule: RuleRef.nullable(),
+  pattern: z.string().nullable(),
+  subject: z.string(),
+  reason: z.string(),
+  tier: Tier,
+  mode: Mode,
+  ruleAction: Action,
+  critical: z.string().nullable(),
+  subcommands: z.array(Verdict),
+});
+export type Decision = z.infer<typeof Decision>;
+
+export const BatchContext = z.object({
+  index: z.number().int(),
+  total: z.number().int(),
+  remaining: z.array(z.object({ toolName: z.string(), arguments: z.string() })),
+});
+export type BatchContext = z.infer<typeof BatchContext>;
+
+/** What a person sees before answering: a diff, a command with its directory, or text. */
+export const Presentation = z.object({
+  kind: z.enum(["diff", "command", "text"]),
+  content: z.string(),
+  cwd: z.string().optional(),
+  truncated: z.boolean(),
+  fullSize: z.number().int(),
+});
+export type Presentation = z.infer<typeof Presentation>;
+
+export const SessionInfo = z.object({
+  id: SessionId,
+  workerId: z.string(),
+  agent: z.string(),
+  mode: Mode,
+  parentId: z.string().nullable(),
+  createdAt: z.string(),
+  status: z.enum(["idle", "running", "closed"]),
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+export const ToolCallRecord = z.object({ callId: z.string(), toolName: z.string(), arguments: z.string() });
+
+export const Message = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("user"), text: z.string() }),
+  z.object({ role: z.literal("assistant"), text: z.string(), toolCalls: z.array(ToolCallRecord) }),
+  z.object({ role: z.literal("tool"), callId: z.string(), toolName: z.string(), content: z.string(), isError: z.boolean() }),
+]);
+export type Message = z.infer<typeof Message>;
+
+export const ToolDescriptor = z.object({
+  name: z.string().min(1).max(200),
+  description: z.string().max(4000),
+  inputSchema: z.record(z.string(), z.unknown()),
+  tier: Tier,
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
