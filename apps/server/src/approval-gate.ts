@@ -1,5 +1,5 @@
 import { evaluate, loadShellParser, Ruleset, suggestPatterns, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
-import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
@@ -7,6 +7,8 @@ import type { WorkerPermissions } from "./worker-permissions.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
 export type Scope = "once" | "session" | "always";
+
+const FILE_TOOLS: ReadonlySet<string> = new Set(["read_file", "write_file", "edit_file"]);
 
 export interface Resolution {
   outcome: ApprovalOutcome;
@@ -128,7 +130,7 @@ export class ApprovalGate {
     if (scope === "always") {
       for (const pattern of patterns) await this.o.permissions.append(p.session.workerId, p.call.tool, pattern, `by ${by} ${new Date().toISOString()}`);
     }
-    this.cascade(p.session.id);
+    this.recheck(p.session.id);
     return true;
   }
 
@@ -145,8 +147,8 @@ export class ApprovalGate {
     }
   }
 
-  /** Re-evaluates the session's other pending approvals; those that now allow resolve by themselves. */
-  private cascade(sessionId: string): void {
+  /** Re-evaluates the session's pending approvals; those that now allow resolve by themselves. */
+  recheck(sessionId: string): void {
     for (const [id, p] of [...this.pending]) {
       if (p.session.id !== sessionId) continue;
       const session = this.o.store.getSession(sessionId) ?? p.session;
@@ -160,6 +162,15 @@ export class ApprovalGate {
     const existing = this.runtime.get(sessionId)?.rules ?? [];
     const added: Rule[] = patterns.map((pattern) => ({ tool, pattern, action: "allow", origin: "approval", source: { file: `session ${sessionId}` } }));
     this.runtime.set(sessionId, new Ruleset([...existing, ...added]));
+  }
+
+  /** The file-tool rules of every layer and the protected paths, for the worker's real-path re-check. */
+  guard(session: SessionInfo): Guard {
+    const ctx = this.context(session, "read_file");
+    const pick = (set: Ruleset | undefined) =>
+      (set?.rules ?? []).filter((r) => r.tool === "*" || FILE_TOOLS.has(r.tool)).map((r) => ({ tool: r.tool, pattern: r.pattern, action: r.action, origin: r.origin }));
+    if ("action" in ctx) return { agent: null, static: [], runtime: [], protectedPaths: this.o.protectedPaths };
+    return { agent: ctx.layers.agent ? pick(ctx.layers.agent) : null, static: pick(ctx.layers.static), runtime: pick(ctx.layers.runtime), protectedPaths: this.o.protectedPaths };
   }
 
   pendingCount(): number {

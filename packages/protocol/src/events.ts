@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BatchContext, Decision, Message, Mode, Presentation, SessionInfo } from "./schemas.js";
+import { Action, BatchContext, Decision, Message, Mode, Presentation, SessionInfo } from "./schemas.js";
 
 const base = { sessionId: z.string(), at: z.string() };
 
@@ -54,6 +54,15 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
 export type GatehouseEvent = z.infer<typeof GatehouseEvent>;
 export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;
 
+const GuardRule = z.object({ tool: z.string(), pattern: z.string(), action: Action, origin: z.enum(["person", "approval"]) });
+export const Guard = z.object({
+  agent: z.array(GuardRule).nullable(),
+  static: z.array(GuardRule),
+  runtime: z.array(GuardRule),
+  protectedPaths: z.array(z.string()),
+});
+export type Guard = z.infer<typeof Guard>;
+
 /** What a worker is asked to do: run a tool call, or stop one. */
 export const WorkerMessage = z.discriminatedUnion("type", [
   z.object({
@@ -63,8 +72,8 @@ export const WorkerMessage = z.discriminatedUnion("type", [
     toolName: z.string(),
     args: z.record(z.string(), z.unknown()),
     timeoutMs: z.number().int().positive(),
-    /** Deny rules the worker checks again on real paths before it touches a file (DESIGN §2.2). */
-    guard: z.object({ denyRules: z.array(z.object({ tool: z.string(), pattern: z.string() })), protectedPaths: z.array(z.string()) }),
+    /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
+    guard: Guard,
   }),
   z.object({ type: z.literal("cancel"), requestId: z.string() }),
 ]);

@@ -1,0 +1,138 @@
+import type { Decision } from "@gatehouse/policy";
+import type { BatchContext, Message, SessionInfo } from "@gatehouse/protocol";
+import type { ApprovalGate, Resolution } from "./approval-gate.js";
+import { GatehouseError } from "./errors.js";
+import type { EventHub } from "./event-hub.js";
+import type { ModelToolCall, Provider } from "./providers/provider.js";
+import type { Store } from "./store.js";
+import { toolMessages } from "./tool-messages.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+export interface RunnerOptions {
+  store: Store;
+  hub: EventHub;
+  gate: ApprovalGate;
+  registry: WorkerRegistry;
+  providerFor: (session: SessionInfo) => Provider;
+  maxSteps: number;
+  toolTimeoutMs: number;
+  systemPrompt: (session: SessionInfo) => string;
+}
+
+type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
+
+const now = () => new Date().toISOString();
+
+/** Runs turns: model -> gate -> worker, over and over until the model stops calling tools. */
+export class AgentRunner {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly o: RunnerOptions) {}
+
+  isRunning(sessionId: string): boolean {
+    return this.running.has(sessionId);
+  }
+
+  /** Starts a turn; false when one is already running for the session. */
+  prompt(session: SessionInfo, text: string): boolean {
+    if (this.running.has(session.id)) return false;
+    const controller = new AbortController();
+    this.running.set(session.id, controller);
+    this.o.store.appendMessage(session.id, { role: "user", text });
+    this.o.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
+    void this.turn(session.id, controller.signal)
+      .catch((err: Error) => {
+        this.o.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code: err instanceof GatehouseError ? err.code : "INTERNAL", message: err.message });
+        return "error" as const;
+      })
+      .then((reason) => {
+        this.running.delete(session.id);
+        this.o.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason: controller.signal.aborted ? "aborted" : reason });
+      });
+    return true;
+  }
+
+  /** Stops the model, cancels pending approvals and kills the running tool. */
+  abort(sessionId: string, by: string): boolean {
+    const controller = this.running.get(sessionId);
+    this.o.gate.cancelSession(sessionId, by);
+    if (!controller) return false;
+    controller.abort();
+    return true;
+  }
+
+  private session(id: string): SessionInfo {
+    const s = this.o.store.getSession(id);
+    if (!s) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
+    return s;
+  }
+
+  private async turn(sessionId: string, signal: AbortSignal): Promise<TurnEnd> {
+    for (let step = 0; step < this.o.maxSteps; step++) {
+      const session = this.session(sessionId);
+      const worker = this.o.registry.get(session.workerId);
+      const response = await this.o.providerFor(session).respond({
+        system: this.o.systemPrompt(session),
+        history: this.o.store.messages(sessionId),
+        tools: worker?.tools ?? [],
+        signal,
+        onText: (text) => this.o.hub.publish({ type: "assistant_text_delta", sessionId, at: now(), text }),
+      });
+      if (signal.aborted) return "aborted";
+      const message: Message = { role: "assistant", text: response.text, toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })) };
+      this.o.store.appendMessage(sessionId, message);
+      this.o.hub.publish({ type: "assistant_message", sessionId, at: now(), message });
+      if (response.toolCalls.length === 0) return "completed";
+      const outcome = await this.batch(session, response.toolCalls, signal);
+      if (outcome !== "continue") return outcome;
+    }
+    return "step_limit";
+  }
+
+  /** Evaluates the whole batch up front, raises every ask at once, then runs the calls in order. */
+  private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
+    const decisions = calls.map((c) => this.o.gate.evaluate(session, { tool: c.toolName, args: c.args }));
+    const approvals = await Promise.all(
+      calls.map((c, index) => {
+        if (decisions[index]!.action !== "ask") return null;
+        const batch: BatchContext = { index, total: calls.length, remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })) };
+        return this.o.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch);
+      }),
+    );
+    let hardRejected = false;
+    for (const [i, call] of calls.entries()) {
+      if (signal.aborted) return "aborted";
+      const content = hardRejected ? { ok: false, output: toolMessages.batchRejected(call.toolName) } : await this.settle(session, call, decisions[i]!, approvals[i]?.settled, signal);
+      if ("hard" in content && content.hard) hardRejected = true;
+      this.o.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: content.output, isError: !content.ok });
+      this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ok: content.ok, output: content.output });
+    }
+    if (signal.aborted) return "aborted";
+    return hardRejected ? "rejected" : "continue";
+  }
+
+  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<{ ok: boolean; output: string; hard?: boolean }> {
+    this.audit(session, call, decision.action, decision.reason, decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null);
+    if (decision.action === "deny") return { ok: false, output: toolMessages.denied(call.toolName, decision.reason) };
+    if (approval) {
+      const r = await approval;
+      this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
+      if (r.outcome !== "approved") return { ok: false, output: toolMessages.rejected(call.toolName, r), hard: r.hard };
+    }
+    return this.run(this.session(session.id), call, approval ? null : decision, signal);
+  }
+
+  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<{ ok: boolean; output: string }> {
+    this.o.hub.publish({ type: "tool_call_started", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, arguments: JSON.stringify(call.args), decision });
+    try {
+      return await this.o.registry.dispatch(session.workerId, { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.o.toolTimeoutMs, guard: this.o.gate.guard(session) }, signal);
+    } catch (err) {
+      if (signal.aborted) return { ok: false, output: toolMessages.failed(call.toolName, "the turn was aborted") };
+      return { ok: false, output: toolMessages.failed(call.toolName, (err as Error).message) };
+    }
+  }
+
+  private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): void {
+    this.o.store.audit({ at: now(), sessionId: session.id, workerId: session.workerId, toolName: call.toolName, arguments: JSON.stringify(call.args), action, reason, rule, ...(by ? { by } : {}) });
+  }
+}

@@ -1,0 +1,52 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { GatehouseError } from "./errors.js";
+
+const Token = z.object({ token: z.string().min(16, "tokens must be at least 16 characters"), name: z.string().min(1) });
+
+export const ServerConfig = z.object({
+  host: z.string().default("127.0.0.1"),
+  port: z.number().int().min(0).max(65535).default(7420),
+  dataDir: z.string().default(path.join(os.homedir(), ".gatehouse")),
+  workerTokens: z.array(Token).default([]),
+  clientTokens: z.array(Token).default([]),
+  /** Pending approvals resolve as timed out after this long; none when absent. */
+  approvalTimeoutMs: z.number().int().positive().optional(),
+  toolTimeoutMs: z.number().int().positive().default(120_000),
+  heartbeatTimeoutMs: z.number().int().positive().default(5000),
+  maxSteps: z.number().int().positive().default(50),
+  /** The scenario the scripted model plays when a session names none. */
+  scenario: z.string().optional(),
+  /** Paths no tool may write besides the data directory (the worker's own configuration, say). */
+  protectedPaths: z.array(z.string()).default([]),
+});
+export type ServerConfig = z.infer<typeof ServerConfig>;
+export type ServerConfigInput = z.input<typeof ServerConfig>;
+
+/** Reads a config file (JSON), then overrides from the environment, then from flags. */
+export function loadServerConfig(file: string | undefined, overrides: ServerConfigInput, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  let fromFile: unknown = {};
+  if (file) {
+    try {
+      fromFile = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new GatehouseError("CONFIG", `${file}: ${(err as Error).message}`);
+    }
+  }
+  const fromEnv: ServerConfigInput = {
+    ...(env.GATEHOUSE_PORT ? { port: Number(env.GATEHOUSE_PORT) } : {}),
+    ...(env.GATEHOUSE_HOST ? { host: env.GATEHOUSE_HOST } : {}),
+    ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
+    ...(env.GATEHOUSE_WORKER_TOKEN ? { workerTokens: [{ token: env.GATEHOUSE_WORKER_TOKEN, name: "worker" }] } : {}),
+    ...(env.GATEHOUSE_CLIENT_TOKEN ? { clientTokens: [{ token: env.GATEHOUSE_CLIENT_TOKEN, name: "client" }] } : {}),
+  };
+  const merged = { ...(fromFile as object), ...fromEnv, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  const parsed = ServerConfig.safeParse(merged);
+  if (!parsed.success) {
+    const where = file ? `${file}: ` : "";
+    throw new GatehouseError("CONFIG", `${where}${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+}

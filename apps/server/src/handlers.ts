@@ -1,0 +1,153 @@
+import { suggestPatterns } from "@gatehouse/policy";
+import type { Handlers, SessionInfo } from "@gatehouse/protocol";
+import fs from "node:fs";
+import { nanoid } from "nanoid";
+import type { AgentRunner } from "./agent-runner.js";
+import type { ApprovalGate } from "./approval-gate.js";
+import { GatehouseError } from "./errors.js";
+import type { EventHub } from "./event-hub.js";
+import type { Store } from "./store.js";
+import type { WorkerPermissions } from "./worker-permissions.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+export interface Services {
+  store: Store;
+  hub: EventHub;
+  gate: ApprovalGate;
+  runner: AgentRunner;
+  registry: WorkerRegistry;
+  permissions: WorkerPermissions;
+  createProvider: (session: SessionInfo, scenario: string | undefined) => void;
+  toolTimeoutMs: number;
+}
+
+const now = () => new Date().toISOString();
+
+function rethrow(err: unknown): never {
+  throw err instanceof GatehouseError ? err.toTRPC() : err;
+}
+
+/** Wraps every handler so server errors reach the client as tRPC errors with their own words. */
+function guarded<T extends object>(handlers: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(handlers)) {
+    out[name] = (...args: unknown[]) => {
+      try {
+        const result = (fn as (...a: unknown[]) => unknown)(...args);
+        return result instanceof Promise ? result.catch(rethrow) : result;
+      } catch (err) {
+        rethrow(err);
+      }
+    };
+  }
+  return out as T;
+}
+
+export function createHandlers(s: Services): Handlers {
+  const session = (id: string): SessionInfo => {
+    const found = s.store.getSession(id);
+    if (!found) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
+    return found;
+  };
+  const worker = (id: string) => {
+    const found = s.registry.get(id);
+    if (!found) throw new GatehouseError("NOT_FOUND", `worker ${id} has not registered`);
+    return found;
+  };
+
+  return {
+    session: guarded({
+      async create(_p, input) {
+        const w = worker(input.workerId);
+        const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
+        s.createProvider(info, input.scenario);
+        s.store.putSession(info);
+        s.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
+        return info;
+      },
+      async list() {
+        return s.store.listSessions();
+      },
+      async get(_p, input) {
+        return { session: session(input.sessionId), history: s.store.messages(input.sessionId) };
+      },
+      async setMode(_p, input) {
+        const current = session(input.sessionId);
+        s.store.putSession({ ...current, mode: input.mode });
+        s.hub.publish({ type: "mode_changed", sessionId: current.id, at: now(), mode: input.mode });
+        s.gate.recheck(current.id);
+        return { applied: true };
+      },
+      async shell(p, input) {
+        const current = session(input.sessionId);
+        const outcome = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current) });
+        const parsed = parseShellOutput(outcome.output);
+        s.store.audit({ at: now(), sessionId: current.id, workerId: current.workerId, toolName: "shell_exec", arguments: JSON.stringify({ command: input.command }), action: "user_shell", reason: "typed by a person (!command), not gated", rule: null, by: p.name });
+        s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: parsed.exitCode, output: outcome.output, by: p.name });
+        return parsed;
+      },
+    }),
+    agent: guarded({
+      async prompt(_p, input) {
+        return { accepted: s.runner.prompt(session(input.sessionId), input.text) };
+      },
+      async abort(p, input) {
+        session(input.sessionId);
+        return { aborted: s.runner.abort(input.sessionId, p.name) };
+      },
+      events(_p, input, signal) {
+        if (input.sessionId !== undefined) session(input.sessionId);
+        return s.hub.subscribe(input, signal);
+      },
+    }),
+    tool: guarded({
+      async approve(p, input) {
+        return { applied: await s.gate.approve(p.name, input) };
+      },
+      async deny(p, input) {
+        return { applied: s.gate.deny(p.name, input) };
+      },
+    }),
+    worker: guarded({
+      async register(_p, input) {
+        s.registry.register(input);
+        return { ok: true as const };
+      },
+      requests(_p, input, signal) {
+        worker(input.workerId);
+        return s.registry.requests(input.workerId, signal);
+      },
+      async result(_p, input) {
+        return { accepted: s.registry.result(input.workerId, input.requestId, { ok: input.ok, output: input.output }) };
+      },
+      async heartbeat(_p, input) {
+        s.registry.heartbeat(input.workerId);
+        return { ok: true as const };
+      },
+    }),
+    permissions: guarded({
+      async get(_p, input) {
+        const loaded = s.permissions.load(input.workerId);
+        return { file: loaded.file, text: fs.readFileSync(loaded.file, "utf8"), error: loaded.ok ? null : loaded.error.message };
+      },
+      async explain(_p, input) {
+        const w = worker(input.workerId);
+        const base = input.sessionId ? session(input.sessionId) : { id: `explain-${w.id}`, workerId: w.id, agent: "general", mode: "default" as const, parentId: null, createdAt: now(), status: "idle" as const };
+        const decision = s.gate.evaluate({ ...base, mode: input.mode ?? base.mode }, { tool: input.tool, args: input.args });
+        return { decision, suggestedPatterns: suggestPatterns(decision) };
+      },
+    }),
+  };
+}
+
+/** The worker's shell_exec output ends with an `exit code: N` line; the rest is what the command printed. */
+export function parseShellOutput(output: string): { exitCode: number | null; stdout: string; stderr: string } {
+  const m = /\nexit code: (-?\d+|none)\s*$/.exec(output);
+  const body = m ? output.slice(0, m.index) : output;
+  const split = body.indexOf("\n--- stderr ---\n");
+  return {
+    exitCode: m && m[1] !== "none" ? Number(m[1]) : null,
+    stdout: split === -1 ? body : body.slice(0, split),
+    stderr: split === -1 ? "" : body.slice(split + "\n--- stderr ---\n".length),
+  };
+}

@@ -1,0 +1,44 @@
+import type { Decision, ToolCall } from "@gatehouse/policy";
+import type { Presentation, SessionInfo } from "@gatehouse/protocol";
+import { createTwoFilesPatch } from "diff";
+
+export const MAX_PRESENTATION_CHARS = 16_000;
+export const MAX_PRESENTATION_LINES = 300;
+
+/** Cuts text to a readable size, saying how large the whole is. */
+export function cut(kind: Presentation["kind"], content: string, cwd?: string): Presentation {
+  const lines = content.split("\n");
+  let shown = lines.length > MAX_PRESENTATION_LINES ? lines.slice(0, MAX_PRESENTATION_LINES).join("\n") : content;
+  if (shown.length > MAX_PRESENTATION_CHARS) shown = shown.slice(0, MAX_PRESENTATION_CHARS);
+  const truncated = shown.length < content.length;
+  return { kind, content: truncated ? `${shown}\n… (cut: ${content.length} characters, ${lines.length} lines in all)` : shown, truncated, fullSize: content.length, ...(cwd ? { cwd } : {}) };
+}
+
+export interface PresentationSources {
+  workDir: (session: SessionInfo) => string;
+  /** The file's current text when a person may see it (read_file allows it), "" for a new file, null otherwise. */
+  currentText: (session: SessionInfo, path: string) => Promise<string | null>;
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+function edited(current: string, args: Record<string, unknown>): string {
+  const oldText = str(args.old_string);
+  const newText = str(args.new_string);
+  if (oldText === "") return current;
+  return args.replace_all === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText);
+}
+
+/** What a person sees before answering: a unified diff, or the command and its directory. */
+export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall, _decision: Decision): Promise<Presentation | null> {
+  const args = call.args;
+  if (call.tool === "shell_exec") return cut("command", str(args.command), src.workDir(session));
+  if (call.tool === "write_file" || call.tool === "edit_file") {
+    const file = str(args.path) || str(args.file_path);
+    const current = await src.currentText(session, file);
+    if (current === null) return cut("text", `${call.tool} ${file}: the current content is not shown (read_file does not allow it)\n`);
+    const next = call.tool === "write_file" ? str(args.content) : edited(current, args);
+    return cut("diff", createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 }));
+  }
+  return cut("text", JSON.stringify(args, null, 2));
+}

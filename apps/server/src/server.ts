@@ -1,0 +1,118 @@
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { createAppRouter, type SessionInfo } from "@gatehouse/protocol";
+import { createHTTPServer } from "@trpc/server/adapters/standalone";
+import { applyWSSHandler } from "@trpc/server/adapters/ws";
+import { WebSocketServer } from "ws";
+import { AgentRunner } from "./agent-runner.js";
+import { ApprovalGate } from "./approval-gate.js";
+import { Tokens } from "./auth.js";
+import type { ServerConfig } from "./config.js";
+import { EventHub } from "./event-hub.js";
+import { createHandlers } from "./handlers.js";
+import { MemoryStore } from "./memory-store.js";
+import { present } from "./presentation.js";
+import type { Provider } from "./providers/provider.js";
+import { loadScenario, parseScenario, ScriptedProvider } from "./providers/scripted.js";
+import type { Store } from "./store.js";
+import { WorkerPermissions } from "./worker-permissions.js";
+import { WorkerRegistry } from "./worker-registry.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  store: Store;
+  close(): Promise<void>;
+}
+
+const FALLBACK_SCENARIO = parseScenario(
+  JSON.stringify({ name: "no-model", steps: [{ text: "This is Gatehouse's scripted model: no model is configured, so it only answers with this line." }] }),
+  "built-in.json",
+);
+
+const now = () => new Date().toISOString();
+
+/** Starts the server: tRPC over WebSocket and HTTP on one port. */
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  await ApprovalGate.ready();
+  fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
+  const store = new MemoryStore();
+  const hub = new EventHub(store);
+  const permissions = new WorkerPermissions(config.dataDir);
+  const providers = new Map<string, Provider>();
+  const sessionsOf = (workerId: string) => store.listSessions().filter((s) => s.workerId === workerId);
+  const registry = new WorkerRegistry(
+    {
+      connected: (workerId) => {
+        for (const s of sessionsOf(workerId)) hub.publish({ type: "worker_connected", sessionId: s.id, at: now(), workerId });
+      },
+      disconnected: (workerId) => {
+        for (const s of sessionsOf(workerId)) {
+          gate.cancelSession(s.id, "worker disconnected");
+          hub.publish({ type: "worker_disconnected", sessionId: s.id, at: now(), workerId });
+        }
+      },
+    },
+    config.heartbeatTimeoutMs,
+  );
+  const currentText = async (session: SessionInfo, file: string): Promise<string | null> => {
+    if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow") return null;
+    const got = await registry.dispatch(session.workerId, { sessionId: session.id, toolName: "read_file", args: { path: file, raw: true }, timeoutMs: 10_000, guard: gate.guard(session) });
+    return got.ok ? got.output : "";
+  };
+  const gate: ApprovalGate = new ApprovalGate({
+    store,
+    hub,
+    permissions,
+    registry,
+    protectedPaths: [config.dataDir, ...config.protectedPaths],
+    approvalTimeoutMs: config.approvalTimeoutMs,
+    present: (session, call, decision) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call, decision),
+  });
+  const runner = new AgentRunner({
+    store,
+    hub,
+    gate,
+    registry,
+    providerFor: (s) => providers.get(s.id) ?? new ScriptedProvider(FALLBACK_SCENARIO),
+    maxSteps: config.maxSteps,
+    toolTimeoutMs: config.toolTimeoutMs,
+    systemPrompt: (s) => `You are an agent working in ${registry.get(s.workerId)?.workDir ?? "a work directory"}.`,
+  });
+  const handlers = createHandlers({
+    store, hub, gate, runner, registry, permissions, toolTimeoutMs: config.toolTimeoutMs,
+    createProvider: (session, scenario) => {
+      const file = scenario ?? config.scenario;
+      providers.set(session.id, new ScriptedProvider(file ? loadScenario(file) : FALLBACK_SCENARIO));
+    },
+  });
+  const router = createAppRouter(handlers);
+  const tokens = new Tokens(config.workerTokens, config.clientTokens);
+  const http = createHTTPServer({ router, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
+  const wss = new WebSocketServer({ server: http });
+  const wsHandler = applyWSSHandler({
+    wss,
+    router,
+    createContext: ({ info }) => ({ principal: tokens.principal(info.connectionParams?.token) }),
+    keepAlive: { enabled: true, pingMs: 1000, pongWaitMs: 2000 },
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(config.port, config.host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  return {
+    url: `ws://${config.host}:${port}`,
+    port,
+    store,
+    close: async () => {
+      registry.close();
+      gate.close();
+      wsHandler.broadcastReconnectNotification();
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
