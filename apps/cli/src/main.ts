@@ -4,9 +4,18 @@ import { CliError } from "./cli-error.js";
 import { permissionsEval } from "./commands/permissions-eval.js";
 import { permissionsExplain } from "./commands/permissions-explain.js";
 import { permissionsLint } from "./commands/permissions-lint.js";
+import { serverCommand } from "./commands/server.js";
+import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
 
-export const USAGE = `usage: gatehouse permissions <command>
+export const USAGE = `usage: gatehouse <command>
+
+  server  [--config FILE] [--port N] [--host H] [--data-dir DIR] [--scenario FILE] [--approval-timeout-ms N]
+          runs the server (tRPC over WebSocket and HTTP on one port)
+  worker  --server URL --token T --id ID [--dir DIR]
+          registers with a server and runs its tool calls in DIR
+
+usage: gatehouse permissions <command>
 
   eval    --rules FILE [--cwd DIR] [--mode MODE] [--protect DIR]...
           reads {"tool": ..., "args": {...}} JSON lines on stdin, writes one decision per line
@@ -44,6 +53,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const [group, ...rest] = argv;
     if (group === "permissions") return await permissions(rest);
+    if (group === "server") return await serverCommand(rest);
+    if (group === "worker") return await workerCommand(rest);
     if (group === undefined || group === "--help" || group === "-h" || group === "help") {
       process.stdout.write(`${USAGE}\n`);
       return group === undefined ? 2 : 0;
@@ -53,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof RulesFileError) process.stderr.write(`${err.message}\n`);
     else if (err instanceof CliError) process.stderr.write(`gatehouse: ${err.message}\n`);
     else if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) process.stderr.write(`gatehouse: ${(err as Error).message}\n${USAGE}\n`);
+    else if ((err as Error).name === "GatehouseError") process.stderr.write(`gatehouse: ${(err as Error).message}\n`);
     else {
       process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
       return 1;

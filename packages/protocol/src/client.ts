@@ -13,7 +13,14 @@ export interface ClientOptions {
   retryDelayMs?: (attempt: number) => number;
 }
 
-export type GatehouseClient = TRPCClient<AppRouter> & { close(): Promise<void> };
+export type GatehouseClient = TRPCClient<AppRouter>;
+
+const sockets = new WeakMap<object, { close(): Promise<void> }>();
+
+/** Closes the client's WebSocket; its subscriptions end. */
+export function closeClient(client: GatehouseClient): Promise<void> {
+  return sockets.get(client)?.close() ?? Promise.resolve();
+}
 
 /** A typed client over one WebSocket that reconnects by itself; subscriptions resume by lastEventId. */
 export function createGatehouseClient(opts: ClientOptions): GatehouseClient {
@@ -26,5 +33,6 @@ export function createGatehouseClient(opts: ClientOptions): GatehouseClient {
     ...(opts.onClose ? { onClose: opts.onClose } : {}),
   });
   const trpc = createTRPCClient<AppRouter>({ links: [wsLink({ client: ws })] });
-  return Object.assign(trpc, { close: () => ws.close() });
+  sockets.set(trpc, ws);
+  return trpc;
 }

@@ -2,4 +2,4 @@ export * from "./schemas.js";
 export * from "./events.js";
 export * from "./procedures.js";
 export { createAppRouter, describeIssues, type AppRouter, type Context, type Handlers, type Principal, type TrackedEvent } from "./router.js";
-export { createGatehouseClient, type ClientOptions, type GatehouseClient } from "./client.js";
+export { closeClient, createGatehouseClient, type ClientOptions, type GatehouseClient } from "./client.js";

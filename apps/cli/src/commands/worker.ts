@@ -1,0 +1,25 @@
+import { parseArgs } from "node:util";
+import { startWorker } from "@gatehouse/worker";
+import { CliError } from "../cli-error.js";
+
+/** `gatehouse worker --server URL --token T --id ID --dir DIR`: runs until SIGINT or SIGTERM. */
+export async function workerCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" } } });
+  const token = values.token ?? process.env.GATEHOUSE_WORKER_TOKEN;
+  for (const [flag, v] of [["server", values.server], ["token", token], ["id", values.id]] as const) {
+    if (!v) throw new CliError(`missing --${flag}`);
+  }
+  const worker = await startWorker({
+    server: values.server!,
+    token: token!,
+    id: values.id!,
+    dir: values.dir ?? process.cwd(),
+    log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
+  });
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await worker.close();
+  return 0;
+}

@@ -1,0 +1,57 @@
+import path from "node:path";
+import { resolveRealPath } from "@gatehouse/fs-guard";
+import { decideFile, isInside, Ruleset, type Rule } from "@gatehouse/policy";
+import type { Guard } from "@gatehouse/protocol";
+
+export class ToolRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolRefused";
+  }
+}
+
+const WRITERS = new Set(["write_file", "edit_file"]);
+
+const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
+
+/**
+ * The worker's own check before it touches a file: the server's file rules applied again on the
+ * real path (symlinks resolved), protected paths, and writes that a symlink leads out of the
+ * work directory.
+ */
+export class FileGuard {
+  private readonly layers;
+
+  constructor(
+    guard: Guard,
+    private readonly workDir: string,
+  ) {
+    this.layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
+    this.protectedPaths = guard.protectedPaths;
+  }
+
+  private readonly protectedPaths: string[];
+
+  /** The absolute path to use, or ToolRefused when the rules deny it on its real path. */
+  check(tool: string, requested: string): string {
+    const ctx = { layers: this.layers, cwd: this.workDir, home: process.env.HOME ?? "/", protectedPaths: this.protectedPaths, resolveRealPath };
+    const verdict = decideFile(tool, requested, ctx);
+    if (verdict.action === "deny") throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
+    const absolute = path.resolve(this.workDir, requested);
+    if (WRITERS.has(tool) && isInside(absolute, this.workDir)) {
+      const real = resolveRealPath(absolute);
+      if (!isInside(real, resolveRealPath(this.workDir))) throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
+    }
+    return absolute;
+  }
+
+  /** Whether read_file may reveal this file (for glob and grep, which skip the others). */
+  mayRead(absolute: string): boolean {
+    try {
+      this.check("read_file", absolute);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import type { Tier } from "@gatehouse/policy";
+import type { z } from "zod";
+import type { FileGuard } from "./file-guard.js";
+
+export interface ToolContext {
+  workDir: string;
+  guard: FileGuard;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/** A tool the worker runs: its input schema, tier, and what it does. */
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  tier: Tier;
+  input: S;
+  run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface ToolResult {
+  ok: boolean;
+  output: string;
+}
+
+export const OUTPUT_LIMIT = 100_000;
+
+/** Output over the limit is cut, with a marker saying how much was left out. */
+export function limitOutput(text: string, limit = OUTPUT_LIMIT): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n… [output cut: ${text.length - limit} more characters]`;
+}
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}

@@ -1,0 +1,90 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { defineTool, limitOutput, type ToolContext } from "../tool.js";
+
+const MAX_FILES = 20_000;
+const SKIP_DIRS = new Set([".git", "node_modules"]);
+
+/** Every file under `root`, depth first, skipping .git and node_modules. */
+async function* walk(root: string, signal: AbortSignal): AsyncGenerator<string> {
+  const stat = await fs.stat(root);
+  if (!stat.isDirectory()) {
+    yield root;
+    return;
+  }
+  const stack = [root];
+  let seen = 0;
+  while (stack.length > 0 && seen < MAX_FILES && !signal.aborted) {
+    const dir = stack.pop()!;
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) stack.push(full);
+      } else if (e.isFile() || e.isSymbolicLink()) {
+        seen++;
+        yield full;
+      }
+    }
+  }
+}
+
+function skippedNote(n: number): string {
+  return n > 0 ? `\n(${n} file(s) skipped: read_file does not allow them)` : "";
+}
+
+export const glob = defineTool({
+  name: "glob",
+  description: "List files whose path (relative to the search folder) matches a glob pattern.",
+  tier: "read",
+  input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional() }),
+  async run(args, ctx: ToolContext) {
+    const root = ctx.guard.check("glob", args.path ?? ".");
+    const match = picomatch(args.pattern, { dot: true });
+    const found: string[] = [];
+    let skipped = 0;
+    for await (const file of walk(root, ctx.signal)) {
+      const rel = path.relative(root, file);
+      if (!match(rel)) continue;
+      if (!ctx.guard.mayRead(file)) skipped++;
+      else found.push(path.relative(ctx.workDir, file) || ".");
+    }
+    found.sort();
+    return { ok: true, output: limitOutput(`${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped)}`) };
+  },
+});
+
+export const grep = defineTool({
+  name: "grep",
+  description: "Search files for lines matching a regular expression; path may be a file or a folder.",
+  tier: "read",
+  input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional(), include: z.string().optional(), ignore_case: z.boolean().optional() }),
+  async run(args, ctx: ToolContext) {
+    let re: RegExp;
+    try {
+      re = new RegExp(args.pattern, args.ignore_case ? "i" : "");
+    } catch (err) {
+      return { ok: false, output: `grep: pattern is not a valid regular expression: ${(err as Error).message}` };
+    }
+    const root = ctx.guard.check("grep", args.path ?? ".");
+    const include = args.include ? picomatch(args.include, { dot: true, basename: true }) : null;
+    const lines: string[] = [];
+    let skipped = 0;
+    for await (const file of walk(root, ctx.signal)) {
+      if (include && !include(path.basename(file))) continue;
+      if (!ctx.guard.mayRead(file)) {
+        skipped++;
+        continue;
+      }
+      const text = await fs.readFile(file, "utf8").catch(() => "");
+      if (text.includes("\0")) continue;
+      text.split("\n").forEach((line, i) => {
+        if (re.test(line)) lines.push(`${path.relative(ctx.workDir, file)}:${i + 1}:${line}`);
+      });
+      if (lines.length > 5000) break;
+    }
+    return { ok: true, output: limitOutput(`${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${skippedNote(skipped)}`) };
+  },
+});

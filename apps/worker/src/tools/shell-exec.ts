@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import { z } from "zod";
+import { defineTool, limitOutput } from "../tool.js";
+
+const CAPTURE_LIMIT = 1_000_000;
+
+/** Kills the whole process group, so children of the command die with it. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+export const shellExec = defineTool({
+  name: "shell_exec",
+  description: "Run a bash command in the work directory. Returns its output and exit code.",
+  tier: "exec",
+  input: z.object({ command: z.string().min(1, "command must not be empty"), timeout_ms: z.number().int().positive().optional() }),
+  run(args, ctx) {
+    return new Promise((resolve) => {
+      const child = spawn("bash", ["-c", args.command], { cwd: ctx.workDir, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      let ended: string | null = null;
+      child.stdout.on("data", (d: Buffer) => (stdout = (stdout + d.toString()).slice(0, CAPTURE_LIMIT)));
+      child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(0, CAPTURE_LIMIT)));
+      const stop = (why: string) => {
+        ended = why;
+        killGroup(child.pid);
+      };
+      const timer = setTimeout(() => stop(`timed out after ${args.timeout_ms ?? ctx.timeoutMs} ms`), Math.min(args.timeout_ms ?? ctx.timeoutMs, ctx.timeoutMs));
+      const onAbort = () => stop("aborted");
+      ctx.signal.addEventListener("abort", onAbort);
+      const finish = (code: number | null, error?: Error) => {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener("abort", onAbort);
+        killGroup(child.pid);
+        const note = ended ? `\n[${ended}; the process group was killed]` : error ? `\n[${error.message}]` : "";
+        const err = stderr ? `\n--- stderr ---\n${stderr}` : "";
+        resolve({ ok: code === 0 && !ended, output: `${limitOutput(stdout)}${limitOutput(err)}${note}\nexit code: ${code ?? "none"}` });
+      };
+      child.on("error", (e) => finish(null, e));
+      child.on("close", (code) => finish(code));
+    });
+  },
+});
