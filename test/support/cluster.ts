@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
+import { createNodeClient } from "@gatehouse/protocol/node";
+
+const BIN = path.resolve(import.meta.dirname, "../../apps/cli/bin/gatehouse.js");
+export const WORKER_TOKEN = "worker-token-for-tests-0001";
+export const CLIENT_TOKEN = "client-token-for-tests-0001";
+
+export interface ClusterOptions {
+  approvalTimeoutMs?: number;
+  rules?: string;
+  files?: Record<string, string>;
+}
+
+/** A server and a worker as real processes on loopback, in a temporary folder. */
+export class Cluster {
+  readonly clients: GatehouseClient[] = [];
+  worker: ChildProcess | undefined;
+
+  private constructor(
+    readonly root: string,
+    readonly server: ChildProcess,
+    readonly port: number,
+  ) {}
+
+  get url(): string {
+    return `ws://127.0.0.1:${this.port}`;
+  }
+
+  get workDir(): string {
+    return path.join(this.root, "work");
+  }
+
+  get rulesFile(): string {
+    return path.join(this.root, "data", "workers", "w1", "permissions.jsonc");
+  }
+
+  static async start(opts: ClusterOptions = {}): Promise<Cluster> {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-e2e-")));
+    fs.mkdirSync(path.join(root, "work"));
+    for (const [name, text] of Object.entries(opts.files ?? {})) {
+      fs.mkdirSync(path.dirname(path.join(root, "work", name)), { recursive: true });
+      fs.writeFileSync(path.join(root, "work", name), text);
+    }
+    if (opts.rules) {
+      fs.mkdirSync(path.join(root, "data", "workers", "w1"), { recursive: true });
+      fs.writeFileSync(path.join(root, "data", "workers", "w1", "permissions.jsonc"), opts.rules);
+    }
+    const config = {
+      port: 0,
+      dataDir: path.join(root, "data"),
+      workerTokens: [{ token: WORKER_TOKEN, name: "worker" }],
+      clientTokens: [{ token: CLIENT_TOKEN, name: "ada" }],
+      heartbeatTimeoutMs: 3000,
+      ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
+    };
+    fs.writeFileSync(path.join(root, "config.json"), JSON.stringify(config));
+    const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "pipe"] });
+    const port = await new Promise<number>((resolve, reject) => {
+      const lines = readline.createInterface({ input: server.stdout! });
+      lines.once("line", (line) => resolve(JSON.parse(line).port));
+      server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    const cluster = new Cluster(root, server, port);
+    await cluster.startWorker();
+    return cluster;
+  }
+
+  async startWorker(): Promise<void> {
+    this.worker = spawn(process.execPath, [BIN, "worker", "--server", this.url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", this.workDir], { stdio: ["ignore", "ignore", "pipe"] });
+    const probe = this.client();
+    await waitUntil(async () => {
+      const sessions = await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(() => true, () => false);
+      return sessions;
+    }, 10_000);
+  }
+
+  client(token = CLIENT_TOKEN): GatehouseClient {
+    const c = createNodeClient({ url: this.url, token, retryDelayMs: () => 100 });
+    this.clients.push(c);
+    return c;
+  }
+
+  scenario(name: string, steps: unknown[]): string {
+    const file = path.join(this.root, `${name}.json`);
+    fs.writeFileSync(file, JSON.stringify({ name, steps }));
+    return file;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.clients.map((c) => closeClient(c)));
+    this.worker?.kill("SIGKILL");
+    this.server.kill("SIGKILL");
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = "a condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;
+
+/** Records a subscription's events; waits for the ones a test expects. */
+export class Events {
+  readonly list: { id: string; event: GatehouseEvent }[] = [];
+  private readonly sub: { unsubscribe(): void };
+
+  constructor(client: GatehouseClient, input: { sessionId?: string; lastEventId?: string | null }) {
+    this.sub = client.agent.onEvents.subscribe(input, { onData: (d) => this.list.push({ id: d.id, event: d.data as GatehouseEvent }) });
+  }
+
+  of<T extends GatehouseEvent["type"]>(type: T): EventOf<T>[] {
+    return this.list.map((e) => e.event).filter((e): e is EventOf<T> => e.type === type);
+  }
+
+  async next<T extends GatehouseEvent["type"]>(type: T, where: (e: EventOf<T>) => boolean = () => true, timeoutMs = 5000): Promise<EventOf<T>> {
+    let found: EventOf<T> | undefined;
+    await waitUntil(() => (found = this.of(type).find(where)) !== undefined, timeoutMs, `event ${type}`);
+    return found!;
+  }
+
+  lastId(): string | undefined {
+    return this.list.at(-1)?.id;
+  }
+
+  close(): void {
+    this.sub.unsubscribe();
+  }
+}
