@@ -5,6 +5,7 @@ import type { GatehouseClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
+import { processGone } from "./support/process.js";
 
 let cluster: Cluster | undefined;
 afterEach(async () => {
@@ -20,14 +21,6 @@ async function session(c: Cluster, client: GatehouseClient, steps: unknown[], na
 }
 
 const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
-const processGone = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-};
 
 describe("the approval lifecycle (seed 002)", () => {
   it("allows, denies and asks; an approval once runs the call and the model sees its result", async () => {

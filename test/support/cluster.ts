@@ -5,6 +5,9 @@ import path from "node:path";
 import readline from "node:readline";
 import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
+import { waitUntil } from "./wait.js";
+
+export { waitUntil };
 
 const BIN = path.resolve(import.meta.dirname, "../../apps/cli/bin/gatehouse.js");
 export const WORKER_TOKEN = "worker-token-for-tests-0001";
@@ -96,14 +99,6 @@ export class Cluster {
     this.worker?.kill("SIGKILL");
     this.server.kill("SIGKILL");
     fs.rmSync(this.root, { recursive: true, force: true });
-  }
-}
-
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = "a condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

@@ -1,0 +1,106 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import type { Guard } from "@gatehouse/protocol";
+import { afterAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../../../test/support/wait.js";
+import { processGone } from "../../../test/support/process.js";
+import { BUILTIN_TOOLS, OUTPUT_LIMIT, runTool } from "../src/index.js";
+
+await loadShellParser();
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-tools-")));
+const work = path.join(root, "work");
+fs.mkdirSync(path.join(work, "src"), { recursive: true });
+fs.mkdirSync(path.join(work, "skills", "deploy"), { recursive: true });
+fs.mkdirSync(path.join(root, "outside"));
+fs.writeFileSync(path.join(work, "lines.txt"), "one\ntwo\nthree\nfour\n");
+fs.writeFileSync(path.join(work, ".env"), "KEY=1\n");
+fs.writeFileSync(path.join(work, "src", "a.ts"), "export const key = 1;\n");
+fs.writeFileSync(path.join(work, "src", "secret.ts"), "export const key = 2;\n");
+fs.writeFileSync(path.join(work, "skills", "deploy", "SKILL.md"), "---\ndescription: ship it\n---\nRun the deploy.\n");
+fs.symlinkSync(".env", path.join(work, "notes.txt"));
+fs.symlinkSync(path.join(root, "outside"), path.join(work, "escape"));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+const guard: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [path.join(root, "data")] };
+
+function run(toolName: string, args: Record<string, unknown>, timeoutMs = 10_000, signal = new AbortController().signal) {
+  return runTool(BUILTIN_TOOLS, { type: "run", requestId: "r", sessionId: "s", toolName, args, timeoutMs, guard }, work, signal);
+}
+
+describe("file tools", () => {
+  it("read_file reads whole files and line ranges", async () => {
+    expect(await run("read_file", { path: "lines.txt" })).toEqual({ ok: true, output: "one\ntwo\nthree\nfour\n" });
+    expect(await run("read_file", { path: "lines.txt", offset: 2, limit: 2 })).toEqual({ ok: true, output: "two\nthree" });
+  });
+
+  it("read_file refuses a denied file, also through a symlink", async () => {
+    expect((await run("read_file", { path: ".env" })).output).toMatch(/^refused read_file \.env/);
+    expect((await run("read_file", { path: "notes.txt" })).output).toMatch(/resolves to .*\.env/);
+  });
+
+  it("write_file creates folders, and refuses protected paths and writes a symlink leads outside", async () => {
+    expect(await run("write_file", { path: "new/dir/x.txt", content: "hi" })).toEqual({ ok: true, output: "wrote 2 bytes to new/dir/x.txt" });
+    expect(fs.readFileSync(path.join(work, "new/dir/x.txt"), "utf8")).toBe("hi");
+    expect((await run("write_file", { path: path.join(root, "data", "x"), content: "" })).output).toMatch(/protected path/);
+    expect((await run("write_file", { path: "escape/x.txt", content: "" })).output).toMatch(/a symlink leads outside the work directory/);
+  });
+
+  it("edit_file replaces a unique string, and says why when it cannot", async () => {
+    fs.writeFileSync(path.join(work, "e.txt"), "a b a");
+    expect(await run("edit_file", { path: "e.txt", old_string: "b", new_string: "B" })).toMatchObject({ ok: true });
+    expect(await run("edit_file", { path: "e.txt", old_string: "zzz", new_string: "y" })).toEqual({ ok: false, output: "edit_file e.txt: old_string was not found in the file" });
+    expect((await run("edit_file", { path: "e.txt", old_string: "a", new_string: "y" })).output).toMatch(/occurs 2 times/);
+    expect(await run("edit_file", { path: "e.txt", old_string: "a", new_string: "y", replace_all: true })).toMatchObject({ ok: true });
+    expect(fs.readFileSync(path.join(work, "e.txt"), "utf8")).toBe("y B y");
+  });
+
+  it("names bad arguments and unknown tools", async () => {
+    expect(await run("read_file", { path: 3 })).toEqual({ ok: false, output: "invalid arguments for read_file: path: path must be a string" });
+    expect(await run("nope", {})).toEqual({ ok: false, output: "this worker has no tool named nope" });
+  });
+
+  it("cuts long output with a marker", async () => {
+    fs.writeFileSync(path.join(work, "big.txt"), "x".repeat(OUTPUT_LIMIT + 500));
+    const r = await run("read_file", { path: "big.txt" });
+    expect(r.output).toMatch(/… \[output cut: 500 more characters\]$/);
+  });
+});
+
+describe("glob and grep", () => {
+  it("never reveal a file read_file is denied, and say how many they skipped", async () => {
+    const g = await run("glob", { pattern: "**/*.ts" });
+    expect(g.output).toBe("src/a.ts\n(1 file(s) skipped: read_file does not allow them)");
+    const r = await run("grep", { pattern: "key", path: "src" });
+    expect(r.output).toBe("src/a.ts:1:export const key = 1;\n(1 file(s) skipped: read_file does not allow them)");
+    expect((await run("grep", { pattern: "KEY", path: "." })).output).not.toContain(".env:");
+  });
+
+  it("grep names an invalid pattern", async () => {
+    expect((await run("grep", { pattern: "(" })).output).toMatch(/not a valid regular expression/);
+  });
+});
+
+describe("shell_exec", () => {
+  it("returns output and exit code", async () => {
+    expect(await run("shell_exec", { command: "echo out; echo err >&2; exit 3" })).toEqual({ ok: false, output: "out\n\n--- stderr ---\nerr\n\nexit code: 3" });
+  });
+
+  it("kills the process group when the timeout passes", async () => {
+    const r = await run("shell_exec", { command: "sleep 20 & echo $! > bg.pid; wait" }, 2000);
+    expect(r).toEqual({ ok: false, output: "shell_exec timed out after 2000 ms" });
+    const pid = Number(fs.readFileSync(path.join(work, "bg.pid"), "utf8"));
+    expect(pid).toBeGreaterThan(1);
+    await waitUntil(() => processGone(pid), 3000, "the background sleep to be gone");
+  });
+});
+
+describe("skill", () => {
+  it("loads a skill by name and refuses names that leave the folder", async () => {
+    expect(await run("skill", { name: "deploy" })).toMatchObject({ ok: true, output: expect.stringContaining("Run the deploy.") });
+    expect((await run("skill", { name: "../etc" })).output).toMatch(/invalid arguments for skill: name/);
+    expect(await run("skill", { name: "missing" })).toEqual({ ok: false, output: "no skill named missing in skills/" });
+  });
+});
