@@ -35,6 +35,7 @@ describe("the approval lifecycle (seed 002)", () => {
     expect(ask).toMatchObject({ toolName: "shell_exec", arguments: JSON.stringify({ command: "echo approved-$((1+1))" }), tier: "exec", suggestedPattern: "echo *", batch: { index: 2, total: 3, remaining: [] } });
     expect(ask.presentation).toMatchObject({ kind: "command", content: "echo approved-$((1+1))", cwd: cluster.workDir });
     expect(ask.decision.rule).toMatchObject({ tool: "shell_exec", pattern: "*", file: cluster.rulesFile });
+    await waitUntil(() => s.events.of("tool_result").length === 2, 5000, "the two reads");
     const results = s.events.of("tool_result");
     expect(results[0]).toMatchObject({ toolName: "read_file", ok: true, output: "hello from a" });
     expect(results[1]!.output).toMatch(/^ToolDeniedError: .*\*\.env/);
@@ -256,5 +257,90 @@ describe("malformed input", () => {
     const c = cluster.client();
     await expect(c.session.get.query({ sessionId: "nope" })).rejects.toMatchObject({ message: "session nope does not exist", data: { code: "NOT_FOUND" } });
     await expect(c.session.create.mutate({ workerId: "ghost" })).rejects.toMatchObject({ message: "worker ghost has not registered" });
+  });
+});
+
+describe("sessions, modes and the permissions file", () => {
+  it("session.shell runs the person's own command without the gate, and records it", async () => {
+    cluster = await Cluster.start();
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "idle" }]);
+    const out = await client.session.shell.mutate({ sessionId: s.id, command: "echo typed > typed.txt; cat typed.txt; exit 4" });
+    expect(out).toEqual({ exitCode: 4, stdout: "typed\n", stderr: "" });
+    expect(await s.events.next("shell_command")).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", exitCode: 4, by: "ada" });
+    expect(s.events.of("tool_approval_required")).toHaveLength(0);
+  });
+
+  it("setMode applies to pending approvals and later calls", async () => {
+    cluster = await Cluster.start();
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("echo one")] }, { text: "y", toolCalls: [shell("echo two")] }, { text: "done" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    await s.events.next("tool_approval_required");
+    expect(await client.session.setMode.mutate({ sessionId: s.id, mode: "yolo" })).toEqual({ applied: true });
+    await s.events.next("turn_ended", (e) => e.reason === "completed");
+    expect(s.events.of("tool_approval_resolved")[0]).toMatchObject({ outcome: "approved", by: "cascade" });
+    expect(s.events.of("tool_approval_required")).toHaveLength(1);
+    expect((await client.session.get.query({ sessionId: s.id })).session.mode).toBe("yolo");
+  });
+
+  it("an invalid permissions file makes every call ask and says where; a fix takes effect without a restart", async () => {
+    cluster = await Cluster.start({ files: { "a.txt": "A" } });
+    const client = cluster.client();
+    fs.mkdirSync(path.dirname(cluster.rulesFile), { recursive: true });
+    fs.writeFileSync(cluster.rulesFile, `{\n  "read_file": "alow"\n}\n`);
+    const s = await session(cluster, client, [{ text: "x", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "y", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "done" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const invalid = await s.events.next("permissions_invalid");
+    expect(invalid).toMatchObject({ workerId: "w1", file: cluster.rulesFile, line: 2, column: 16, message: expect.stringContaining('unknown action "alow"') });
+    const ask = await s.events.next("tool_approval_required");
+    expect(ask.reason).toMatch(/permissions file is invalid/);
+    fs.writeFileSync(cluster.rulesFile, `{\n  "read_file": "allow"\n}\n`);
+    await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId });
+    await s.events.next("turn_ended");
+    expect(s.events.of("tool_approval_required")).toHaveLength(1);
+    expect(s.events.of("tool_result").map((r) => r.output)).toEqual(["A", "A"]);
+  });
+
+  it("a pending approval times out when the server says so, and the model is told", async () => {
+    cluster = await Cluster.start({ approvalTimeoutMs: 300 });
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("echo late")] }, { text: "told: {{lastResult}}" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "timed_out" });
+    await s.events.next("turn_ended");
+    expect(s.events.of("assistant_message").at(-1)!.message).toMatchObject({ text: expect.stringContaining("nobody answered the approval request") });
+  });
+
+  it("shows a unified diff of the worker's current file for writes and edits, cut to a readable size", async () => {
+    const long = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n");
+    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.md": "alpha\nbeta\ngamma\n" } });
+    const client = cluster.client();
+    const s = await session(cluster, client, [
+      { text: "x", toolCalls: [{ tool: "edit_file", args: { path: "notes.md", old_string: "beta", new_string: "BETA" } }, { tool: "write_file", args: { path: "big.txt", content: long } }] },
+    ]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    await waitUntil(() => s.events.of("tool_approval_required").length === 2, 5000, "two approvals");
+    const [edit, write] = s.events.of("tool_approval_required");
+    expect(edit!.presentation).toMatchObject({ kind: "diff", truncated: false });
+    expect(edit!.presentation!.content).toContain("--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma");
+    expect(write!.presentation).toMatchObject({ kind: "diff", truncated: true });
+    expect(write!.presentation!.content).toMatch(/… \(cut: \d+ characters, \d+ lines in all\)$/);
+    expect(write!.presentation!.fullSize).toBeGreaterThan(write!.presentation!.content.length);
+  });
+
+  it("a worker that comes back under the same id serves its sessions again", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("echo before")] }, { text: "a" }, { text: "y", toolCalls: [shell("echo after")] }, { text: "b" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    await s.events.next("turn_ended");
+    cluster.worker!.kill("SIGKILL");
+    await s.events.next("worker_disconnected");
+    await cluster.startWorker();
+    await s.events.next("worker_connected", () => true);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "again" });
+    await waitUntil(() => s.events.of("turn_ended").length === 2, 5000, "the second turn");
+    expect(s.events.of("tool_result").map((r) => r.output.split("\n")[0])).toEqual(["before", "after"]);
   });
 });

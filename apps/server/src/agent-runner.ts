@@ -92,13 +92,13 @@ export class AgentRunner {
   /** Evaluates the whole batch up front, raises every ask at once, then runs the calls in order. */
   private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
     const decisions = calls.map((c) => this.o.gate.evaluate(session, { tool: c.toolName, args: c.args }));
-    const approvals = await Promise.all(
-      calls.map((c, index) => {
-        if (decisions[index]!.action !== "ask") return null;
-        const batch: BatchContext = { index, total: calls.length, remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })) };
-        return this.o.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch);
-      }),
-    );
+    const asks = (i: number) => decisions[i]!.action === "ask";
+    const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.o.gate.presentation(session, { tool: c.toolName, args: c.args }, decisions[i]!) : null)));
+    const approvals = calls.map((c, index) => {
+      if (!asks(index)) return null;
+      const batch: BatchContext = { index, total: calls.length, remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })) };
+      return this.o.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
+    });
     let hardRejected = false;
     for (const [i, call] of calls.entries()) {
       if (signal.aborted) return "aborted";

@@ -87,15 +87,20 @@ export class ApprovalGate {
     return { action, tool, layer: null, rule: null, pattern: null, subject: tool, reason: `the permissions file is invalid (${error.message}); every call asks until it is fixed`, tier: "exec", mode: session.mode, ruleAction: "ask", critical: null, subcommands: [] };
   }
 
+  /** What a person will see for a call that asks; null when it cannot be shown. */
+  presentation(session: SessionInfo, call: ToolCall, decision: Decision): Promise<Presentation | null> {
+    return this.o.present(session, call, decision).catch(() => null);
+  }
+
   /** Holds a call for a person's answer; the promise settles with the answer. */
-  async raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
+  raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext, presentation: Presentation | null): { approvalId: string; settled: Promise<Resolution> } {
     const approvalId = nanoid(21);
     const patterns = suggestPatterns(decision);
     const event: ApprovalRequired = {
       type: "tool_approval_required", approvalId, toolName: call.tool, arguments: JSON.stringify(call.args), sessionId: session.id,
       at: new Date().toISOString(), callId, tier: decision.tier, decision, reason: decision.reason,
       suggestedPattern: patterns[0] ?? "*", suggestedPatterns: patterns, batch,
-      presentation: await this.o.present(session, call, decision).catch(() => null),
+      presentation,
     };
     let settle!: (r: Resolution) => void;
     const settled = new Promise<Resolution>((resolve) => (settle = resolve));
