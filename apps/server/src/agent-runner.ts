@@ -102,10 +102,11 @@ export class AgentRunner {
     let hardRejected = false;
     for (const [i, call] of calls.entries()) {
       if (signal.aborted) return "aborted";
+      const started = performance.now();
       const content = hardRejected ? { ok: false, output: toolMessages.batchRejected(call.toolName) } : await this.settle(session, call, decisions[i]!, approvals[i]?.settled, signal);
       if ("hard" in content && content.hard) hardRejected = true;
       this.o.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: content.output, isError: !content.ok });
-      this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ok: content.ok, output: content.output });
+      this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ok: content.ok, output: content.output, elapsedMs: performance.now() - started });
     }
     if (signal.aborted) return "aborted";
     return hardRejected ? "rejected" : "continue";

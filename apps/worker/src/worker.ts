@@ -71,6 +71,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const client = createNodeClient({
     url: opts.server,
     token: opts.token,
+    transport: "split",
     onOpen: () => log(`connected to ${opts.server}`),
     onClose: () => {
       if (running.size > 0) log(`connection lost: killing ${running.size} running call(s)`);

@@ -42,7 +42,16 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     pattern: z.string().nullable(),
     feedback: z.string().nullable(),
   }),
-  z.object({ type: z.literal("tool_result"), ...base, callId: z.string(), toolName: z.string(), ok: z.boolean(), output: z.string() }),
+  z.object({
+    type: z.literal("tool_result"),
+    ...base,
+    callId: z.string(),
+    toolName: z.string(),
+    ok: z.boolean(),
+    output: z.string(),
+    /** From the call's turn in its batch to its result, in milliseconds; a wait for approval included. */
+    elapsedMs: z.number(),
+  }),
   z.object({ type: z.literal("turn_ended"), ...base, reason: z.enum(["completed", "rejected", "aborted", "error", "step_limit"]) }),
   z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
   z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),

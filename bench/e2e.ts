@@ -1,0 +1,150 @@
+// End-to-end figures: one server and one worker as processes on loopback. Prints figures only.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
+import { createNodeClient } from "@gatehouse/protocol/node";
+
+const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+// BENCH_PROFILE=DIR writes CPU profiles of the server and the worker there.
+const NODE_ARGS = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const WORKER_TOKEN = "bench-worker-token-000001";
+const CLIENT_TOKEN = "bench-client-token-000001";
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-e2e-")));
+fs.mkdirSync(path.join(root, "work"));
+fs.writeFileSync(path.join(root, "work", "a.txt"), "a");
+fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, dataDir: path.join(root, "data"), workerTokens: [{ token: WORKER_TOKEN, name: "w" }], clientTokens: [{ token: CLIENT_TOKEN, name: "bench" }], maxSteps: 100_000 }));
+
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+
+async function startProcesses(): Promise<{ server: ChildProcess; worker: ChildProcess; url: string }> {
+  const server = spawn(process.execPath, [...NODE_ARGS, BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve) => readline.createInterface({ input: server.stdout! }).once("line", (l) => resolve(JSON.parse(l).port)));
+  const url = `ws://127.0.0.1:${port}`;
+  const worker = spawn(process.execPath, [...NODE_ARGS, BIN, "worker", "--server", url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", path.join(root, "work")], { stdio: "ignore" });
+  return { server, worker, url };
+}
+
+function scenario(name: string, steps: unknown[]): string {
+  const file = path.join(root, `${name}.json`);
+  fs.writeFileSync(file, JSON.stringify({ name, steps }));
+  return file;
+}
+
+function collect(client: GatehouseClient, input: { sessionId?: string }, onEvent: (e: GatehouseEvent) => void): { unsubscribe(): void } {
+  return client.agent.onEvents.subscribe(input, { onData: (d) => onEvent(d.data as GatehouseEvent) });
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Runs `sessions` sessions at once, each `steps` steps of `perStep` allowed read_file calls. */
+async function allowedCalls(client: GatehouseClient, sessions: number, steps: number, perStep: number): Promise<void> {
+  const call = { tool: "read_file", args: { path: "a.txt" } };
+  const file = scenario(`allowed-${sessions}`, [...Array.from({ length: steps }, () => ({ toolCalls: Array.from({ length: perStep }, () => call) })), { text: "done" }]);
+  const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.session.create.mutate({ workerId: "w1", scenario: file })).id));
+  const elapsed: number[] = [];
+  let ended = 0;
+  const subs = ids.map((id) =>
+    collect(client, { sessionId: id }, (e) => {
+      if (e.type === "tool_result") elapsed.push(e.elapsedMs);
+      if (e.type === "turn_ended") ended++;
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = performance.now();
+  await Promise.all(ids.map((sessionId) => client.agent.prompt.mutate({ sessionId, text: "go" })));
+  await waitFor(() => ended === sessions, "the allowed-calls turns");
+  const seconds = (performance.now() - t0) / 1000;
+  for (const s of subs) s.unsubscribe();
+  console.log(`allowed read_file calls, ${sessions} session(s) at once: ${elapsed.length} in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`);
+}
+
+async function approveToStart(client: GatehouseClient): Promise<void> {
+  const n = 200;
+  const file = scenario("asks", [...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ tool: "shell_exec", args: { command: `echo ${i}` } }] })), { text: "done" }]);
+  const s = await client.session.create.mutate({ workerId: "w1", scenario: file });
+  const asks: string[] = [];
+  const started: number[] = [];
+  let ended = false;
+  const sub = collect(client, { sessionId: s.id }, (e) => {
+    if (e.type === "tool_approval_required") asks.push(e.approvalId);
+    if (e.type === "tool_call_started") started.push(performance.now());
+    if (e.type === "turn_ended") ended = true;
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+  const latencies: number[] = [];
+  for (let i = 0; i < n; i++) {
+    await waitFor(() => asks.length > i, `approval ${i}`);
+    const t0 = performance.now();
+    await client.tool.approve.mutate({ sessionId: s.id, approvalId: asks[i]! });
+    await waitFor(() => started.length > i, `tool start ${i}`);
+    latencies.push(started[i]! - t0);
+  }
+  await waitFor(() => ended, "the approvals turn");
+  sub.unsubscribe();
+  console.log(`approve to tool start (${n} approvals, seen by the approving client): p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms`);
+}
+
+async function manyPending(client: GatehouseClient, url: string, serverPid: number): Promise<void> {
+  const n = 1000;
+  const file = scenario("one-ask", [{ toolCalls: [{ tool: "shell_exec", args: { command: "echo held" } }] }]);
+  const before = rssMiB(serverPid);
+  let pending = 0;
+  const sub = collect(client, {}, (e) => {
+    if (e.type === "tool_approval_required") pending++;
+  });
+  for (let i = 0; i < n; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      const s = await client.session.create.mutate({ workerId: "w1", scenario: file });
+      await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    }));
+  }
+  await waitFor(() => pending >= n, "1,000 pending approvals");
+  sub.unsubscribe();
+  const after = rssMiB(serverPid);
+  const fresh = createNodeClient({ url, token: CLIENT_TOKEN });
+  await fresh.session.list.query();
+  let replayed = 0;
+  const t0 = performance.now();
+  const sub2 = collect(fresh, {}, (e) => {
+    if (e.type === "tool_approval_required") replayed++;
+  });
+  await waitFor(() => replayed >= n, "the replay");
+  const ms = performance.now() - t0;
+  sub2.unsubscribe();
+  await closeClient(fresh);
+  console.log(`1,000 sessions with one pending approval each: server RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB; replay of ${replayed} pending approvals to a new client: ${ms.toFixed(1)} ms`);
+}
+
+const { server, worker, url } = await startProcesses();
+try {
+  const client = createNodeClient({ url, token: CLIENT_TOKEN });
+  for (let i = 0; i < 200; i++) {
+    const ok = await client.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(() => true, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  console.log(`node ${process.version}, ${os.cpus().length} cores; server and worker as separate processes on loopback`);
+  await allowedCalls(client, 1, 500, 10);
+  await allowedCalls(client, 20, 50, 10);
+  if (process.env.BENCH_ONLY !== "allowed") {
+    await approveToStart(client);
+    await manyPending(client, url, server.pid!);
+  }
+  await closeClient(client);
+} finally {
+  worker.kill("SIGTERM");
+  server.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 500));
+  fs.rmSync(root, { recursive: true, force: true });
+}
