@@ -183,6 +183,21 @@ describe("abort and failures", () => {
   });
 });
 
+describe("a lost connection", () => {
+  it("makes the worker kill the call it was running, not orphan it", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "write_file": "allow"}` });
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("sleep 30 & echo $! > sleep.pid; wait")] }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const pidFile = path.join(cluster.workDir, "sleep.pid");
+    await waitUntil(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim() !== "", 5000, "the sleep to start");
+    const pid = Number(fs.readFileSync(pidFile, "utf8"));
+    expect(processGone(pid)).toBe(false);
+    cluster.server.kill("SIGKILL");
+    await waitUntil(() => processGone(pid), 5000, "the worker to kill the sleep");
+  });
+});
+
 describe("tokens", () => {
   it("refuses clients and workers with a missing or wrong token", async () => {
     cluster = await Cluster.start();
