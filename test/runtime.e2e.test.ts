@@ -22,6 +22,19 @@ async function session(c: Cluster, client: GatehouseClient, steps: unknown[], na
 
 const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
 
+/** A cluster whose session is running `sleep 30` under bash; the pids of the bash and the sleep. */
+async function runningSleep() {
+  const c = (cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "write_file": "allow"}` }));
+  const client = c.client();
+  const s = await session(c, client, [{ text: "x", toolCalls: [shell("echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait")] }]);
+  await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+  const pidFile = path.join(c.workDir, "sleep.pid");
+  await waitUntil(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim() !== "", 5000, "the sleep to start");
+  const pids = ["shell.pid", "sleep.pid"].map((f) => Number(fs.readFileSync(path.join(c.workDir, f), "utf8")));
+  expect(pids.every((p) => !processGone(p))).toBe(true);
+  return { client, s, pids };
+}
+
 describe("the approval lifecycle (seed 002)", () => {
   it("allows, denies and asks; an approval once runs the call and the model sees its result", async () => {
     cluster = await Cluster.start({ files: { "a.txt": "hello from a", ".env": "KEY=secret" } });
@@ -151,14 +164,7 @@ describe("abort and failures", () => {
   });
 
   it("abort during a running sleep kills its whole process group", async () => {
-    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "write_file": "allow"}` });
-    const client = cluster.client();
-    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait")] }]);
-    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    const pidFile = path.join(cluster.workDir, "sleep.pid");
-    await waitUntil(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim() !== "", 5000, "the sleep to start");
-    const pids = ["shell.pid", "sleep.pid"].map((f) => Number(fs.readFileSync(path.join(cluster!.workDir, f), "utf8")));
-    expect(pids.every((p) => !processGone(p))).toBe(true);
+    const { client, s, pids } = await runningSleep();
     await client.agent.abort.mutate({ sessionId: s.id });
     await s.events.next("turn_ended", (e) => e.reason === "aborted");
     await waitUntil(() => pids.every(processGone), 3000, "the shell and the sleep to be gone");
@@ -185,16 +191,9 @@ describe("abort and failures", () => {
 
 describe("a lost connection", () => {
   it("makes the worker kill the call it was running, not orphan it", async () => {
-    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "write_file": "allow"}` });
-    const client = cluster.client();
-    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("sleep 30 & echo $! > sleep.pid; wait")] }]);
-    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    const pidFile = path.join(cluster.workDir, "sleep.pid");
-    await waitUntil(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim() !== "", 5000, "the sleep to start");
-    const pid = Number(fs.readFileSync(pidFile, "utf8"));
-    expect(processGone(pid)).toBe(false);
-    cluster.server.kill("SIGKILL");
-    await waitUntil(() => processGone(pid), 5000, "the worker to kill the sleep");
+    const { pids } = await runningSleep();
+    cluster!.server.kill("SIGKILL");
+    await waitUntil(() => pids.every(processGone), 5000, "the worker to kill the shell and the sleep");
   });
 });
 

@@ -93,7 +93,7 @@ export class AgentRunner {
   private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
     const decisions = calls.map((c) => this.o.gate.evaluate(session, { tool: c.toolName, args: c.args }));
     const asks = (i: number) => decisions[i]!.action === "ask";
-    const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.o.gate.presentation(session, { tool: c.toolName, args: c.args }, decisions[i]!) : null)));
+    const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.o.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
     const approvals = calls.map((c, index) => {
       if (!asks(index)) return null;
       const batch: BatchContext = { index, total: calls.length, remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })) };

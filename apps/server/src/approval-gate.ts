@@ -1,5 +1,6 @@
 import { evaluate, loadShellParser, Ruleset, suggestPatterns, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
 import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
+import os from "node:os";
 import { nanoid } from "nanoid";
 import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
@@ -35,25 +36,19 @@ export interface GateOptions {
   protectedPaths: string[];
   /** A pending approval resolves as timed out after this long; none when undefined. */
   approvalTimeoutMs?: number | undefined;
-  present: (session: SessionInfo, call: ToolCall, decision: Decision) => Promise<Presentation | null>;
+  present: (session: SessionInfo, call: ToolCall) => Promise<Presentation | null>;
 }
 
 /** Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6). */
 export class ApprovalGate {
   private readonly pending = new Map<string, Pending>();
   private readonly runtime = new Map<string, Ruleset>();
-  private readonly agentLayers = new Map<string, Ruleset>();
   private readonly invalidSeen = new Map<string, string>();
 
   constructor(private readonly o: GateOptions) {}
 
   static async ready(): Promise<void> {
     await loadShellParser();
-  }
-
-  setAgentRules(sessionId: string, rules: Ruleset | undefined): void {
-    if (rules) this.agentLayers.set(sessionId, rules);
-    else this.agentLayers.delete(sessionId);
   }
 
   context(session: SessionInfo, tool: string): EvaluationContext | Decision {
@@ -63,9 +58,9 @@ export class ApprovalGate {
     this.invalidSeen.delete(session.id);
     const tier = worker?.tools.find((t) => t.name === tool)?.tier;
     return {
-      layers: { agent: this.agentLayers.get(session.id), static: rules.ruleset, runtime: this.runtime.get(session.id) },
+      layers: { static: rules.ruleset, runtime: this.runtime.get(session.id) },
       cwd: worker?.workDir ?? "/",
-      home: process.env.HOME ?? "/",
+      home: os.homedir(),
       mode: session.mode,
       ...(tier ? { tier } : {}),
       protectedPaths: this.o.protectedPaths,
@@ -88,8 +83,8 @@ export class ApprovalGate {
   }
 
   /** What a person will see for a call that asks; null when it cannot be shown. */
-  presentation(session: SessionInfo, call: ToolCall, decision: Decision): Promise<Presentation | null> {
-    return this.o.present(session, call, decision).catch(() => null);
+  presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
+    return this.o.present(session, call).catch(() => null);
   }
 
   /** Holds a call for a person's answer; the promise settles with the answer. */

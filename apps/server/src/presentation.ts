@@ -1,4 +1,4 @@
-import type { Decision, ToolCall } from "@gatehouse/policy";
+import type { ToolCall } from "@gatehouse/policy";
 import type { Presentation, SessionInfo } from "@gatehouse/protocol";
 import { createTwoFilesPatch } from "diff";
 
@@ -30,7 +30,7 @@ function edited(current: string, args: Record<string, unknown>): string {
 }
 
 /** What a person sees before answering: a unified diff, or the command and its directory. */
-export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall, _decision: Decision): Promise<Presentation | null> {
+export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
   const args = call.args;
   if (call.tool === "shell_exec") return cut("command", str(args.command), src.workDir(session));
   if (call.tool === "write_file" || call.tool === "edit_file") {

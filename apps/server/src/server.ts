@@ -68,7 +68,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     protectedPaths: [config.dataDir, ...config.protectedPaths],
     approvalTimeoutMs: config.approvalTimeoutMs,
-    present: (session, call, decision) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call, decision),
+    present: (session, call) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call),
   });
   const runner = new AgentRunner({
     store,

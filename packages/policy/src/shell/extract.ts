@@ -95,10 +95,12 @@ class Extractor {
         return this.redirected(node, stdin);
       case "pipeline":
         return this.pipeline(node, stdin);
-      case "variable_assignment":
-        if (VALID_NAME.test(assignmentOf(node).name)) this.out.assignments.push(assignmentOf(node));
+      case "variable_assignment": {
+        const assignment = assignmentOf(node);
+        if (VALID_NAME.test(assignment.name)) this.out.assignments.push(assignment);
         else this.out.commands.push({ words: [invalidAssignment(node)], assignments: [], ...redirects, writes: [...redirects.writes], reads: [...redirects.reads], stdin, via: null });
         return this.children(node, null);
+      }
       case "heredoc_redirect":
         return this.heredoc(node);
       case "negated_command":
@@ -189,8 +191,7 @@ class Extractor {
       // Two words with nothing between them are one word to bash; tree-sitter split it (`{\rm`).
       if (child.startIndex === previousEnd && !child.type.endsWith("_redirect")) this.out.parseError = true;
       previousEnd = child.endIndex;
-      const word = child.type === "command_name" ? (child.namedChildren[0] ?? child) : child;
-      this.checkWord(word);
+      this.checkWord(child);
       if (child.type === "variable_assignment") {
         // tree-sitter accepts names like `*A`; bash does not, and runs `*A=1` as a command word.
         if (node.type === "command" && !VALID_NAME.test(assignmentOf(child).name)) cmd.words.push(invalidAssignment(child));

@@ -85,7 +85,6 @@ export function resolveWord(node: SyntaxNode): ShellWord {
       return { text: doubleQuoted(raw.slice(open + 1, -1)), raw, dynamic, glob: false };
     }
     case "concatenation":
-    case "command_name":
       return concatenate(node, raw);
     case "variable_assignment": {
       const value = node.childForFieldName("value");
