@@ -4,7 +4,8 @@ import { parseRulesOrThrow } from "@gatehouse/policy";
 import type { GatehouseClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
+import { CLIENT_TOKEN, Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
+import { Proxy } from "./support/proxy.js";
 import { processGone } from "./support/process.js";
 
 let cluster: Cluster | undefined;
@@ -147,6 +148,34 @@ describe("the approval lifecycle (seed 002)", () => {
     expect(resumed.list.map((e) => Number(e.id))).toEqual([...resumed.list.map((e) => Number(e.id))].sort((x, y) => x - y));
     fresh.close();
     resumed.close();
+  });
+});
+
+describe("a client whose connection drops", () => {
+  it("reconnects by itself and resumes from its last event: nothing missed, nothing twice", async () => {
+    cluster = await Cluster.start();
+    const proxy = await Proxy.start(cluster.port);
+    let drops = 0;
+    const dropped = createNodeClient({ url: proxy.url, token: CLIENT_TOKEN, retryDelayMs: () => 100, onClose: () => drops++ });
+    cluster.clients.push(dropped);
+    const direct = cluster.client();
+    const s = await session(cluster, direct, [{ text: "x", toolCalls: [shell("echo one")] }, { text: "y", toolCalls: [shell("echo two")] }, { text: "done" }]);
+    const seen = new Events(dropped, { sessionId: s.id });
+    await direct.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const first = await seen.next("tool_approval_required");
+    proxy.cut();
+    expect(await direct.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId })).toEqual({ applied: true });
+    const second = await s.events.next("tool_approval_required", (e) => e.approvalId !== first.approvalId);
+    expect(await seen.next("tool_approval_required", (e) => e.approvalId === second.approvalId)).toBeTruthy();
+    expect(drops).toBeGreaterThan(0);
+    await direct.tool.approve.mutate({ sessionId: s.id, approvalId: second.approvalId });
+    await s.events.next("turn_ended");
+    await seen.next("turn_ended");
+    const ids = seen.list.map((e) => e.id);
+    const all = s.events.list.map((e) => e.id);
+    expect(ids).toEqual(all.slice(all.indexOf(ids[0]!)));
+    seen.close();
+    await proxy.close();
   });
 });
 

@@ -166,11 +166,10 @@ export class ApprovalGate {
 
   /** The file-tool rules of every layer and the protected paths, for the worker's real-path re-check. */
   guard(session: SessionInfo): Guard {
-    const ctx = this.context(session, "read_file");
+    const rules = this.o.permissions.load(session.workerId);
     const pick = (set: Ruleset | undefined) =>
       (set?.rules ?? []).filter((r) => r.tool === "*" || FILE_TOOLS.has(r.tool)).map((r) => ({ tool: r.tool, pattern: r.pattern, action: r.action, origin: r.origin }));
-    if ("action" in ctx) return { agent: null, static: [], runtime: [], protectedPaths: this.o.protectedPaths };
-    return { agent: ctx.layers.agent ? pick(ctx.layers.agent) : null, static: pick(ctx.layers.static), runtime: pick(ctx.layers.runtime), protectedPaths: this.o.protectedPaths };
+    return { agent: null, static: rules.ok ? pick(rules.ruleset) : [], runtime: pick(this.runtime.get(session.id)), protectedPaths: this.o.protectedPaths };
   }
 
   pendingCount(): number {

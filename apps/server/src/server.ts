@@ -1,7 +1,9 @@
 import fs from "node:fs";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { createAppRouter, type SessionInfo } from "@gatehouse/protocol";
+import type { Duplex } from "node:stream";
+import { createAppRouter, WORKER_LINK_PATH, type SessionInfo } from "@gatehouse/protocol";
 import { createHTTPServer } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { WebSocketServer } from "ws";
@@ -16,6 +18,7 @@ import { present } from "./presentation.js";
 import type { Provider } from "./providers/provider.js";
 import { loadScenario, parseScenario, ScriptedProvider } from "./providers/scripted.js";
 import type { Store } from "./store.js";
+import { refuseWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { WorkerPermissions } from "./worker-permissions.js";
 import { WorkerRegistry } from "./worker-registry.js";
 
@@ -90,7 +93,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const router = createAppRouter(handlers);
   const tokens = new Tokens(config.workerTokens, config.clientTokens);
   const http = createHTTPServer({ router, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
-  const wss = new WebSocketServer({ server: http });
+  const wss = new WebSocketServer({ noServer: true });
+  const links = new WebSocketServer({ noServer: true });
+  links.on("connection", (socket) => serveWorkerLink(socket, registry));
+  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (new URL(req.url ?? "/", "http://x").pathname !== WORKER_LINK_PATH) return wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    const refused = refuseWorkerLink(tokens, req);
+    if (!refused) return links.handleUpgrade(req, socket, head, (ws) => links.emit("connection", ws, req));
+    socket.end(`HTTP/1.1 ${refused.status} ${refused.message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
   const wsHandler = applyWSSHandler({
     wss,
     router,
@@ -110,8 +121,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       registry.close();
       gate.close();
       wsHandler.broadcastReconnectNotification();
-      for (const client of wss.clients) client.terminate();
+      for (const client of [...wss.clients, ...links.clients]) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await new Promise<void>((resolve) => links.close(() => resolve()));
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };

@@ -25,17 +25,14 @@ export interface WorkerEntry {
   lastSeen: number;
 }
 
+/** One live connection of a worker: how to send it a message, and how to end it. */
 class Connection {
-  readonly queue: WorkerMessage[] = [];
   readonly inflight = new Map<string, InFlight>();
-  wake: (() => void) | null = null;
-  /** Bumped when a new subscription replaces an old one, so the old one's end is ignored. */
-  generation = 0;
 
-  push(message: WorkerMessage): void {
-    this.queue.push(message);
-    this.wake?.();
-  }
+  constructor(
+    readonly send: (message: WorkerMessage) => void,
+    readonly end: () => void,
+  ) {}
 }
 
 export interface RegistryEvents {
@@ -76,29 +73,42 @@ export class WorkerRegistry {
     if (entry) entry.lastSeen = Date.now();
   }
 
-  /** The worker's stream of requests; it stays connected while this generator runs. */
-  async *requests(workerId: string, signal?: AbortSignal): AsyncGenerator<WorkerMessage> {
+  /**
+   * Makes `send` the worker's connection, replacing (and ending) any earlier one. The returned
+   * function detaches it again; its calls in flight then fail.
+   */
+  attach(workerId: string, send: (message: WorkerMessage) => void, end: () => void = () => undefined): () => void {
     const entry = this.entries.get(workerId);
     if (!entry) throw new GatehouseError("NOT_FOUND", `worker ${workerId} has not registered`);
-    const previous = this.connections.get(workerId);
-    if (previous) this.disconnect(workerId, "replaced by a new connection");
-    const conn = new Connection();
-    conn.generation = (previous?.generation ?? 0) + 1;
+    if (this.connections.has(workerId)) this.disconnect(workerId, "replaced by a new connection");
+    const conn = new Connection(send, end);
     this.connections.set(workerId, conn);
     entry.connected = true;
     entry.lastSeen = Date.now();
     this.events.connected(workerId);
-    const onAbort = () => conn.wake?.();
+    return () => {
+      if (this.connections.get(workerId) === conn) this.disconnect(workerId, "its connection closed");
+    };
+  }
+
+  /** The worker's requests as a stream (the tRPC subscription); it stays connected while this runs. */
+  async *requests(workerId: string, signal?: AbortSignal): AsyncGenerator<WorkerMessage> {
+    const queue: WorkerMessage[] = [];
+    let wake: (() => void) | null = null;
+    let ended = false;
+    const detach = this.attach(workerId, (m) => (queue.push(m), wake?.()), () => ((ended = true), wake?.()));
+    const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {
-      while (!signal?.aborted && this.connections.get(workerId) === conn) {
-        while (conn.queue.length > 0) yield conn.queue.shift()!;
-        await new Promise<void>((resolve) => (conn.wake = resolve));
-        conn.wake = null;
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (ended || signal?.aborted) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
       }
     } finally {
       signal?.removeEventListener("abort", onAbort);
-      if (this.connections.get(workerId) === conn) this.disconnect(workerId, "its connection closed");
+      detach();
     }
   }
 
@@ -111,7 +121,7 @@ export class WorkerRegistry {
       const done = () => signal?.removeEventListener("abort", onAbort);
       const onAbort = () => {
         if (!conn.inflight.delete(requestId)) return;
-        conn.push({ type: "cancel", requestId });
+        conn.send({ type: "cancel", requestId });
         done();
         reject(new GatehouseError("ABORTED", "the call was aborted"));
       };
@@ -122,7 +132,7 @@ export class WorkerRegistry {
         resolve: (o) => (done(), resolve(o)),
         reject: (e) => (done(), reject(e)),
       });
-      conn.push({ type: "run", requestId, ...message });
+      conn.send({ type: "run", requestId, ...message });
     });
   }
 
@@ -148,7 +158,7 @@ export class WorkerRegistry {
       call.reject(new GatehouseError("WORKER_LOST", `worker ${workerId} disconnected while the tool was running (${why})`));
     }
     conn.inflight.clear();
-    conn.wake?.();
+    conn.end();
     this.events.disconnected(workerId, [...sessions]);
   }
 

@@ -24,7 +24,7 @@ export class FileGuard {
 
   constructor(
     guard: Guard,
-    private readonly workDir: string,
+    readonly workDir: string,
   ) {
     this.layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
     this.protectedPaths = guard.protectedPaths;

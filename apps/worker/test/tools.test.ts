@@ -6,7 +6,7 @@ import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../../../test/support/wait.js";
 import { processGone } from "../../../test/support/process.js";
-import { BUILTIN_TOOLS, OUTPUT_LIMIT, runTool } from "../src/index.js";
+import { BUILTIN_TOOLS, FileGuard, OUTPUT_LIMIT, runTool } from "../src/index.js";
 
 await loadShellParser();
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-tools-")));
@@ -27,7 +27,7 @@ const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).ma
 const guard: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [path.join(root, "data")] };
 
 function run(toolName: string, args: Record<string, unknown>, timeoutMs = 10_000, signal = new AbortController().signal) {
-  return runTool(BUILTIN_TOOLS, { type: "run", requestId: "r", sessionId: "s", toolName, args, timeoutMs, guard }, work, signal);
+  return runTool(BUILTIN_TOOLS, { type: "run", requestId: "r", sessionId: "s", toolName, args, timeoutMs, guard }, new FileGuard(guard, work), signal);
 }
 
 describe("file tools", () => {

@@ -1,4 +1,4 @@
-import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink, type TRPCClient } from "@trpc/client";
+import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from "@trpc/client";
 import type { AppRouter } from "./router.js";
 
 export interface ClientOptions {
@@ -11,14 +11,6 @@ export interface ClientOptions {
   onClose?: (cause?: { code?: number }) => void;
   /** Delay before reconnect attempt N (0-based); exponential up to 5 s by default. */
   retryDelayMs?: (attempt: number) => number;
-  /**
-   * "ws": everything over the WebSocket. "split": subscriptions over the WebSocket, queries and
-   * mutations over HTTP to the same port. tRPC's WebSocket client holds every request for a
-   * timer tick (at least 1 ms in Node) to batch it; HTTP sends at once.
-   */
-  transport?: "ws" | "split";
-  /** The fetch the HTTP link uses (the split transport); the global one by default. */
-  fetch?: typeof globalThis.fetch;
 }
 
 export type GatehouseClient = TRPCClient<AppRouter>;
@@ -40,10 +32,7 @@ export function createGatehouseClient(opts: ClientOptions): GatehouseClient {
     ...(opts.onOpen ? { onOpen: opts.onOpen } : {}),
     ...(opts.onClose ? { onClose: opts.onClose } : {}),
   });
-  const viaWs = wsLink<AppRouter>({ client: ws });
-  const viaHttp = httpLink<AppRouter>({ url: opts.url.replace(/^ws/, "http"), headers: () => ({ authorization: `Bearer ${opts.token}` }), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const links = opts.transport === "split" ? [splitLink<AppRouter>({ condition: (op) => op.type === "subscription", true: viaWs, false: viaHttp })] : [viaWs];
-  const trpc = createTRPCClient<AppRouter>({ links });
+  const trpc = createTRPCClient<AppRouter>({ links: [wsLink<AppRouter>({ client: ws })] });
   sockets.set(trpc, ws);
   return trpc;
 }

@@ -1,9 +1,20 @@
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, limitOutput } from "../tool.js";
 
 const filePath = z.string({ error: "path must be a string" }).min(1, "path must not be empty");
+
+/** Files up to this size are read in one blocking call: four thread-pool trips cost more. */
+const SMALL_FILE = 256 * 1024;
+
+/** A regular file's text; anything else (a folder, a FIFO that would block) is refused. */
+async function readText(file: string, shown: string): Promise<string> {
+  const stat = fsSync.statSync(file);
+  if (!stat.isFile()) throw new Error(`${shown} is not a regular file`);
+  return stat.size <= SMALL_FILE ? fsSync.readFileSync(file, "utf8") : fs.readFile(file, "utf8");
+}
 
 export const readFile = defineTool({
   name: "read_file",
@@ -12,7 +23,7 @@ export const readFile = defineTool({
   input: z.object({ path: filePath, offset: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional(), raw: z.boolean().optional() }),
   async run(args, ctx) {
     const file = ctx.guard.check("read_file", args.path);
-    const text = await fs.readFile(file, "utf8");
+    const text = await readText(file, args.path);
     if (args.raw) return { ok: true, output: text };
     if (args.offset === undefined && args.limit === undefined) return { ok: true, output: limitOutput(text) };
     const lines = text.split("\n");
@@ -46,7 +57,7 @@ export const editFile = defineTool({
   }),
   async run(args, ctx) {
     const file = ctx.guard.check("edit_file", args.path);
-    const text = await fs.readFile(file, "utf8");
+    const text = await readText(file, args.path);
     const count = text.split(args.old_string).length - 1;
     if (count === 0) return { ok: false, output: `edit_file ${args.path}: old_string was not found in the file` };
     if (count > 1 && !args.replace_all) return { ok: false, output: `edit_file ${args.path}: old_string occurs ${count} times; give more context to make it unique, or set replace_all` };

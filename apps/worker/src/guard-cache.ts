@@ -1,0 +1,29 @@
+import type { Guard } from "@gatehouse/protocol";
+import { FileGuard } from "./file-guard.js";
+
+/**
+ * FileGuards by the content of the rules they were built from. Every request carries its rules;
+ * they change only when a rule is added or a file edited, so most calls reuse a guard whose glob
+ * matchers are already compiled.
+ */
+export class GuardCache {
+  private readonly guards = new Map<string, FileGuard>();
+
+  constructor(
+    private readonly workDir: string,
+    private readonly size = 32,
+  ) {}
+
+  get(guard: Guard): FileGuard {
+    const key = JSON.stringify(guard);
+    let found = this.guards.get(key);
+    if (found) {
+      this.guards.delete(key);
+    } else {
+      found = new FileGuard(guard, this.workDir);
+      if (this.guards.size >= this.size) this.guards.delete(this.guards.keys().next().value!);
+    }
+    this.guards.set(key, found);
+    return found;
+  }
+}

@@ -1,0 +1,104 @@
+import { WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
+import WebSocket from "ws";
+
+export interface ServerLinkOptions {
+  /** ws:// or wss:// address of the server. */
+  server: string;
+  token: string;
+  registration: WorkerRegisterInput;
+  onMessage(message: WorkerMessage): void;
+  /** The connection is gone; calls in flight cannot report back on it. */
+  onLost(): void;
+  log(line: string): void;
+  heartbeatMs: number;
+}
+
+export function linkUrl(server: string): string {
+  const url = new URL(server);
+  url.pathname = WORKER_LINK_PATH;
+  return url.toString();
+}
+
+/** The worker's end of the worker link: connects, registers, reconnects with backoff until closed. */
+export class ServerLink {
+  private socket: WebSocket | null = null;
+  private attempt = 0;
+  private closed = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private registered: (() => void) | null = null;
+
+  constructor(private readonly opts: ServerLinkOptions) {}
+
+  /** Connects; resolves once registered (or at once if the first attempt fails: retries go on). */
+  start(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.registered = resolve;
+      this.connect();
+    });
+  }
+
+  /** Sends a message if the link is up; false when it is not. */
+  send(message: LinkFromWorker): boolean {
+    if (this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    clearTimeout(this.retry);
+    const socket = this.socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      socket.once("close", () => resolve());
+      socket.close(1000, "worker stopping");
+    });
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    const socket = new WebSocket(linkUrl(this.opts.server), { headers: { authorization: `Bearer ${this.opts.token}` } });
+    this.socket = socket;
+    socket.on("open", () => {
+      this.send({ type: "register", registration: this.opts.registration });
+    });
+    socket.on("message", (data) => this.receive(String(data)));
+    socket.on("unexpected-response", (_req, res) => {
+      this.opts.log(`the server refused the worker link: ${res.statusCode} ${res.statusMessage ?? ""}`.trimEnd());
+      socket.terminate();
+    });
+    socket.on("error", (err) => this.opts.log(`worker link error: ${err.message}`));
+    socket.on("close", () => this.lost());
+  }
+
+  private receive(data: string): void {
+    const message = JSON.parse(data) as LinkToWorker;
+    if (message.type === "registered") return this.onRegistered();
+    if (message.type === "error") return this.opts.log(`the server says: ${message.message}`);
+    const parsed = WorkerMessage.safeParse(message);
+    if (parsed.success) this.opts.onMessage(parsed.data);
+    else this.opts.log(`ignored a malformed request from the server: ${parsed.error.message}`);
+  }
+
+  private onRegistered(): void {
+    this.attempt = 0;
+    this.opts.log(`connected to ${this.opts.server}`);
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), this.opts.heartbeatMs);
+    this.registered?.();
+    this.registered = null;
+  }
+
+  private lost(): void {
+    clearInterval(this.heartbeat);
+    this.socket = null;
+    this.opts.onLost();
+    this.registered?.();
+    this.registered = null;
+    if (this.closed) return;
+    const delay = Math.min(5000, 200 * 2 ** this.attempt++);
+    this.retry = setTimeout(() => this.connect(), delay);
+  }
+}

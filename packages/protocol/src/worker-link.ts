@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { WorkerMessage } from "./events.js";
+import { WorkerRegisterInput, WorkerResultInput } from "./procedures.js";
+
+/**
+ * The worker link: a WebSocket at this path on the server's port that carries a worker's tool
+ * requests and results as plain JSON messages, one per frame. It is the same exchange as the
+ * `worker.*` procedures (same schemas, same registry) without tRPC's per-request machinery,
+ * which costs about a millisecond a call (docs/benchmarks.md). The token goes in the upgrade
+ * request's `Authorization: Bearer` header; a refused token is an HTTP 401 or 403.
+ */
+export const WORKER_LINK_PATH = "/worker-link";
+
+/** What a worker sends: its registration first, then results and heartbeats. */
+export const LinkFromWorker = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("register"), registration: WorkerRegisterInput }),
+  z.object({ type: z.literal("result"), ...WorkerResultInput.omit({ workerId: true }).shape }),
+  z.object({ type: z.literal("heartbeat") }),
+]);
+export type LinkFromWorker = z.infer<typeof LinkFromWorker>;
+
+/** What the server sends: tool requests and cancels, the registration's answer, and errors. */
+export type LinkToWorker = WorkerMessage | { type: "registered" } | { type: "error"; message: string };
