@@ -4,12 +4,26 @@ import { CliError } from "./cli-error.js";
 import { permissionsEval } from "./commands/permissions-eval.js";
 import { permissionsExplain } from "./commands/permissions-explain.js";
 import { permissionsLint } from "./commands/permissions-lint.js";
+import { connectCommand } from "./commands/connect.js";
+import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
+import { startCommand } from "./commands/start.js";
 import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
 
-export const USAGE = `usage: gatehouse <command>
+export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--scenario FILE] [--mode MODE] [--data-dir DIR]
 
+          a server and a worker on DIR (default: here; --demo: a demo project it creates) and the
+          terminal client; with no model configured, the scripted model plays a demo tour
+
+usage: gatehouse <command>
+
+  connect --server URL --token T (--session ID | --worker ID) [--mode MODE]
+          the terminal client on a remote server
+  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--scenario FILE]
+          [--server URL --token T --worker ID]
+          one turn without the terminal client; asks are denied without a TTY (strict mode)
+          exit codes: 0 the turn completed, 3 a call was denied, 1 an error
   server  [--config FILE] [--port N] [--host H] [--data-dir DIR] [--scenario FILE] [--approval-timeout-ms N]
           runs the server (tRPC over WebSocket and HTTP on one port)
   worker  --server URL --token T --id ID [--dir DIR]
@@ -55,10 +69,13 @@ export async function main(argv: string[]): Promise<number> {
     if (group === "permissions") return await permissions(rest);
     if (group === "server") return await serverCommand(rest);
     if (group === "worker") return await workerCommand(rest);
-    if (group === undefined || group === "--help" || group === "-h" || group === "help") {
+    if (group === "connect") return await connectCommand(rest);
+    if (group === "run") return await runCommand(rest);
+    if (group === "--help" || group === "-h" || group === "help") {
       process.stdout.write(`${USAGE}\n`);
-      return group === undefined ? 2 : 0;
+      return 0;
     }
+    if (group === undefined || group.startsWith("--")) return await startCommand(argv);
     throw new CliError(`unknown command "${group}"\n${USAGE}`);
   } catch (err) {
     if (err instanceof RulesFileError) process.stderr.write(`${err.message}\n`);

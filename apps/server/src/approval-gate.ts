@@ -36,7 +36,7 @@ export interface GateOptions {
   protectedPaths: string[];
   /** A pending approval resolves as timed out after this long; none when undefined. */
   approvalTimeoutMs?: number | undefined;
-  present: (session: SessionInfo, call: ToolCall) => Promise<Presentation | null>;
+  present: (session: SessionInfo, call: ToolCall, whole?: boolean) => Promise<Presentation | null>;
 }
 
 /** Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6). */
@@ -85,6 +85,13 @@ export class ApprovalGate {
   /** What a person will see for a call that asks; null when it cannot be shown. */
   presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
     return this.o.present(session, call).catch(() => null);
+  }
+
+  /** A pending approval's presentation, whole; undefined when the approval is not pending. */
+  async view(sessionId: string, approvalId: string): Promise<Presentation | null | undefined> {
+    const p = this.pending.get(approvalId);
+    if (!p || p.session.id !== sessionId) return undefined;
+    return this.o.present(p.session, p.call, true).catch(() => null);
   }
 
   /** Holds a call for a person's answer; the promise settles with the answer. */

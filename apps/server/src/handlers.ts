@@ -107,6 +107,11 @@ export function createHandlers(s: Services): Handlers {
       async deny(p, input) {
         return { applied: s.gate.deny(p.name, input) };
       },
+      async view(_p, input) {
+        const found = await s.gate.view(input.sessionId, input.approvalId);
+        if (found === undefined) throw new GatehouseError("NOT_FOUND", `approval ${input.approvalId} is not pending in session ${input.sessionId}`);
+        return found;
+      },
     }),
     worker: guarded({
       async register(_p, input) {

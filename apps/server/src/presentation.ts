@@ -6,7 +6,8 @@ export const MAX_PRESENTATION_CHARS = 16_000;
 export const MAX_PRESENTATION_LINES = 300;
 
 /** Cuts text to a readable size, saying how large the whole is. */
-export function cut(kind: Presentation["kind"], content: string, cwd?: string): Presentation {
+export function cutTo(kind: Presentation["kind"], content: string, cwd?: string, whole = false): Presentation {
+  if (whole) return { kind, content, truncated: false, fullSize: content.length, ...(cwd ? { cwd } : {}) };
   const lines = content.split("\n");
   let shown = lines.length > MAX_PRESENTATION_LINES ? lines.slice(0, MAX_PRESENTATION_LINES).join("\n") : content;
   if (shown.length > MAX_PRESENTATION_CHARS) shown = shown.slice(0, MAX_PRESENTATION_CHARS);
@@ -30,15 +31,17 @@ function edited(current: string, args: Record<string, unknown>): string {
 }
 
 /** What a person sees before answering: a unified diff, or the command and its directory. */
-export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
+export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall, whole = false): Promise<Presentation | null> {
   const args = call.args;
+  const cut = (kind: Presentation["kind"], content: string, cwd?: string) => cutTo(kind, content, cwd, whole);
   if (call.tool === "shell_exec") return cut("command", str(args.command), src.workDir(session));
   if (call.tool === "write_file" || call.tool === "edit_file") {
     const file = str(args.path) || str(args.file_path);
     const current = await src.currentText(session, file);
     if (current === null) return cut("text", `${call.tool} ${file}: the current content is not shown (read_file does not allow it)\n`);
     const next = call.tool === "write_file" ? str(args.content) : edited(current, args);
-    return cut("diff", createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 }));
+    const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 });
+    return cut("diff", patch.replace(/^=+\n/, ""));
   }
   return cut("text", JSON.stringify(args, null, 2));
 }

@@ -71,7 +71,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     protectedPaths: [config.dataDir, ...config.protectedPaths],
     approvalTimeoutMs: config.approvalTimeoutMs,
-    present: (session, call) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call),
+    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call, whole),
   });
   const runner = new AgentRunner({
     store,

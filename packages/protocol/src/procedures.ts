@@ -35,6 +35,7 @@ export const DenyInput = z.object({
 });
 export type DenyInput = z.infer<typeof DenyInput>;
 export const Applied = z.object({ applied: z.boolean() });
+export const ViewInput = z.object({ sessionId: SessionId, approvalId: ApprovalId });
 
 export const WorkerRegisterInput = z.object({
   workerId: WorkerId,

@@ -4,9 +4,9 @@ import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
   Applied, ApproveInput, DenyInput, OnEventsInput, PermissionsExplainInput, PermissionsExplainOutput, PermissionsGetOutput,
   PromptInput, SessionCreateInput, SessionGetOutput, SessionRef, SessionSetModeInput, SessionShellInput, ShellOutput,
-  WorkerRef, WorkerRegisterInput, WorkerResultInput,
+  ViewInput, WorkerRef, WorkerRegisterInput, WorkerResultInput,
 } from "./procedures.js";
-import { SessionInfo } from "./schemas.js";
+import { Presentation, SessionInfo } from "./schemas.js";
 
 /** Who is calling: a person's client or a worker, as established from its token. */
 export interface Principal {
@@ -43,6 +43,8 @@ export interface Handlers {
   tool: {
     approve(p: Principal, input: In<typeof ApproveInput>): Promise<Out<typeof Applied>>;
     deny(p: Principal, input: In<typeof DenyInput>): Promise<Out<typeof Applied>>;
+    /** A pending approval's presentation whole, not cut; null when there is nothing to show. */
+    view(p: Principal, input: In<typeof ViewInput>): Promise<Presentation | null>;
   };
   worker: {
     register(p: Principal, input: In<typeof WorkerRegisterInput>): Promise<{ ok: true }>;
@@ -100,6 +102,7 @@ export function createAppRouter(h: Handlers) {
     tool: t.router({
       approve: client.input(ApproveInput).output(Applied).mutation(({ ctx, input }) => h.tool.approve(ctx.principal, input)),
       deny: client.input(DenyInput).output(Applied).mutation(({ ctx, input }) => h.tool.deny(ctx.principal, input)),
+      view: client.input(ViewInput).output(Presentation.nullable()).query(({ ctx, input }) => h.tool.view(ctx.principal, input)),
     }),
     worker: t.router({
       register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => h.worker.register(ctx.principal, input)),

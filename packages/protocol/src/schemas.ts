@@ -8,6 +8,7 @@ export const ApprovalId = id("approvalId");
 export const WorkerId = id("workerId").regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "workerId may hold letters, digits, '.', '_' and '-' only");
 export const Action = z.enum(ACTIONS);
 export const Mode = z.enum(MODES);
+export type Mode = z.infer<typeof Mode>;
 export const Tier = z.enum(TIERS);
 
 export const RuleRef = z.object({

@@ -1,0 +1,89 @@
+import readline from "node:readline/promises";
+import { parseArgs } from "node:util";
+import { closeClient, type ApprovalRequired, type GatehouseClient, type GatehouseEvent, type Mode } from "@gatehouse/protocol";
+import { describeCall } from "@gatehouse/terminal";
+import { CliError } from "../cli-error.js";
+import { startLocal } from "../embedded.js";
+import { connectClient } from "../remote.js";
+import { TurnPrinter } from "../turn-printer.js";
+import { parseMode } from "./start.js";
+
+export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
+
+interface Target {
+  client: GatehouseClient;
+  workerId: string;
+  close(): Promise<void>;
+}
+
+async function target(values: Record<string, string | boolean | undefined>): Promise<Target> {
+  const str = (k: string) => values[k] as string | undefined;
+  if (str("server")) {
+    const token = str("token") ?? process.env.GATEHOUSE_CLIENT_TOKEN;
+    if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
+    if (!str("worker")) throw new CliError("missing --worker: the worker to run the session on");
+    const client = await connectClient(str("server")!, token);
+    return { client, workerId: str("worker")!, close: () => closeClient(client) };
+  }
+  const local = await startLocal({ dir: str("dir"), dataDir: str("data-dir"), scenario: str("scenario") });
+  const client = await connectClient(local.url, local.clientToken);
+  return { client, workerId: local.workerId, close: async () => (await closeClient(client), await local.close()) };
+}
+
+/** Asks on the terminal, one line per approval: y approves once, anything else denies. */
+async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Promise<void> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await rl.question(`approve ${describeCall(a.toolName, a.arguments, 200)}? [y/N] `);
+  rl.close();
+  const ref = { sessionId: a.sessionId, approvalId: a.approvalId };
+  await (answer.trim().toLowerCase() === "y" ? client.tool.approve.mutate(ref) : client.tool.deny.mutate({ ...ref, feedback: "denied at the terminal" }));
+}
+
+/**
+ * `gatehouse run --prompt TEXT [--mode MODE] [--json]`: one turn, printed as lines, then exits 0
+ * (completed), 3 (a call was denied) or 1 (error). Without a terminal, asks are denied (strict).
+ */
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" } },
+  });
+  if (!values.prompt) throw new CliError("missing --prompt TEXT");
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const mode: Mode = parseMode(values.mode) ?? (interactive ? "default" : "strict");
+  const printer = new TurnPrinter((line) => process.stdout.write(`${line}\n`), values.json === true);
+  const t = await target(values);
+  try {
+    const session = await t.client.session.create.mutate({ workerId: t.workerId, mode });
+    let started!: () => void;
+    const subscribed = new Promise<void>((resolve) => (started = resolve));
+    const ended = new Promise<Extract<GatehouseEvent, { type: "turn_ended" }>>((resolve) => {
+      const sub = t.client.agent.onEvents.subscribe(
+        { sessionId: session.id },
+        {
+          onStarted: () => started(),
+          onData: ({ id, data }) => {
+            const e = data as GatehouseEvent;
+            printer.print(id, e);
+            if (e.type === "tool_approval_required" && interactive) void askOnTerminal(t.client, e);
+            if (e.type === "turn_ended") (sub.unsubscribe(), resolve(e));
+          },
+        },
+      );
+    });
+    await subscribed;
+    await t.client.agent.prompt.mutate({ sessionId: session.id, text: values.prompt });
+    const end = await ended;
+    if (printer.error || end.reason === "error" || end.reason === "step_limit") return RUN_EXIT.error;
+    if (printer.denied.length > 0 || end.reason === "rejected") {
+      if (!values.json) process.stderr.write(`denied (${printer.denied.length}):\n${printer.denied.map((d) => `  ${d}`).join("\n")}\n`);
+      return RUN_EXIT.denied;
+    }
+    return end.reason === "completed" ? RUN_EXIT.completed : RUN_EXIT.error;
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError((err as Error).message, 1);
+  } finally {
+    await t.close();
+  }
+}

@@ -1,0 +1,123 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { GatehouseError, loadServerConfig, startServer } from "@gatehouse/server";
+import { startWorker } from "@gatehouse/worker";
+
+/** The demo's own files: its scenario, its rules and the project it plays in. */
+export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
+
+export interface EmbeddedOptions {
+  /** The worker's work directory. */
+  dir: string;
+  dataDir?: string | undefined;
+  workerId: string;
+  /** The scenario the scripted model plays. */
+  scenario: string;
+  /** Written as the worker's rules file when it has none yet. */
+  seedRules?: string;
+}
+
+export interface Embedded {
+  url: string;
+  clientToken: string;
+  workerId: string;
+  dataDir: string;
+  logFile: string;
+  close(): Promise<void>;
+}
+
+const token = () => crypto.randomBytes(24).toString("base64url");
+
+/** A server and a worker in this process, on loopback, with tokens that live as long as they do. */
+export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
+  const workerToken = token();
+  const clientToken = token();
+  const config = loadServerConfig(undefined, {
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: opts.dataDir,
+    scenario: opts.scenario,
+    workerTokens: [{ token: workerToken, name: "local-worker" }],
+    clientTokens: [{ token: clientToken, name: os.userInfo().username }],
+  });
+  const rulesFile = path.join(config.dataDir, "workers", opts.workerId, "permissions.jsonc");
+  if (opts.seedRules && !fs.existsSync(rulesFile)) {
+    fs.mkdirSync(path.dirname(rulesFile), { recursive: true });
+    fs.writeFileSync(rulesFile, opts.seedRules);
+  }
+  const logFile = path.join(config.dataDir, "gatehouse.log");
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const log = fs.createWriteStream(logFile, { flags: "a" });
+  const server = await startServer(config);
+  const worker = await startWorker({
+    server: server.url,
+    token: workerToken,
+    id: opts.workerId,
+    dir: opts.dir,
+    log: (msg) => log.write(`${JSON.stringify({ at: new Date().toISOString(), worker: opts.workerId, msg })}\n`),
+  });
+  return {
+    url: server.url,
+    clientToken,
+    workerId: opts.workerId,
+    dataDir: config.dataDir,
+    logFile,
+    close: async () => {
+      await worker.close();
+      await server.close();
+      log.end();
+    },
+  };
+}
+
+/** A fresh copy of the demo project in a temporary folder. */
+export function createDemoProject(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-demo-"));
+  fs.cpSync(path.join(DEMO_DIR, "project"), dir, { recursive: true });
+  return fs.realpathSync(dir);
+}
+
+export interface LocalOptions {
+  demo?: boolean | undefined;
+  dir?: string | undefined;
+  dataDir?: string | undefined;
+  scenario?: string | undefined;
+}
+
+export interface Local extends Embedded {
+  dir: string;
+  /** Whether the scripted model plays the demo tour (no model and no scenario given). */
+  playsDemo: boolean;
+  scenario: string;
+}
+
+/**
+ * The embedded server and worker of `gatehouse` and `gatehouse run`. With no scenario given the
+ * scripted model plays the demo tour, on a worker named `demo` whose rules make writes ask.
+ */
+export async function startLocal(opts: LocalOptions): Promise<Local> {
+  const scenario = opts.scenario ? path.resolve(opts.scenario) : path.join(DEMO_DIR, "scenario.yaml");
+  if (!fs.existsSync(scenario)) throw new GatehouseError("CONFIG", `--scenario: ${scenario} does not exist`);
+  const project = opts.demo ? createDemoProject() : null;
+  const dir = path.resolve(project ?? opts.dir ?? process.cwd());
+  const playsDemo = !opts.scenario;
+  const embedded = await startEmbedded({
+    dir,
+    dataDir: opts.dataDir,
+    workerId: playsDemo ? "demo" : "local",
+    scenario,
+    ...(playsDemo ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
+  });
+  return {
+    ...embedded,
+    dir,
+    playsDemo,
+    scenario,
+    close: async () => {
+      await embedded.close();
+      if (project) fs.rmSync(project, { recursive: true, force: true });
+    },
+  };
+}

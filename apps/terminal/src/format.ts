@@ -1,0 +1,35 @@
+import type { Decision } from "@gatehouse/protocol";
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** A tool call in a few words: `shell_exec git status`, `edit_file src/app.ts`. */
+export function describeCall(toolName: string, argumentsJson: string, max = 100): string {
+  let args: Record<string, unknown> = {};
+  try {
+    args = JSON.parse(argumentsJson) as Record<string, unknown>;
+  } catch {
+    return `${toolName} ${oneLine(argumentsJson, max)}`;
+  }
+  const main = args.command ?? args.path ?? args.pattern ?? args.name ?? args.file_path;
+  const shown = typeof main === "string" ? main : JSON.stringify(args);
+  return `${toolName} ${oneLine(shown, max)}`;
+}
+
+/** The rule behind a decision: `static rule shell_exec "git *" (permissions.jsonc:12:5)`. */
+export function describeRule(decision: Decision | null): string | null {
+  const rule = decision?.rule;
+  if (!decision || !rule) return null;
+  const where = rule.line ? ` (${rule.file}:${rule.line}:${rule.column})` : "";
+  return `${decision.layer ?? "static"} rule ${rule.tool} "${rule.pattern}"${where}`;
+}
+
+/** The first lines of a tool's output, for the transcript. */
+export function outputPreview(output: string, lines = 4, width = 160): string[] {
+  const all = output.replace(/\s+$/, "").split("\n");
+  const shown = all.slice(0, lines).map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
+  if (all.length > lines) shown.push(`… ${all.length - lines} more line(s)`);
+  return shown;
+}

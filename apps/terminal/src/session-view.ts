@@ -1,0 +1,111 @@
+import type { ApprovalRequired, GatehouseEvent, Mode } from "@gatehouse/protocol";
+import { describeCall, describeRule } from "./format.js";
+
+export type CallStatus = "queued" | "asking" | "running" | "done" | "failed" | "denied" | "cancelled";
+
+export interface CallItem {
+  kind: "call";
+  callId: string;
+  title: string;
+  status: CallStatus;
+  /** Why it may run: the allowing rule, or who approved it and how. */
+  because: string | null;
+  output: string | null;
+}
+
+export type Item =
+  | { kind: "user"; text: string }
+  | { kind: "assistant"; text: string; streaming: boolean }
+  | CallItem
+  | { kind: "shell"; command: string; exitCode: number | null; output: string }
+  | { kind: "notice"; tone: "info" | "warn" | "error"; text: string };
+
+/** What the terminal shows of a session, built from its events alone. */
+export interface SessionView {
+  items: Item[];
+  /** Approvals waiting for an answer, oldest first. */
+  pending: ApprovalRequired[];
+  mode: Mode;
+  turnRunning: boolean;
+  workerOnline: boolean;
+}
+
+export const emptyView = (mode: Mode = "default"): SessionView => ({ items: [], pending: [], mode, turnRunning: false, workerOnline: true });
+
+function updateCall(view: SessionView, callId: string, make: () => CallItem, change: (c: CallItem) => Partial<CallItem>): Item[] {
+  const at = view.items.findIndex((i) => i.kind === "call" && i.callId === callId);
+  if (at === -1) return [...view.items, { ...make(), ...change(make()) }];
+  const items = [...view.items];
+  items[at] = { ...(items[at] as CallItem), ...change(items[at] as CallItem) };
+  return items;
+}
+
+/** Whether a call's status is final. */
+export const settledStatus = (status: CallStatus): boolean => status !== "queued" && status !== "asking" && status !== "running";
+
+const newCall = (callId: string, title: string): (() => CallItem) => () => ({ kind: "call", callId, title, status: "running", because: null, output: null });
+
+function appendText(items: Item[], text: string): Item[] {
+  const last = items.at(-1);
+  if (last?.kind === "assistant" && last.streaming) return [...items.slice(0, -1), { ...last, text: last.text + text }];
+  return [...items, { kind: "assistant", text, streaming: true }];
+}
+
+function finishText(items: Item[], text: string): Item[] {
+  const last = items.at(-1);
+  if (last?.kind === "assistant" && last.streaming) return [...items.slice(0, -1), { kind: "assistant", text, streaming: false }];
+  return text.trim() === "" ? items : [...items, { kind: "assistant", text, streaming: false }];
+}
+
+const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({ ...view, items: [...view.items, { kind: "notice", tone, text }] });
+
+const RESOLVED_STATUS = { approved: "running", denied: "denied", cancelled: "cancelled", timed_out: "denied" } as const;
+
+/** Applies one event; events seen again after a reconnect change nothing. */
+export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
+  switch (e.type) {
+    case "session_created":
+      return { ...view, mode: e.session.mode };
+    case "user_message":
+      return { ...view, turnRunning: true, items: [...view.items, { kind: "user", text: e.text }] };
+    case "assistant_text_delta":
+      return { ...view, items: appendText(view.items, e.text) };
+    case "assistant_message": {
+      if (e.message.role !== "assistant") return view;
+      const known = new Set(view.items.flatMap((i) => (i.kind === "call" ? [i.callId] : [])));
+      const calls = e.message.toolCalls.filter((c) => !known.has(c.callId)).map((c): CallItem => ({ ...newCall(c.callId, describeCall(c.toolName, c.arguments))(), status: "queued" }));
+      return { ...view, items: [...finishText(view.items, e.message.text), ...calls] };
+    }
+    case "tool_call_started":
+      return { ...view, items: updateCall(view, e.callId, newCall(e.callId, describeCall(e.toolName, e.arguments)), (c) => ({ status: "running", because: c.because ?? describeRule(e.decision) })) };
+    case "tool_approval_required":
+      if (view.pending.some((p) => p.approvalId === e.approvalId)) return view;
+      return { ...view, pending: [...view.pending, e], items: updateCall(view, e.callId, newCall(e.callId, describeCall(e.toolName, e.arguments)), () => ({ status: "asking" })) };
+    case "tool_approval_resolved": {
+      const because = e.outcome === "approved" ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}` : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`;
+      const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
+      return { ...view, pending, items: updateCall(view, e.callId, newCall(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })) };
+    }
+    case "tool_result": {
+      const denied = !e.ok && /^Tool(Denied|Rejected)Error/.test(e.output);
+      return { ...view, items: updateCall(view, e.callId, newCall(e.callId, e.toolName), (c) => ({ status: denied ? "denied" : e.ok ? "done" : c.status === "cancelled" ? "cancelled" : "failed", output: e.output })) };
+    }
+    case "turn_ended": {
+      const items = view.items.map((i): Item => (i.kind === "call" && !settledStatus(i.status) ? { ...i, status: "cancelled" } : i));
+      const ended = { ...view, items, turnRunning: false, pending: [] };
+      return e.reason === "completed" ? ended : notice(ended, e.reason === "error" ? "error" : "warn", `turn ended: ${e.reason.replace("_", " ")}`);
+    }
+    case "session_error":
+      return notice(view, "error", `${e.code}: ${e.message}`);
+    case "mode_changed":
+      return notice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
+    case "shell_command":
+      return { ...view, items: [...view.items, { kind: "shell", command: e.command, exitCode: e.exitCode, output: e.output.replace(/\n?exit code: \S+\s*$/, "") }] };
+    case "worker_connected":
+      return view.workerOnline ? view : notice({ ...view, workerOnline: true }, "info", `worker ${e.workerId} is back online`);
+    case "worker_disconnected":
+      return notice({ ...view, workerOnline: false }, "error", `worker ${e.workerId} is offline`);
+    case "permissions_invalid":
+      return notice(view, "error", `permissions file invalid: ${e.file}:${e.line}:${e.column}: ${e.message} (every call asks until it is fixed)`);
+  }
+}
