@@ -4,9 +4,11 @@ import net from "node:net";
 export class Proxy {
   private readonly sockets = new Set<net.Socket>();
   private readonly server: net.Server;
+  private holding = false;
 
   private constructor(targetPort: number) {
     this.server = net.createServer((inbound) => {
+      if (this.holding) return void inbound.destroy();
       const outbound = net.connect(targetPort, "127.0.0.1");
       for (const [a, b] of [[inbound, outbound], [outbound, inbound]] as const) {
         this.sockets.add(a);
@@ -25,6 +27,15 @@ export class Proxy {
 
   get url(): string {
     return `ws://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+  }
+
+  /** Until `release`, new connections are refused: the server looks unreachable. */
+  hold(): void {
+    this.holding = true;
+  }
+
+  release(): void {
+    this.holding = false;
   }
 
   /** Cuts every connection through the proxy; new ones are still accepted. */

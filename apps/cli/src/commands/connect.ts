@@ -13,8 +13,11 @@ export async function connectCommand(argv: string[]): Promise<number> {
   if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
   if (!values.session && !values.worker) throw new CliError("give --session ID to join a session, or --worker ID to start one");
   const mode = parseMode(values.mode);
-  if (!process.stdin.isTTY) throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run`");
   const client = await connectClient(values.server, token);
+  if (!process.stdin.isTTY) {
+    await closeClient(client);
+    throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run`");
+  }
   try {
     const session = values.session
       ? (await client.session.get.query({ sessionId: values.session })).session

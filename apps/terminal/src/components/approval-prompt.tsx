@@ -19,7 +19,7 @@ type Stage = "keys" | "pattern" | "feedback";
 function Keys({ pattern }: { pattern: string }) {
   return (
     <Text>
-      <Text bold color="green">y</Text> once  <Text bold color="green">s</Text> this session  <Text bold color="green">a</Text> always ({pattern})  <Text bold color="red">n</Text> deny with feedback  <Text bold color="red">N</Text> deny and stop  <Text bold>v</Text> view whole
+      <Text bold color="green">y</Text> once  <Text bold color="green">s</Text> session  <Text bold color="green">a</Text> always ({pattern})  <Text bold color="red">n</Text> deny with feedback  <Text bold color="red">N</Text> deny hard  <Text bold>v</Text> view
     </Text>
   );
 }

@@ -25,7 +25,7 @@ function Call({ item }: { item: CallItem }) {
     <Box flexDirection="column">
       <Text>
         <Text color={s.color}>{s.mark} {item.status}</Text> <Text bold>{item.title}</Text>
-        {item.because ? <Text dimColor>  ({item.because})</Text> : null}
+        {item.because ? <Text dimColor>  · {item.because}</Text> : null}
       </Text>
       {item.output !== null && item.status !== "running"
         ? outputPreview(item.output).map((line, i) => (

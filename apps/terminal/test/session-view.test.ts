@@ -1,0 +1,67 @@
+import type { GatehouseEvent } from "@gatehouse/protocol";
+import { describe, expect, it } from "vitest";
+import { applyEvent, emptyView, type SessionView } from "../src/session-view.js";
+import { approval, decision } from "./fixtures.js";
+
+const at = "2026-11-21T00:00:00.000Z";
+const base = { sessionId: "s1", at };
+const fold = (events: GatehouseEvent[], view: SessionView = emptyView()) => events.reduce(applyEvent, view);
+const assistant = (text: string, calls: [string, string, object][] = []): GatehouseEvent => ({
+  type: "assistant_message",
+  ...base,
+  message: { role: "assistant", text, toolCalls: calls.map(([callId, toolName, args]) => ({ callId, toolName, arguments: JSON.stringify(args) })) },
+});
+
+describe("the session view", () => {
+  it("streams text, then lists the batch's calls and follows each to its result", () => {
+    const v = fold([
+      { type: "user_message", ...base, text: "go" },
+      { type: "assistant_text_delta", ...base, text: "Look" },
+      { type: "assistant_text_delta", ...base, text: "ing." },
+      assistant("Looking.", [["c1", "read_file", { path: "a.txt" }], ["c2", "shell_exec", { command: "cat .env" }]]),
+      { type: "tool_call_started", ...base, callId: "c1", toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }), decision: decision({ action: "allow", rule: { layer: "static", tool: "read_file", pattern: "*", action: "allow", origin: "person", file: "p.jsonc", line: 3, column: 5 } }) },
+      { type: "tool_result", ...base, callId: "c1", toolName: "read_file", ok: true, output: "hello", elapsedMs: 1 },
+      { type: "tool_result", ...base, callId: "c2", toolName: "shell_exec", ok: false, output: "ToolDeniedError: no", elapsedMs: 1 },
+    ]);
+    expect(v.turnRunning).toBe(true);
+    expect(v.items).toEqual([
+      { kind: "user", text: "go" },
+      { kind: "assistant", text: "Looking.", streaming: false },
+      { kind: "call", callId: "c1", title: "read_file a.txt", status: "done", because: 'static rule read_file "*" (p.jsonc:3:5)', output: "hello" },
+      { kind: "call", callId: "c2", title: "shell_exec cat .env", status: "denied", because: null, output: "ToolDeniedError: no" },
+    ]);
+  });
+
+  it("queues approvals once each, even when a reconnect sends them again, and drops them when resolved", () => {
+    const a = approval({ callId: "c1" });
+    const b = approval({ callId: "c2" });
+    const v = fold([a, b, a]);
+    expect(v.pending.map((p) => p.approvalId)).toEqual([a.approvalId, b.approvalId]);
+    const after = applyEvent(v, { type: "tool_approval_resolved", ...base, approvalId: a.approvalId, callId: "c1", outcome: "denied", by: "ada", scope: null, pattern: null, feedback: "not now" });
+    expect(after.pending.map((p) => p.approvalId)).toEqual([b.approvalId]);
+    expect(after.items.find((i) => i.kind === "call" && i.callId === "c1")).toMatchObject({ status: "denied", because: "denied by ada: not now" });
+  });
+
+  it("a turn that ends clears what was pending and cancels calls that never ran", () => {
+    const v = fold([{ type: "user_message", ...base, text: "go" }, assistant("", [["c1", "shell_exec", { command: "ls" }]]), approval({ callId: "c1" }), { type: "turn_ended", ...base, reason: "aborted" }]);
+    expect(v.pending).toEqual([]);
+    expect(v.turnRunning).toBe(false);
+    expect(v.items.find((i) => i.kind === "call")).toMatchObject({ status: "cancelled" });
+    expect(v.items.at(-1)).toEqual({ kind: "notice", tone: "warn", text: "turn ended: aborted" });
+  });
+
+  it("says when the worker goes offline and when the permissions file is invalid, with file:line:col", () => {
+    const v = fold([
+      { type: "worker_disconnected", ...base, workerId: "w1" },
+      { type: "permissions_invalid", ...base, workerId: "w1", file: "/d/permissions.jsonc", line: 4, column: 9, message: "expected a comma" },
+      { type: "mode_changed", ...base, mode: "strict" },
+    ]);
+    expect(v.workerOnline).toBe(false);
+    expect(v.mode).toBe("strict");
+    expect(v.items.map((i) => (i.kind === "notice" ? i.text : ""))).toEqual([
+      "worker w1 is offline",
+      "permissions file invalid: /d/permissions.jsonc:4:9: expected a comma (every call asks until it is fixed)",
+      "mode: strict",
+    ]);
+  });
+});

@@ -1,0 +1,186 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLIENT_TOKEN, Cluster } from "./support/cluster.js";
+import { Proxy } from "./support/proxy.js";
+import { Tmux } from "./support/tmux.js";
+
+const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+const RULES = `{
+  "*": "ask",
+  "read_file": { "*": "allow", "*.env": "deny" },
+  "glob": "allow",
+  "shell_exec": { "*": "ask", "ls *": "allow" }
+}
+`;
+
+let tmux: Tmux | undefined;
+let root: string | undefined;
+let cluster: Cluster | undefined;
+let proxy: Proxy | undefined;
+afterEach(async () => {
+  tmux?.kill();
+  tmux = undefined;
+  await proxy?.close();
+  await cluster?.stop();
+  proxy = undefined;
+  cluster = undefined;
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** A work folder, a data folder with the rules of worker `local`, and a scenario file. */
+function setup(steps: unknown[]) {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-term-")));
+  const work = path.join(root, "work");
+  fs.mkdirSync(work);
+  fs.writeFileSync(path.join(work, "notes.txt"), "some notes\n");
+  fs.mkdirSync(path.join(root, "data", "workers", "local"), { recursive: true });
+  fs.writeFileSync(path.join(root, "data", "workers", "local", "permissions.jsonc"), RULES);
+  const scenario = path.join(root, "scenario.json");
+  fs.writeFileSync(scenario, JSON.stringify({ name: "terminal-test", steps }));
+  return { work, data: path.join(root, "data"), scenario, rules: path.join(root, "data", "workers", "local", "permissions.jsonc") };
+}
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+
+describe("the terminal client, driven in tmux", () => {
+  it("approve once, always (the same command then runs without asking), deny with feedback, !ls, abort, quit", async () => {
+    const s = setup([
+      { text: "Step one.", toolCalls: [shell("echo first-call")] },
+      { text: "Step two.", toolCalls: [shell("echo second-call")] },
+      { text: "Step three.", toolCalls: [shell("echo third-call")] },
+      { text: "Step four.", toolCalls: [shell("rm -f notes.txt")] },
+      { text: "The model received: {{lastResult}}" },
+      { text: "Sleeping.", toolCalls: [shell("sleep 30")] },
+      { text: "never shown" },
+    ]);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
+    await t.waitFor(/a prompt, !command/, "the input line");
+    t.type("go");
+    t.keys("Enter");
+
+    await t.waitFor(/approval +shell_exec tier exec[\s\S]*\$ echo first-call[\s\S]*a always \(echo \*\)/, "the first approval");
+    t.keys("y");
+    await t.waitFor(/✓ done shell_exec echo first-call +· approved by /, "the first call to run");
+
+    await t.waitFor(/\$ echo second-call/, "the second approval");
+    t.keys("a");
+    await t.waitFor(/always allow pattern \(Enter saves, Esc goes back\): echo \*/, "the pattern editor");
+    t.keys("Enter");
+    await t.waitFor(/✓ done shell_exec echo second-call +· approved by .*always: echo \*/, "the second call to run");
+    const third = await t.waitFor(/✓ done shell_exec echo third-call +· (runtime|static) rule shell_exec "echo \*"/, "the third call, allowed by the new rule");
+    expect(third).not.toMatch(/\$ echo third-call/);
+    expect(fs.readFileSync(s.rules, "utf8")).toMatch(/"echo \*": "allow" \/\/ approved by /);
+
+    await t.waitFor(/\$ rm -f notes\.txt/, "the rm approval");
+    t.keys("n");
+    await t.waitFor(/feedback for the model/, "the feedback line");
+    t.type("keep the notes");
+    t.keys("Enter");
+    await t.waitFor(/The model received: ToolRejectedError: the user rejected this shell_exec call\. Feedback: keep the notes/, "the model to see the feedback");
+    expect(fs.existsSync(path.join(s.work, "notes.txt"))).toBe(true);
+
+    t.type("!ls");
+    t.keys("Enter");
+    await t.waitFor(/! ls +\(exit 0, not gated: typed by you\)\n +notes\.txt/, "the output of !ls");
+
+    t.type("sleep now");
+    t.keys("Enter");
+    await t.waitFor(/\$ sleep 30/, "the sleep approval");
+    t.keys("y");
+    await t.waitFor(/… running shell_exec sleep 30/, "the sleep to run");
+    t.keys("C-c");
+    await t.waitFor(/turn ended: aborted/, "the abort");
+    expect(t.screen()).not.toMatch(/never shown/);
+
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+  });
+});
+
+describe("gatehouse --demo", () => {
+  it("plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's denial, a critical pattern", async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));
+    const t = (tmux = new Tmux(`node ${BIN} --demo --data-dir ${root}`));
+    await t.waitFor(/No model is configured: the scripted demo model plays a tour/, "the banner");
+    await t.waitFor(/✓ done glob \* +· static rule glob/, "the allowed read");
+    await t.waitFor(/approval +write_file tier write[\s\S]*\+# Gatehouse demo/, "the write's diff");
+    t.keys("y");
+    await t.waitFor(/approval +edit_file[\s\S]*-Reads run; writes ask\.[\s│]*\+Reads run; writes ask; some commands never run at all\./, "the edit's diff");
+    t.keys("y");
+    await t.waitFor(/approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/, "the shell ask with cwd and pattern");
+    t.keys("y");
+    await t.waitFor(/⊘ denied shell_exec cat \.env/, "the denial by rule");
+    await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
+    t.keys("N");
+    await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+  });
+});
+
+describe("gatehouse connect", () => {
+  it("shows that it is reconnecting when the connection drops, and the pending approval again after", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask"}` });
+    proxy = await Proxy.start(cluster.port);
+    const client = cluster.client();
+    const info = await client.session.create.mutate({ workerId: "w1", scenario: cluster.scenario("remote", [{ text: "Remote.", toolCalls: [shell("echo via-connect")] }, { text: "finished" }]) });
+    const t = (tmux = new Tmux(`node ${BIN} connect --server ${proxy.url} --token ${CLIENT_TOKEN} --session ${info.id}`));
+    await t.waitFor(/· connected/, "the client to connect");
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    await t.waitFor(/\$ echo via-connect/, "the approval");
+    proxy.hold();
+    proxy.cut();
+    await t.waitFor(/· reconnecting…/, "the client to say it is reconnecting");
+    proxy.release();
+    await t.waitFor(/· connected/, "the client to come back");
+    await t.waitFor(/\$ echo via-connect[\s\S]*y once/, "the approval shown again");
+    t.keys("y");
+    await t.waitFor(/✓ done shell_exec echo via-connect[\s\S]*finished/, "the call to run after the reconnect");
+  });
+
+  it("a refused token is one line naming the server, exit 1", () => {
+    return Cluster.start().then((c) => {
+      cluster = c;
+      const r = spawnSync(process.execPath, [BIN, "connect", "--server", c.url, "--token", "wrong-token-0000000000", "--worker", "w1"], { encoding: "utf8", timeout: 20_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(`gatehouse: the server at ${c.url} refused the token (UNAUTHORIZED)\n`);
+    });
+  });
+});
+
+describe("gatehouse run", () => {
+  const run = (args: string[], cwd: string) => spawnSync(process.execPath, [BIN, "run", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+
+  it("without a terminal, denies what asks (strict), says which call and why, and exits 3", () => {
+    const s = setup([{ text: "Reading, then pushing.", toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }, shell("git push")] }, { text: "done" }]);
+    const r = run(["--prompt", "go", "--dir", s.work, "--data-dir", s.data, "--scenario", s.scenario], s.work);
+    expect(r.status, r.stderr).toBe(3);
+    expect(r.stdout).toContain("✓ read_file notes.txt");
+    expect(r.stdout).toMatch(/✗ denied: shell_exec git push: .*strict mode denies what would ask/);
+    expect(r.stderr).toMatch(/denied \(1\):\n {2}shell_exec git push: /);
+  });
+
+  it("in yolo mode runs what would ask and exits 0; --json writes one event per line", () => {
+    const s = setup([{ text: "Echo.", toolCalls: [shell("echo yolo-ran")] }, { text: "done" }]);
+    const r = run(["--prompt", "go", "--mode", "yolo", "--json", "--dir", s.work, "--data-dir", s.data, "--scenario", s.scenario], s.work);
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({ ok: true, output: expect.stringContaining("yolo-ran") });
+    expect(events.at(-1)).toMatchObject({ type: "turn_ended", reason: "completed" });
+  });
+
+  it("a rule that denies exits 3 even in yolo mode; a missing prompt or a bad mode is a usage error (2)", () => {
+    const s = setup([{ text: "Secrets.", toolCalls: [shell("cat .env")] }, { text: "done" }]);
+    expect(run(["--prompt", "go", "--mode", "yolo", "--dir", s.work, "--data-dir", s.data, "--scenario", s.scenario], s.work).status).toBe(3);
+    expect(run(["--dir", s.work], s.work)).toMatchObject({ status: 2, stderr: expect.stringContaining("missing --prompt") });
+    expect(run(["--prompt", "x", "--mode", "fast"], s.work)).toMatchObject({ status: 2, stderr: expect.stringContaining("--mode must be one of") });
+  });
+
+  it("exits 1 with one line when the server cannot be reached", () => {
+    const unreachable = run(["--prompt", "x", "--server", "ws://127.0.0.1:9", "--token", "t".repeat(20), "--worker", "w1"], os.tmpdir());
+    expect(unreachable).toMatchObject({ status: 1, stderr: "gatehouse: cannot reach the server at ws://127.0.0.1:9\n" });
+  });
+});
