@@ -5,8 +5,9 @@ import { waitUntil } from "./wait.js";
 export class Tmux {
   private readonly socket = `gh-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
+  /** Runs `command` as a person's terminal would: without CI set, which makes Ink print only its last frame. */
   constructor(command: string, cols = 150, rows = 50) {
-    this.tmux("new-session", "-d", "-s", "main", "-x", String(cols), "-y", String(rows), `${command}; echo "EXITED $?"; sleep 60`);
+    this.tmux("new-session", "-d", "-s", "main", "-x", String(cols), "-y", String(rows), `env -u CI ${command}; echo "EXITED $?"; sleep 60`);
   }
 
   private tmux(...args: string[]): string {
