@@ -355,16 +355,21 @@ describe("sessions, modes and the permissions file", () => {
     expect(s.events.of("assistant_message").at(-1)!.message).toMatchObject({ text: expect.stringContaining("nobody answered the approval request") });
   });
 
-  it("shows a unified diff of the worker's current file for writes and edits, cut to a readable size", async () => {
+  it("shows a unified diff of the worker's current file for writes and edits, cut to a readable size; tool.view gives it whole", async () => {
     const long = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n");
     cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.md": "alpha\nbeta\ngamma\n" } });
     const client = cluster.client();
     const s = await session(cluster, client, [
-      { text: "x", toolCalls: [{ tool: "edit_file", args: { path: "notes.md", old_string: "beta", new_string: "BETA" } }, { tool: "write_file", args: { path: "big.txt", content: long } }] },
+      { text: "x", toolCalls: [{ tool: "edit_file", args: { path: "notes.md", old_string: "beta", new_string: "BETA" } }, { tool: "write_file", args: { path: "big.txt", content: long } }, { tool: "edit_file", args: { path: "notes.md", old_string: "delta", new_string: "D" } }] },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    await waitUntil(() => s.events.of("tool_approval_required").length === 2, 5000, "two approvals");
-    const [edit, write] = s.events.of("tool_approval_required");
+    await waitUntil(() => s.events.of("tool_approval_required").length === 3, 5000, "three approvals");
+    const [edit, write, missing] = s.events.of("tool_approval_required");
+    expect(missing!.presentation).toMatchObject({ kind: "text", content: expect.stringContaining("edit_file notes.md: old_string is not in the file as it is now") });
+    const whole = await client.tool.view.query({ sessionId: s.id, approvalId: write!.approvalId });
+    expect(whole).toMatchObject({ kind: "diff", truncated: false, fullSize: whole!.content.length });
+    expect(whole!.content).toContain("+line 999");
+    await expect(client.tool.view.query({ sessionId: s.id, approvalId: "no-such-approval" })).rejects.toMatchObject({ data: { code: "NOT_FOUND" } });
     expect(edit!.presentation).toMatchObject({ kind: "diff", truncated: false });
     expect(edit!.presentation!.content).toContain("--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma");
     expect(write!.presentation).toMatchObject({ kind: "diff", truncated: true });

@@ -39,6 +39,9 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
     const file = str(args.path) || str(args.file_path);
     const current = await src.currentText(session, file);
     if (current === null) return cut("text", `${call.tool} ${file}: the current content is not shown (read_file does not allow it)\n`);
+    if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
+      return cut("text", `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`);
+    }
     const next = call.tool === "write_file" ? str(args.content) : edited(current, args);
     const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 });
     return cut("diff", patch.replace(/^=+\n/, ""));
