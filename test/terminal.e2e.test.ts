@@ -172,11 +172,12 @@ describe("gatehouse run", () => {
     expect(events.at(-1)).toMatchObject({ type: "turn_ended", reason: "completed" });
   });
 
-  it("a rule that denies exits 3 even in yolo mode; a missing prompt or a bad mode is a usage error (2)", () => {
+  it("a rule that denies exits 3 even in yolo mode; a missing prompt, a bad mode or a missing folder is a usage error (2)", () => {
     const s = setup([{ text: "Secrets.", toolCalls: [shell("cat .env")] }, { text: "done" }]);
     expect(run(["--prompt", "go", "--mode", "yolo", "--dir", s.work, "--data-dir", s.data, "--scenario", s.scenario], s.work).status).toBe(3);
     expect(run(["--dir", s.work], s.work)).toMatchObject({ status: 2, stderr: expect.stringContaining("missing --prompt") });
     expect(run(["--prompt", "x", "--mode", "fast"], s.work)).toMatchObject({ status: 2, stderr: expect.stringContaining("--mode must be one of") });
+    expect(run(["--prompt", "x", "--dir", path.join(s.work, "missing")], s.work)).toMatchObject({ status: 2, stderr: `gatehouse: --dir: ${path.join(s.work, "missing")} is not a directory\n` });
   });
 
   it("exits 1 with one line when the server cannot be reached", () => {

@@ -2,8 +2,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { GatehouseError, loadServerConfig, startServer } from "@gatehouse/server";
+import { seedRulesFile } from "@gatehouse/policy";
+import { GatehouseError, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import { startWorker } from "@gatehouse/worker";
+import { existingDir } from "./flags.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
@@ -24,7 +26,8 @@ export interface Embedded {
   clientToken: string;
   workerId: string;
   dataDir: string;
-  logFile: string;
+  /** The worker's permissions file. */
+  rulesFile: string;
   close(): Promise<void>;
 }
 
@@ -42,11 +45,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     workerTokens: [{ token: workerToken, name: "local-worker" }],
     clientTokens: [{ token: clientToken, name: os.userInfo().username }],
   });
-  const rulesFile = path.join(config.dataDir, "workers", opts.workerId, "permissions.jsonc");
-  if (opts.seedRules && !fs.existsSync(rulesFile)) {
-    fs.mkdirSync(path.dirname(rulesFile), { recursive: true });
-    fs.writeFileSync(rulesFile, opts.seedRules);
-  }
+  const rulesFile = workerRulesFile(config.dataDir, opts.workerId);
+  if (opts.seedRules) seedRulesFile(rulesFile, opts.seedRules);
   const logFile = path.join(config.dataDir, "gatehouse.log");
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = fs.createWriteStream(logFile, { flags: "a" });
@@ -57,13 +57,17 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     id: opts.workerId,
     dir: opts.dir,
     log: (msg) => log.write(`${JSON.stringify({ at: new Date().toISOString(), worker: opts.workerId, msg })}\n`),
+  }).catch(async (err: unknown) => {
+    await server.close();
+    log.end();
+    throw err;
   });
   return {
     url: server.url,
     clientToken,
     workerId: opts.workerId,
     dataDir: config.dataDir,
-    logFile,
+    rulesFile,
     close: async () => {
       await worker.close();
       await server.close();
@@ -101,14 +105,18 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
   const scenario = opts.scenario ? path.resolve(opts.scenario) : path.join(DEMO_DIR, "scenario.yaml");
   if (!fs.existsSync(scenario)) throw new GatehouseError("CONFIG", `--scenario: ${scenario} does not exist`);
   const project = opts.demo ? createDemoProject() : null;
-  const dir = path.resolve(project ?? opts.dir ?? process.cwd());
+  const dir = project ?? existingDir("dir", opts.dir ?? process.cwd());
   const playsDemo = !opts.scenario;
+  const removeProject = () => project && fs.rmSync(project, { recursive: true, force: true });
   const embedded = await startEmbedded({
     dir,
     dataDir: opts.dataDir,
     workerId: playsDemo ? "demo" : "local",
     scenario,
     ...(playsDemo ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
+  }).catch((err: unknown) => {
+    removeProject();
+    throw err;
   });
   return {
     ...embedded,
@@ -117,7 +125,7 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
     scenario,
     close: async () => {
       await embedded.close();
-      if (project) fs.rmSync(project, { recursive: true, force: true });
+      removeProject();
     },
   };
 }

@@ -1,8 +1,9 @@
 import os from "node:os";
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { isMode, MODES, RulesFileCache, type EvaluationContext } from "@gatehouse/policy";
+import { RulesFileCache, type EvaluationContext } from "@gatehouse/policy";
 import { CliError } from "./cli-error.js";
+import { parseMode } from "./flags.js";
 
 export interface RulesOptions {
   rules?: string | undefined;
@@ -24,13 +25,13 @@ export const RULES_FLAGS = {
  */
 export function rulesContext(opts: RulesOptions): EvaluationContext {
   if (!opts.rules) throw new CliError("missing --rules FILE");
-  if (opts.mode !== undefined && !isMode(opts.mode)) throw new CliError(`--mode must be one of ${MODES.join(", ")} (got "${opts.mode}")`);
+  const mode = parseMode(opts.mode) ?? "default";
   const ruleset = new RulesFileCache().load(opts.rules, { home: os.homedir() });
   return {
     layers: { static: ruleset },
     cwd: path.resolve(opts.cwd ?? process.cwd()),
     home: os.homedir(),
-    mode: opts.mode ?? "default",
+    mode,
     protectedPaths: (opts.protect ?? []).map((p) => resolveRealPath(path.resolve(p))),
     resolveRealPath,
   };

@@ -1,7 +1,5 @@
 import type { GatehouseEvent } from "@gatehouse/protocol";
-import { describeCall, describeRule, outputPreview } from "@gatehouse/terminal";
-
-const DENIED = /^Tool(Denied|Rejected)Error: /;
+import { DENIAL, describeCall, describeRule, outputPreview } from "@gatehouse/terminal";
 
 /** Writes a turn's events as lines a person (or `grep`) can follow, or as JSON lines. */
 export class TurnPrinter {
@@ -24,7 +22,7 @@ export class TurnPrinter {
 
   private track(e: GatehouseEvent): void {
     if (e.type === "assistant_message" && e.message.role === "assistant") for (const c of e.message.toolCalls) this.titles.set(c.callId, describeCall(c.toolName, c.arguments, 200));
-    if (e.type === "tool_result" && !e.ok && DENIED.test(e.output)) this.denied.push(`${this.titles.get(e.callId) ?? e.toolName}: ${e.output.replace(DENIED, "")}`);
+    if (e.type === "tool_result" && !e.ok && DENIAL.test(e.output)) this.denied.push(`${this.titles.get(e.callId) ?? e.toolName}: ${e.output.replace(DENIAL, "")}`);
     if (e.type === "session_error") this.error = `${e.code}: ${e.message}`;
     if (e.type === "turn_ended" && e.reason === "error" && !this.error) this.error = "the turn ended with an error";
   }
@@ -40,7 +38,7 @@ export class TurnPrinter {
       case "tool_result": {
         const title = this.titles.get(e.callId) ?? e.toolName;
         if (e.ok) return [`✓ ${title}`, ...outputPreview(e.output).map((l) => `    ${l}`)].join("\n");
-        return DENIED.test(e.output) ? `✗ denied: ${title}: ${e.output.replace(DENIED, "")}` : `✗ failed: ${title}: ${e.output}`;
+        return DENIAL.test(e.output) ? `✗ denied: ${title}: ${e.output.replace(DENIAL, "")}` : `✗ failed: ${title}: ${e.output}`;
       }
       case "tool_approval_required":
         return `? ${describeCall(e.toolName, e.arguments, 200)} asks: ${e.reason}`;

@@ -2,6 +2,11 @@ import os from "node:os";
 import path from "node:path";
 import { appendRule, RulesFileCache, RulesFileError, type Ruleset } from "@gatehouse/policy";
 
+/** Where a worker's rules live under a data directory. */
+export function workerRulesFile(dataDir: string, workerId: string): string {
+  return path.join(dataDir, "workers", workerId, "permissions.jsonc");
+}
+
 export type LoadedRules = { ok: true; ruleset: Ruleset; file: string } | { ok: false; error: RulesFileError; file: string };
 
 /** Each worker's permissions.jsonc under the data directory: seeded on first use, edits live. */
@@ -14,7 +19,7 @@ export class WorkerPermissions {
   ) {}
 
   file(workerId: string): string {
-    return path.join(this.dataDir, "workers", workerId, "permissions.jsonc");
+    return workerRulesFile(this.dataDir, workerId);
   }
 
   load(workerId: string): LoadedRules {

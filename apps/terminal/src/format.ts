@@ -1,5 +1,8 @@
 import type { Decision } from "@gatehouse/protocol";
 
+/** How the result of a call that did not run (denied by a rule, rejected by a person) begins. */
+export const DENIAL = /^Tool(Denied|Rejected)Error: /;
+
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;

@@ -20,7 +20,6 @@ export function describeError(err: unknown, url: string): string {
   const e = err as { message?: string; data?: { code?: string } };
   const code = e.data?.code;
   if (code === "UNAUTHORIZED" || code === "FORBIDDEN") return `the server at ${url} refused the token (${code})`;
-  if (code === "NOT_FOUND" || code === "BAD_REQUEST" || code === "CONFLICT" || code === "PRECONDITION_FAILED") return e.message ?? code;
   return e.message ?? String(err);
 }
 
@@ -29,6 +28,9 @@ export class SessionController {
   private state: ControllerState;
   private readonly listeners = new Set<() => void>();
   private subscription: { unsubscribe(): void } | null = null;
+  private markFollowing!: () => void;
+  /** Settles once the server follows the session for this client: no event after it is missed. */
+  readonly following = new Promise<void>((resolve) => (this.markFollowing = resolve));
 
   constructor(
     private readonly client: GatehouseClient,
@@ -44,7 +46,10 @@ export class SessionController {
     this.subscription = this.client.agent.onEvents.subscribe(
       { sessionId: this.sessionId },
       {
-        onStarted: () => this.set({ connection: "online", problem: null }),
+        onStarted: () => {
+          this.markFollowing();
+          this.set({ connection: "online", problem: null });
+        },
         onData: (d) => this.set({ view: applyEvent(this.state.view, d.data as GatehouseEvent) }),
         onError: (err) => this.set({ problem: describeError(err, this.url) }),
         onConnectionStateChange: (s) => {

@@ -1,5 +1,5 @@
 import type { ApprovalRequired, GatehouseEvent, Mode } from "@gatehouse/protocol";
-import { describeCall, describeRule } from "./format.js";
+import { DENIAL, describeCall, describeRule } from "./format.js";
 
 export type CallStatus = "queued" | "asking" | "running" | "done" | "failed" | "denied" | "cancelled";
 
@@ -87,7 +87,7 @@ export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
       return { ...view, pending, items: updateCall(view, e.callId, newCall(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })) };
     }
     case "tool_result": {
-      const denied = !e.ok && /^Tool(Denied|Rejected)Error/.test(e.output);
+      const denied = !e.ok && DENIAL.test(e.output);
       return { ...view, items: updateCall(view, e.callId, newCall(e.callId, e.toolName), (c) => ({ status: denied ? "denied" : e.ok ? "done" : c.status === "cancelled" ? "cancelled" : "failed", output: e.output })) };
     }
     case "turn_ended": {

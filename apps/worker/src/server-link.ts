@@ -13,7 +13,7 @@ export interface ServerLinkOptions {
   heartbeatMs: number;
 }
 
-export function linkUrl(server: string): string {
+function linkUrl(server: string): string {
   const url = new URL(server);
   url.pathname = WORKER_LINK_PATH;
   return url.toString();
@@ -74,7 +74,13 @@ export class ServerLink {
   }
 
   private receive(data: string): void {
-    const message = JSON.parse(data) as LinkToWorker;
+    let message: LinkToWorker | null = null;
+    try {
+      message = JSON.parse(data) as LinkToWorker | null;
+    } catch {
+      // reported below
+    }
+    if (typeof message !== "object" || message === null) return this.opts.log(`ignored a message from the server that is not a JSON object (${data.length} characters)`);
     if (message.type === "registered") return this.onRegistered();
     if (message.type === "error") return this.opts.log(`the server says: ${message.message}`);
     const parsed = WorkerMessage.safeParse(message);

@@ -114,11 +114,11 @@ export function parseRulesOrThrow(text: string, opts: ParseOptions): Rule[] {
   return rules;
 }
 
-/** Writes the default rules to `file` unless it exists; never overwrites. */
-export function seedRulesFile(file: string): boolean {
+/** Writes rules (the defaults unless given) to `file` unless it exists; never overwrites. */
+export function seedRulesFile(file: string, text = DEFAULT_RULES_TEXT): boolean {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   try {
-    fs.writeFileSync(file, DEFAULT_RULES_TEXT, { flag: "wx" });
+    fs.writeFileSync(file, text, { flag: "wx" });
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;

@@ -3,7 +3,7 @@ import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
-import { parseMode } from "./start.js";
+import { parseMode } from "../flags.js";
 
 /** `gatehouse connect --server URL --token T [--session ID | --worker ID] [--mode MODE]`: the terminal client on a remote server. */
 export async function connectCommand(argv: string[]): Promise<number> {

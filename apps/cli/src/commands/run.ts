@@ -6,7 +6,7 @@ import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
 import { TurnPrinter } from "../turn-printer.js";
-import { parseMode } from "./start.js";
+import { parseMode } from "../flags.js";
 
 export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
 
@@ -16,17 +16,29 @@ interface Target {
   close(): Promise<void>;
 }
 
-async function target(values: Record<string, string | boolean | undefined>): Promise<Target> {
-  const str = (k: string) => values[k] as string | undefined;
-  if (str("server")) {
-    const token = str("token") ?? process.env.GATEHOUSE_CLIENT_TOKEN;
+interface TargetFlags {
+  server?: string | undefined;
+  token?: string | undefined;
+  worker?: string | undefined;
+  dir?: string | undefined;
+  "data-dir"?: string | undefined;
+  scenario?: string | undefined;
+}
+
+/** The server the turn runs on: a remote one (`--server`), or one embedded with its worker. */
+async function target(flags: TargetFlags): Promise<Target> {
+  if (flags.server) {
+    const token = flags.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
     if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
-    if (!str("worker")) throw new CliError("missing --worker: the worker to run the session on");
-    const client = await connectClient(str("server")!, token);
-    return { client, workerId: str("worker")!, close: () => closeClient(client) };
+    if (!flags.worker) throw new CliError("missing --worker: the worker to run the session on");
+    const client = await connectClient(flags.server, token);
+    return { client, workerId: flags.worker, close: () => closeClient(client) };
   }
-  const local = await startLocal({ dir: str("dir"), dataDir: str("data-dir"), scenario: str("scenario") });
-  const client = await connectClient(local.url, local.clientToken);
+  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario });
+  const client = await connectClient(local.url, local.clientToken).catch(async (err: unknown) => {
+    await local.close();
+    throw err;
+  });
   return { client, workerId: local.workerId, close: async () => (await closeClient(client), await local.close()) };
 }
 

@@ -1,26 +1,18 @@
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { Mode } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
+import { parseMode } from "../flags.js";
 
-export const START_OPTIONS = {
+const START_OPTIONS = {
   demo: { type: "boolean" },
   dir: { type: "string" },
   "data-dir": { type: "string" },
   scenario: { type: "string" },
   mode: { type: "string" },
 } as const;
-
-export function parseMode(value: string | undefined): Mode | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Mode.safeParse(value);
-  if (!parsed.success) throw new CliError(`--mode must be one of ${Mode.options.join(", ")} (got "${value}")`);
-  return parsed.data;
-}
 
 /**
  * `gatehouse [--demo] [--dir DIR] [--scenario FILE] [--mode MODE] [--data-dir DIR]`: a server and
@@ -37,9 +29,9 @@ export async function startCommand(argv: string[]): Promise<number> {
     const session = await client.session.create.mutate({ workerId: local.workerId, ...(mode ? { mode } : {}) });
     const controller = new SessionController(client, session.id, local.url, session.mode);
     const banner = local.playsDemo
-      ? `Gatehouse on ${local.dir}. No model is configured: the scripted demo model plays a tour of the gate (rules: ${path.join(local.dataDir, "workers", "demo", "permissions.jsonc")}).`
+      ? `Gatehouse on ${local.dir}. No model is configured: the scripted demo model plays a tour of the gate (rules: ${local.rulesFile}).`
       : `Gatehouse on ${local.dir}. The scripted model plays ${local.scenario}.`;
-    if (local.playsDemo) setTimeout(() => void controller.prompt("Show me what the gate does."), 300);
+    if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
   } finally {
     await closeClient(client);

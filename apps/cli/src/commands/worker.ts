@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
+import { existingDir } from "../flags.js";
 
 /** `gatehouse worker --server URL --token T --id ID --dir DIR`: runs until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
@@ -13,7 +14,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     server: values.server!,
     token: token!,
     id: values.id!,
-    dir: values.dir ?? process.cwd(),
+    dir: existingDir("dir", values.dir ?? process.cwd()),
     log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
   });
   await new Promise<void>((resolve) => {

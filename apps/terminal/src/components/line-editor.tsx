@@ -16,22 +16,19 @@ export interface LineEditorProps {
 export function LineEditor({ initial = "", placeholder = "", onSubmit, onCancel }: LineEditorProps) {
   const value = useRef(initial);
   const [, setShown] = useState(initial);
+  const submit = () => {
+    const submitted = value.current;
+    value.current = "";
+    onSubmit(submitted);
+  };
   useInput((input, key) => {
     if (key.escape) return onCancel?.();
-    if (key.return) {
-      const submitted = value.current;
-      value.current = "";
-      setShown("");
-      return onSubmit(submitted);
-    }
-    if (key.backspace || key.delete) value.current = value.current.slice(0, -1);
+    if (key.return) submit();
+    else if (key.backspace || key.delete) value.current = value.current.slice(0, -1);
     else if (!key.ctrl && !key.meta && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.tab) {
       for (const ch of input) {
-        if (ch === "\r" || ch === "\n") {
-          const submitted = value.current;
-          value.current = "";
-          onSubmit(submitted);
-        } else if (ch === "\x7f" || ch === "\b") value.current = value.current.slice(0, -1);
+        if (ch === "\r" || ch === "\n") submit();
+        else if (ch === "\x7f" || ch === "\b") value.current = value.current.slice(0, -1);
         else if (ch >= " ") value.current += ch;
       }
     }
