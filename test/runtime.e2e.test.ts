@@ -276,6 +276,7 @@ describe("malformed input", () => {
       [() => c.tool.approve.mutate({ sessionId: "s" }), /approvalId/],
       [() => c.tool.approve.mutate({ sessionId: "s", approvalId: "a", scope: "forever" }), /scope/],
       [() => c.tool.deny.mutate({ sessionId: "s", approvalId: "a", mode: "gentle" }), /mode/],
+      [() => c.tool.view.query({ sessionId: "s" }), /approvalId/],
       [() => c.permissions.get.query({}), /workerId/],
       [() => c.permissions.explain.query({ workerId: "w1" }), /tool/],
       [() => w.worker.register.mutate({ workerId: "w1", workDir: "relative", tools: [] }), /workDir/],

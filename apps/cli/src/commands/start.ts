@@ -33,6 +33,8 @@ export async function startCommand(argv: string[]): Promise<number> {
       : `Gatehouse on ${local.dir}. The scripted model plays ${local.scenario}.`;
     if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError((err as Error).message, 1);
   } finally {
     await closeClient(client);
     await local.close();
