@@ -1,10 +1,14 @@
 import type { Decision } from "@gatehouse/policy";
-import type { BatchContext, Message, SessionInfo } from "@gatehouse/protocol";
+import type { BatchContext, Message, SessionInfo, ToolDescriptor, Usage } from "@gatehouse/protocol";
+import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
+import { modelHistory } from "./model-history.js";
 import type { ModelToolCall, Provider } from "./providers/provider.js";
 import type { Store } from "./store.js";
+import { Subagents } from "./subagents.js";
+import { TASK_TOOL } from "./task-tool.js";
 import { toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
@@ -14,14 +18,24 @@ export interface RunnerOptions {
   gate: ApprovalGate;
   registry: WorkerRegistry;
   providerFor: (session: SessionInfo) => Provider;
+  /** The tools a session's model is offered: its worker's, and `task` where it may spawn. */
+  toolsFor: (session: SessionInfo) => ToolDescriptor[];
+  subagents: Subagents;
   maxSteps: number;
   toolTimeoutMs: number;
+  maxToolResultChars: number;
   systemPrompt: (session: SessionInfo) => string;
 }
 
-type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
+export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
+type Outcome = { ok: boolean; output: string; hard?: boolean };
 
 const now = () => new Date().toISOString();
+
+function addUsage(total: Usage, step: Usage): void {
+  if (step.inputTokens !== null) total.inputTokens = (total.inputTokens ?? 0) + step.inputTokens;
+  if (step.outputTokens !== null) total.outputTokens = (total.outputTokens ?? 0) + step.outputTokens;
+}
 
 /** Runs turns: model -> gate -> worker, over and over until the model stops calling tools. */
 export class AgentRunner {
@@ -36,26 +50,36 @@ export class AgentRunner {
   /** Starts a turn; false when one is already running for the session. */
   prompt(session: SessionInfo, text: string): boolean {
     if (this.running.has(session.id)) return false;
-    const controller = new AbortController();
-    this.running.set(session.id, controller);
-    this.o.store.appendMessage(session.id, { role: "user", text });
-    this.o.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
-    void this.turn(session.id, controller.signal)
-      .catch((err: Error) => {
-        this.o.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code: err instanceof GatehouseError ? err.code : "INTERNAL", message: err.message });
-        return "error" as const;
-      })
-      .then((reason) => {
-        this.running.delete(session.id);
-        this.o.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason: controller.signal.aborted ? "aborted" : reason });
-      });
+    void this.runTurn(session, text, new AbortController());
     return true;
   }
 
-  /** Stops the model, cancels pending approvals and kills the running tool. */
+  /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
+  async runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
+    this.running.set(session.id, controller);
+    this.o.store.appendMessage(session.id, { role: "user", text });
+    this.o.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
+    const usage: Usage = { inputTokens: null, outputTokens: null };
+    let end: TurnEnd;
+    try {
+      end = await this.turn(session.id, controller.signal, usage);
+    } catch (err) {
+      if (!controller.signal.aborted) {
+        const code = err instanceof GatehouseError ? err.code : "INTERNAL";
+        this.o.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
+      }
+      end = "error";
+    }
+    this.running.delete(session.id);
+    const reason = controller.signal.aborted ? "aborted" : end;
+    this.o.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
+    return reason;
+  }
+
+  /** Stops the model, cancels pending approvals and kills the running tool, in the session and its subagents. */
   abort(sessionId: string, by: string): boolean {
+    for (const id of this.o.subagents.family(sessionId)) this.o.gate.cancelSession(id, by);
     const controller = this.running.get(sessionId);
-    this.o.gate.cancelSession(sessionId, by);
     if (!controller) return false;
     controller.abort();
     return true;
@@ -67,21 +91,21 @@ export class AgentRunner {
     return s;
   }
 
-  private async turn(sessionId: string, signal: AbortSignal): Promise<TurnEnd> {
+  private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd> {
     for (let step = 0; step < this.o.maxSteps; step++) {
       const session = this.session(sessionId);
-      const worker = this.o.registry.get(session.workerId);
       const response = await this.o.providerFor(session).respond({
         system: this.o.systemPrompt(session),
-        history: this.o.store.messages(sessionId),
-        tools: worker?.tools ?? [],
+        history: modelHistory(this.o.store.messages(sessionId), this.o.maxToolResultChars),
+        tools: this.o.toolsFor(session),
         signal,
         onText: (text) => this.o.hub.publish({ type: "assistant_text_delta", sessionId, at: now(), text }),
       });
       if (signal.aborted) return "aborted";
+      addUsage(usage, response.usage);
       const message: Message = { role: "assistant", text: response.text, toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })) };
       this.o.store.appendMessage(sessionId, message);
-      this.o.hub.publish({ type: "assistant_message", sessionId, at: now(), message });
+      this.o.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
       if (response.toolCalls.length === 0) return "completed";
       const outcome = await this.batch(session, response.toolCalls, signal);
       if (outcome !== "continue") return outcome;
@@ -91,8 +115,8 @@ export class AgentRunner {
 
   /** Evaluates the whole batch up front, raises every ask at once, then runs the calls in order. */
   private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
-    const decisions = calls.map((c) => this.o.gate.evaluate(session, { tool: c.toolName, args: c.args }));
-    const asks = (i: number) => decisions[i]!.action === "ask";
+    const decisions = calls.map((c) => (c.invalid ? null : this.o.gate.evaluate(session, { tool: c.toolName, args: c.args })));
+    const asks = (i: number) => decisions[i]?.action === "ask";
     const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.o.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
     const approvals = calls.map((c, index) => {
       if (!asks(index)) return null;
@@ -103,8 +127,13 @@ export class AgentRunner {
     for (const [i, call] of calls.entries()) {
       if (signal.aborted) return "aborted";
       const started = performance.now();
-      const content = hardRejected ? { ok: false, output: toolMessages.batchRejected(call.toolName) } : await this.settle(session, call, decisions[i]!, approvals[i]?.settled, signal);
-      if ("hard" in content && content.hard) hardRejected = true;
+      const decision = decisions[i];
+      const content: Outcome = hardRejected
+        ? { ok: false, output: toolMessages.batchRejected(call.toolName) }
+        : decision
+          ? await this.settle(session, call, decision, approvals[i]?.settled, signal)
+          : { ok: false, output: toolMessages.invalid(call.toolName, call.invalid ?? "") };
+      if (content.hard) hardRejected = true;
       this.o.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: content.output, isError: !content.ok });
       this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ok: content.ok, output: content.output, elapsedMs: performance.now() - started });
     }
@@ -112,7 +141,7 @@ export class AgentRunner {
     return hardRejected ? "rejected" : "continue";
   }
 
-  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<{ ok: boolean; output: string; hard?: boolean }> {
+  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<Outcome> {
     this.audit(session, call, decision.action, decision.reason, decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null);
     if (decision.action === "deny") return { ok: false, output: toolMessages.denied(call.toolName, decision.reason) };
     if (approval) {
@@ -123,13 +152,30 @@ export class AgentRunner {
     return this.run(this.session(session.id), call, approval ? null : decision, signal);
   }
 
-  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<{ ok: boolean; output: string }> {
+  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<Outcome> {
     this.o.hub.publish({ type: "tool_call_started", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, arguments: JSON.stringify(call.args), decision });
+    if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     try {
       return await this.o.registry.dispatch(session.workerId, { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.o.toolTimeoutMs, guard: this.o.gate.guard(session) }, signal);
     } catch (err) {
       if (signal.aborted) return { ok: false, output: toolMessages.failed(call.toolName, "the turn was aborted") };
       return { ok: false, output: toolMessages.failed(call.toolName, (err as Error).message) };
+    }
+  }
+
+  /** The `task` tool: a child session's whole turn, whose last answer is the call's result. */
+  private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<Outcome> {
+    const started = this.o.subagents.start(parent, call.args, nanoid());
+    if ("error" in started) return { ok: false, output: toolMessages.failed(TASK_TOOL, started.error) };
+    const child = started.session;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    try {
+      const end = await this.runTurn(child, started.prompt, controller);
+      return this.o.subagents.finish(child, end);
+    } finally {
+      signal.removeEventListener("abort", stop);
     }
   }
 

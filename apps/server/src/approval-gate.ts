@@ -37,6 +37,8 @@ export interface GateOptions {
   /** A pending approval resolves as timed out after this long; none when undefined. */
   approvalTimeoutMs?: number | undefined;
   present: (session: SessionInfo, call: ToolCall, whole?: boolean) => Promise<Presentation | null>;
+  /** The session's agent layer (DESIGN §2.3); undefined for a session without one. */
+  agentLayer: (session: SessionInfo) => Ruleset | undefined;
 }
 
 /** Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6). */
@@ -52,13 +54,17 @@ export class ApprovalGate {
   }
 
   context(session: SessionInfo, tool: string): EvaluationContext | Decision {
-    const worker = this.o.registry.get(session.workerId);
     const rules = this.o.permissions.load(session.workerId);
     if (!rules.ok) return this.invalidRules(session, tool, rules.error);
     this.invalidSeen.delete(session.id);
+    return this.contextWith(session, tool, rules.ruleset);
+  }
+
+  private contextWith(session: SessionInfo, tool: string, ruleset: Ruleset): EvaluationContext {
+    const worker = this.o.registry.get(session.workerId);
     const tier = worker?.tools.find((t) => t.name === tool)?.tier;
     return {
-      layers: { static: rules.ruleset, runtime: this.runtime.get(session.id) },
+      layers: { agent: this.o.agentLayer(session), static: ruleset, runtime: this.runtime.get(session.id) },
       cwd: worker?.workDir ?? "/",
       home: os.homedir(),
       mode: session.mode,
@@ -69,7 +75,9 @@ export class ApprovalGate {
 
   evaluate(session: SessionInfo, call: ToolCall): Decision {
     const ctx = this.context(session, call.tool);
-    return "action" in ctx ? ctx : evaluate(call, ctx);
+    if (!("action" in ctx)) return evaluate(call, ctx);
+    const veto = evaluate(call, this.contextWith(session, call.tool, Ruleset.empty));
+    return veto.layer === "agent" && veto.ruleAction === "deny" ? veto : ctx;
   }
 
   /** A rules file that does not load: the gate asks (strict mode: denies) and says where the problem is. */
@@ -176,7 +184,8 @@ export class ApprovalGate {
     const rules = this.o.permissions.load(session.workerId);
     const pick = (set: Ruleset | undefined) =>
       (set?.rules ?? []).filter((r) => r.tool === "*" || FILE_TOOLS.has(r.tool)).map((r) => ({ tool: r.tool, pattern: r.pattern, action: r.action, origin: r.origin }));
-    return { agent: null, static: rules.ok ? pick(rules.ruleset) : [], runtime: pick(this.runtime.get(session.id)), protectedPaths: this.o.protectedPaths };
+    const agent = this.o.agentLayer(session);
+    return { agent: agent ? pick(agent) : null, static: rules.ok ? pick(rules.ruleset) : [], runtime: pick(this.runtime.get(session.id)), protectedPaths: this.o.protectedPaths };
   }
 
   pendingCount(): number {

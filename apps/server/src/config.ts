@@ -4,6 +4,15 @@ import path from "node:path";
 import { z } from "zod";
 import { GatehouseError } from "./errors.js";
 
+const ProviderConfig = z.object({
+  /** The wire format: OpenAI-compatible chat completions or Anthropic messages. */
+  api: z.enum(["openai-compatible", "anthropic"]),
+  baseURL: z.url({ error: "baseURL must be a URL" }).optional(),
+  /** The name of the environment variable that holds the API key (never the key itself). */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name").optional(),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
 const Token = z.object({ token: z.string().min(16, "tokens must be at least 16 characters"), name: z.string().min(1) });
 
 export const ServerConfig = z.object({
@@ -17,6 +26,17 @@ export const ServerConfig = z.object({
   toolTimeoutMs: z.number().int().positive().default(120_000),
   heartbeatTimeoutMs: z.number().int().positive().default(5000),
   maxSteps: z.number().int().positive().default(50),
+  /** `provider:model` for sessions that name none; `scripted` plays scenarios and needs no key. */
+  model: z.string().min(1).default("scripted"),
+  /** Providers by name, added to or replacing the built-in ones (docs/models.md). */
+  providers: z.record(z.string(), ProviderConfig).default({}),
+  /** For the default model's provider: a base URL and the API key's variable, overriding the table. */
+  baseURL: z.url({ error: "baseURL must be a URL" }).optional(),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name").optional(),
+  /** Retries of a failed model request that the provider marks retryable (rate limits, overload). */
+  modelRetries: z.number().int().min(0).max(10).default(2),
+  /** Tool results longer than this are cut, with a marker, in what the model is sent. */
+  maxToolResultChars: z.number().int().positive().default(30_000),
   /** The scenario the scripted model plays when a session names none. */
   scenario: z.string().optional(),
   /** Paths no tool may write besides the data directory (the worker's own configuration, say). */
@@ -40,6 +60,9 @@ export function loadServerConfig(file: string | undefined, overrides: ServerConf
     ...(env.GATEHOUSE_HOST ? { host: env.GATEHOUSE_HOST } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
     ...(env.GATEHOUSE_WORKER_TOKEN ? { workerTokens: [{ token: env.GATEHOUSE_WORKER_TOKEN, name: "worker" }] } : {}),
+    ...(env.GATEHOUSE_MODEL ? { model: env.GATEHOUSE_MODEL } : {}),
+    ...(env.GATEHOUSE_BASE_URL ? { baseURL: env.GATEHOUSE_BASE_URL } : {}),
+    ...(env.GATEHOUSE_API_KEY_ENV ? { apiKeyEnv: env.GATEHOUSE_API_KEY_ENV } : {}),
     ...(env.GATEHOUSE_CLIENT_TOKEN ? { clientTokens: [{ token: env.GATEHOUSE_CLIENT_TOKEN, name: "client" }] } : {}),
   };
   const merged = { ...(fromFile as object), ...fromEnv, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };

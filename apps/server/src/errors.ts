@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 
-export type ServerErrorCode = "NOT_FOUND" | "WORKER_OFFLINE" | "WORKER_LOST" | "TOOL_TIMEOUT" | "ABORTED" | "BUSY" | "CONFIG";
+export type ServerErrorCode = "NOT_FOUND" | "WORKER_OFFLINE" | "WORKER_LOST" | "TOOL_TIMEOUT" | "ABORTED" | "BUSY" | "CONFIG" | "PROVIDER" | "REFUSED";
 
 /** A server-side failure with a code; the router turns it into a tRPC error with the same words. */
 export class GatehouseError extends Error {

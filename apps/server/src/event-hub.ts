@@ -1,4 +1,5 @@
-import type { GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
+import type { ApprovalRequired, GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
+import { familyOf, isWithin } from "./session-family.js";
 import type { Store, StoredEvent } from "./store.js";
 
 type Listener = (stored: StoredEvent) => void;
@@ -15,8 +16,21 @@ export class EventHub {
     return stored;
   }
 
+  /** Events after an id, of one session and its subagents or of all, oldest first. */
+  private missed(afterId: number, sessionId: string | undefined): StoredEvent[] {
+    if (sessionId === undefined) return this.store.eventsAfter(afterId);
+    const family = familyOf(this.store, sessionId);
+    if (family.length === 1) return this.store.eventsAfter(afterId, sessionId);
+    return family.flatMap((id) => this.store.eventsAfter(afterId, id)).sort((a, b) => a.id - b.id);
+  }
+
+  private pending(sessionId: string | undefined): { event: ApprovalRequired; eventId: number }[] {
+    if (sessionId === undefined) return this.store.pending();
+    return familyOf(this.store, sessionId).flatMap((id) => this.store.pending(id)).sort((a, b) => a.eventId - b.eventId);
+  }
+
   /**
-   * The session's (or every session's) pending approvals again, then what was missed since
+   * The pending approvals of the session and its subagents (or of every session) again, then what was missed since
    * `lastEventId`, then live events. Live events are buffered while history is read, so none
    * is lost or repeated between the two.
    */
@@ -24,7 +38,7 @@ export class EventHub {
     const buffer: StoredEvent[] = [];
     let wake: (() => void) | null = null;
     const listener: Listener = (s) => {
-      if (filter.sessionId !== undefined && s.sessionId !== filter.sessionId) return;
+      if (filter.sessionId !== undefined && !isWithin(this.store, s.sessionId, filter.sessionId)) return;
       buffer.push(s);
       wake?.();
     };
@@ -33,9 +47,9 @@ export class EventHub {
     signal?.addEventListener("abort", onAbort);
     try {
       const after = Number(filter.lastEventId ?? this.store.lastEventId());
-      const missed = this.store.eventsAfter(Number.isFinite(after) ? after : 0, filter.sessionId);
+      const missed = this.missed(Number.isFinite(after) ? after : 0, filter.sessionId);
       const missedIds = new Set(missed.map((m) => m.id));
-      for (const p of this.store.pending(filter.sessionId)) {
+      for (const p of this.pending(filter.sessionId)) {
         if (!missedIds.has(p.eventId)) yield { id: String(p.eventId), event: p.event };
       }
       let last = missed.at(-1)?.id ?? (Number.isFinite(after) ? after : 0);

@@ -3,6 +3,7 @@ import type { Handlers, SessionInfo } from "@gatehouse/protocol";
 import fs from "node:fs";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
+import { agentsOf, findAgent } from "./agents.js";
 import type { ApprovalGate } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
@@ -17,7 +18,9 @@ export interface Services {
   runner: AgentRunner;
   registry: WorkerRegistry;
   permissions: WorkerPermissions;
-  createProvider: (session: SessionInfo, scenario: string | undefined) => void;
+  /** Prepares a new session's model: checks a real one's configuration, loads a scripted one's scenario. */
+  openModel: (session: SessionInfo, scenario: string | undefined) => void;
+  defaultModel: string;
   toolTimeoutMs: number;
 }
 
@@ -59,8 +62,9 @@ export function createHandlers(s: Services): Handlers {
     session: guarded({
       async create(_p, input) {
         const w = worker(input.workerId);
-        const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
-        s.createProvider(info, input.scenario);
+        if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentsOf(w).map((a) => a.name).join(", ")}`);
+        const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, model: input.model ?? s.defaultModel, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
+        s.openModel(info, input.scenario);
         s.store.putSession(info);
         s.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
         return info;
@@ -89,7 +93,9 @@ export function createHandlers(s: Services): Handlers {
     }),
     agent: guarded({
       async prompt(_p, input) {
-        return { accepted: s.runner.prompt(session(input.sessionId), input.text) };
+        const target = session(input.sessionId);
+        if (target.parentId) throw new GatehouseError("REFUSED", `session ${target.id} is a subagent of session ${target.parentId}; it takes its work from its parent`);
+        return { accepted: s.runner.prompt(target, input.text) };
       },
       async abort(p, input) {
         session(input.sessionId);
@@ -137,7 +143,7 @@ export function createHandlers(s: Services): Handlers {
       },
       async explain(_p, input) {
         const w = worker(input.workerId);
-        const base = input.sessionId ? session(input.sessionId) : { id: `explain-${w.id}`, workerId: w.id, agent: "general", mode: "default" as const, parentId: null, createdAt: now(), status: "idle" as const };
+        const base = input.sessionId ? session(input.sessionId) : { id: `explain-${w.id}`, workerId: w.id, agent: "general", model: s.defaultModel, mode: "default" as const, parentId: null, createdAt: now(), status: "idle" as const };
         const decision = s.gate.evaluate({ ...base, mode: input.mode ?? base.mode }, { tool: input.tool, args: input.args });
         return { decision, suggestedPatterns: suggestPatterns(decision) };
       },

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type { IncomingMessage } from "node:http";
+import os from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Duplex } from "node:stream";
@@ -8,6 +9,7 @@ import { createHTTPServer } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { WebSocketServer } from "ws";
 import { AgentRunner } from "./agent-runner.js";
+import { AgentLayers, agentsOf, findAgent, maySpawn } from "./agents.js";
 import { ApprovalGate } from "./approval-gate.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
@@ -15,8 +17,11 @@ import { EventHub } from "./event-hub.js";
 import { createHandlers } from "./handlers.js";
 import { MemoryStore } from "./memory-store.js";
 import { present } from "./presentation.js";
-import type { Provider } from "./providers/provider.js";
-import { loadScenario, parseScenario, ScriptedProvider } from "./providers/scripted.js";
+import { Models } from "./models.js";
+import { loadScenario, parseScenario } from "./providers/scripted.js";
+import { Subagents } from "./subagents.js";
+import { systemPrompt } from "./system-prompt.js";
+import { taskTool } from "./task-tool.js";
 import type { Store } from "./store.js";
 import { refuseWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { WorkerPermissions } from "./worker-permissions.js";
@@ -43,7 +48,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const store = new MemoryStore();
   const hub = new EventHub(store);
   const permissions = new WorkerPermissions(config.dataDir);
-  const providers = new Map<string, Provider>();
+  const models = new Models(config, FALLBACK_SCENARIO);
+  models.check(config.model);
+  const agentLayers = new AgentLayers(os.homedir());
   const sessionsOf = (workerId: string) => store.listSessions().filter((s) => s.workerId === workerId);
   const registry = new WorkerRegistry(
     {
@@ -72,22 +79,34 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     protectedPaths: [config.dataDir, ...config.protectedPaths],
     approvalTimeoutMs: config.approvalTimeoutMs,
     present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call, whole),
+    agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
   });
+  const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });
   const runner = new AgentRunner({
     store,
     hub,
     gate,
     registry,
-    providerFor: (s) => providers.get(s.id) ?? new ScriptedProvider(FALLBACK_SCENARIO),
+    subagents,
+    providerFor: (s) => models.providerFor(s),
+    toolsFor: (s) => {
+      const worker = registry.get(s.workerId);
+      const spawns = maySpawn(s, findAgent(worker, s.agent), subagents.depth(s) + 1);
+      return [...(worker?.tools ?? []), ...(spawns ? [taskTool(agentsOf(worker))] : [])];
+    },
     maxSteps: config.maxSteps,
     toolTimeoutMs: config.toolTimeoutMs,
-    systemPrompt: (s) => `You are an agent working in ${registry.get(s.workerId)?.workDir ?? "a work directory"}.`,
+    maxToolResultChars: config.maxToolResultChars,
+    systemPrompt: (s) => {
+      const worker = registry.get(s.workerId);
+      return systemPrompt({ workDir: worker?.workDir ?? "an unknown directory", agent: findAgent(worker, s.agent), skills: worker?.skills ?? [] });
+    },
   });
   const handlers = createHandlers({
-    store, hub, gate, runner, registry, permissions, toolTimeoutMs: config.toolTimeoutMs,
-    createProvider: (session, scenario) => {
+    store, hub, gate, runner, registry, permissions, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
+    openModel: (session, scenario) => {
       const file = scenario ?? config.scenario;
-      providers.set(session.id, new ScriptedProvider(file ? loadScenario(file) : FALLBACK_SCENARIO));
+      models.open(session, file ? loadScenario(file) : undefined);
     },
   });
   const router = createAppRouter(handlers);

@@ -11,4 +11,7 @@ export const toolMessages = {
   },
   batchRejected: (tool: string) => `ToolRejectedError: the user rejected an earlier call of this batch and stopped the turn; this ${tool} call was not run.`,
   failed: (tool: string, message: string) => `ToolError: ${tool} failed: ${message}`,
+  invalid: (tool: string, why: string) => `ToolError: this ${tool} call was not run: ${why}`,
+  subagentEnded: (agent: string, sessionId: string, end: string, answer: string) =>
+    `ToolError: the ${agent} subagent (session ${sessionId}) stopped before it finished: its turn ended ${end}.${answer ? ` Its last words: ${answer}` : ""}`,
 };

@@ -5,11 +5,14 @@ import { approval, decision } from "./fixtures.js";
 
 const at = "2026-11-21T00:00:00.000Z";
 const base = { sessionId: "s1", at };
+const usage = { inputTokens: null, outputTokens: null };
 const fold = (events: GatehouseEvent[], view: SessionView = emptyView()) => events.reduce(applyEvent, view);
 const assistant = (text: string, calls: [string, string, object][] = []): GatehouseEvent => ({
   type: "assistant_message",
   ...base,
   message: { role: "assistant", text, toolCalls: calls.map(([callId, toolName, args]) => ({ callId, toolName, arguments: JSON.stringify(args) })) },
+  stopReason: calls.length > 0 ? "tool-calls" : "stop",
+  usage,
 });
 
 describe("the session view", () => {
@@ -43,7 +46,7 @@ describe("the session view", () => {
   });
 
   it("a turn that ends clears what was pending and cancels calls that never ran", () => {
-    const v = fold([{ type: "user_message", ...base, text: "go" }, assistant("", [["c1", "shell_exec", { command: "ls" }]]), approval({ callId: "c1" }), { type: "turn_ended", ...base, reason: "aborted" }]);
+    const v = fold([{ type: "user_message", ...base, text: "go" }, assistant("", [["c1", "shell_exec", { command: "ls" }]]), approval({ callId: "c1" }), { type: "turn_ended", ...base, reason: "aborted", usage }]);
     expect(v.pending).toEqual([]);
     expect(v.turnRunning).toBe(false);
     expect(v.items.find((i) => i.kind === "call")).toMatchObject({ status: "cancelled" });

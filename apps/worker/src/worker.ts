@@ -7,7 +7,8 @@ import { GuardCache } from "./guard-cache.js";
 import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
-import { SKILLS_DIR } from "./tools/skill.js";
+import { listSkills } from "./tools/skill.js";
+import { loadAgents } from "./agents.js";
 
 export interface WorkerOptions {
   server: string;
@@ -27,17 +28,6 @@ type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
 function descriptor(tool: Tool): ToolDescriptor {
   return { name: tool.name, description: tool.description, tier: tool.tier, inputSchema: z.toJSONSchema(tool.input) as Record<string, unknown> };
-}
-
-function listSkills(dir: string): { name: string; description: string }[] {
-  const root = path.join(dir, SKILLS_DIR);
-  const entries = fs.existsSync(root) ? fs.readdirSync(root, { withFileTypes: true }) : [];
-  return entries.flatMap((e) => {
-    const file = e.isDirectory() ? path.join(root, e.name, "SKILL.md") : e.name.endsWith(".md") ? path.join(root, e.name) : null;
-    if (!file || !fs.existsSync(file)) return [];
-    const description = /^description:\s*(.+)$/m.exec(fs.readFileSync(file, "utf8"))?.[1]?.trim() ?? "";
-    return [{ name: e.isDirectory() ? e.name : e.name.slice(0, -3), description }];
-  });
 }
 
 /** Runs one tool call: arguments checked, files guarded, output limited, time bounded. */
@@ -92,7 +82,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const link: ServerLink = new ServerLink({
     server: opts.server,
     token: opts.token,
-    registration: { workerId: opts.id, workDir, tools: tools.map(descriptor), agents: [], skills: listSkills(workDir) },
+    registration: { workerId: opts.id, workDir, tools: tools.map(descriptor), agents: loadAgents(workDir, log), skills: listSkills(workDir) },
     heartbeatMs: opts.heartbeatMs ?? 1000,
     log,
     onMessage: handle,

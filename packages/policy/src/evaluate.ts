@@ -31,6 +31,8 @@ export function subjectArgument(call: ToolCall): { kind: "path" | "text"; value:
       return { kind: "path", value: str(a.path) ?? "." };
     case "skill":
       return { kind: "text", value: str(a.name) ?? "" };
+    case "task":
+      return { kind: "text", value: str(a.agent) ?? "" };
     case "shell_exec":
       return { kind: "text", value: str(a.command) ?? "" };
     default:

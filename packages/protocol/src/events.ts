@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Action, BatchContext, Decision, Message, Mode, Presentation, SessionInfo } from "./schemas.js";
+import { Action, BatchContext, Decision, Message, Mode, Presentation, SessionInfo, Usage } from "./schemas.js";
 
 const base = { sessionId: z.string(), at: z.string() };
 
@@ -28,7 +28,14 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("session_created"), ...base, session: SessionInfo }),
   z.object({ type: z.literal("user_message"), ...base, text: z.string() }),
   z.object({ type: z.literal("assistant_text_delta"), ...base, text: z.string() }),
-  z.object({ type: z.literal("assistant_message"), ...base, message: Message }),
+  z.object({
+    type: z.literal("assistant_message"),
+    ...base,
+    message: Message,
+    /** Why the model stopped this step, in the provider's words (`stop`, `tool-calls`, `length`, ...). */
+    stopReason: z.string(),
+    usage: Usage,
+  }),
   z.object({ type: z.literal("tool_call_started"), ...base, callId: z.string(), toolName: z.string(), arguments: z.string(), decision: Decision.nullable() }),
   ApprovalRequired,
   z.object({
@@ -52,7 +59,13 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     /** From the call's turn in its batch to its result, in milliseconds; a wait for approval included. */
     elapsedMs: z.number(),
   }),
-  z.object({ type: z.literal("turn_ended"), ...base, reason: z.enum(["completed", "rejected", "aborted", "error", "step_limit"]) }),
+  z.object({
+    type: z.literal("turn_ended"),
+    ...base,
+    reason: z.enum(["completed", "rejected", "aborted", "error", "step_limit"]),
+    /** The turn's tokens, every step summed. */
+    usage: Usage,
+  }),
   z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
   z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),
   z.object({ type: z.literal("shell_command"), ...base, command: z.string(), exitCode: z.number().nullable(), output: z.string(), by: z.string() }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+import { AgentDefinition, ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
 
@@ -7,6 +7,8 @@ export const SessionCreateInput = z.object({
   workerId: WorkerId,
   agent: z.string().min(1).max(100).default("general"),
   mode: Mode.default("default"),
+  /** `provider:model`; the server's configured model when absent. */
+  model: z.string().min(1).max(200).optional(),
   /** For the scripted provider: the scenario to play (a file on the server, or a built-in name). */
   scenario: z.string().max(4096).optional(),
 });
@@ -41,8 +43,8 @@ export const WorkerRegisterInput = z.object({
   workerId: WorkerId,
   workDir: z.string().min(1).startsWith("/", "workDir must be an absolute path"),
   tools: z.array(ToolDescriptor).max(1000),
-  agents: z.array(z.object({ name: z.string(), description: z.string(), body: z.string() })).max(200).default([]),
-  skills: z.array(z.object({ name: z.string(), description: z.string() })).max(1000).default([]),
+  agents: z.array(AgentDefinition).max(200).default([]),
+  skills: z.array(SkillInfo).max(1000).default([]),
 });
 export type WorkerRegisterInput = z.infer<typeof WorkerRegisterInput>;
 export const WorkerRef = z.object({ workerId: WorkerId });

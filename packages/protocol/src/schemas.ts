@@ -67,12 +67,18 @@ export const SessionInfo = z.object({
   id: SessionId,
   workerId: z.string(),
   agent: z.string(),
+  /** `provider:model`, or `scripted` for the deterministic scenario player. */
+  model: z.string(),
   mode: Mode,
   parentId: z.string().nullable(),
   createdAt: z.string(),
   status: z.enum(["idle", "running", "closed"]),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
+
+/** Tokens a model reported for a step or a turn; null where the provider said nothing. */
+export const Usage = z.object({ inputTokens: z.number().nullable(), outputTokens: z.number().nullable() });
+export type Usage = z.infer<typeof Usage>;
 
 export const ToolCallRecord = z.object({ callId: z.string(), toolName: z.string(), arguments: z.string() });
 
@@ -90,3 +96,23 @@ export const ToolDescriptor = z.object({
   tier: Tier,
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
+
+/** One action or a map of pattern to action, as in permissions.jsonc. */
+export const PermissionMap = z.record(z.string(), z.union([Action, z.record(z.string(), Action)]));
+export type PermissionMap = z.infer<typeof PermissionMap>;
+
+/** An agent type a worker offers, read from its agents folder (DESIGN §4). */
+export const AgentDefinition = z.object({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "an agent name may hold letters, digits, '.', '_' and '-' only").max(100),
+  description: z.string().max(2000),
+  /** The agent's instructions, added to its system prompt. */
+  prompt: z.string().max(100_000),
+  permission: PermissionMap.nullable(),
+  model: z.string().max(200).nullable(),
+  maySpawn: z.boolean(),
+  file: z.string().max(4096),
+});
+export type AgentDefinition = z.infer<typeof AgentDefinition>;
+
+export const SkillInfo = z.object({ name: z.string().max(200), description: z.string().max(2000) });
+export type SkillInfo = z.infer<typeof SkillInfo>;

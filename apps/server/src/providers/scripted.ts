@@ -3,7 +3,7 @@ import type { Message } from "@gatehouse/protocol";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { GatehouseError } from "../errors.js";
-import type { ModelRequest, ModelResponse, Provider } from "./provider.js";
+import { NO_USAGE, type ModelRequest, type ModelResponse, type Provider } from "./provider.js";
 
 const Condition = z.object({
   /** The last tool result contains this text. */
@@ -18,9 +18,13 @@ const Step = z.object({
   toolCalls: z.array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) })).default([]),
 });
 
+const Steps = z.array(Step).min(1, "a scenario needs at least one step");
+
 export const Scenario = z.object({
   name: z.string().default("scenario"),
-  steps: z.array(Step).min(1, "a scenario needs at least one step"),
+  steps: Steps,
+  /** The steps a subagent of each agent type plays when this scenario's session starts one. */
+  agents: z.record(z.string(), z.object({ steps: Steps })).default({}),
 });
 export type Scenario = z.infer<typeof Scenario>;
 
@@ -81,10 +85,10 @@ export class ScriptedProvider implements Provider {
         req.onText(word);
       }
       const toolCalls = step.toolCalls.map((c, i) => ({ callId: `call_${this.position}_${i}`, toolName: c.tool, args: c.args }));
-      return { text, toolCalls };
+      return { text, toolCalls, stopReason: toolCalls.length > 0 ? "tool-calls" : "stop", usage: NO_USAGE };
     }
     const text = "(the scripted scenario has no more steps)";
     req.onText(text);
-    return { text, toolCalls: [] };
+    return { text, toolCalls: [], stopReason: "stop", usage: NO_USAGE };
   }
 }

@@ -1,0 +1,91 @@
+import type { SessionInfo } from "@gatehouse/protocol";
+import type { ProviderConfig, ServerConfig } from "./config.js";
+import { GatehouseError } from "./errors.js";
+import { AiSdkProvider, type ModelEndpoint } from "./providers/ai-sdk.js";
+import type { Provider } from "./providers/provider.js";
+import { ScriptedProvider, type Scenario } from "./providers/scripted.js";
+
+export const SCRIPTED = "scripted";
+
+/** Providers known without configuration; the config file adds to them or replaces them. */
+export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderConfig>> = {
+  openai: { api: "openai-compatible", baseURL: "https://api.openai.com/v1", apiKeyEnv: "OPENAI_API_KEY" },
+  anthropic: { api: "anthropic", apiKeyEnv: "ANTHROPIC_API_KEY" },
+  ollama: { api: "openai-compatible", baseURL: "http://127.0.0.1:11434/v1" },
+  lmstudio: { api: "openai-compatible", baseURL: "http://127.0.0.1:1234/v1" },
+  llamacpp: { api: "openai-compatible", baseURL: "http://127.0.0.1:8080/v1" },
+  vllm: { api: "openai-compatible", baseURL: "http://127.0.0.1:8000/v1" },
+};
+
+type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKeyEnv" | "modelRetries">;
+
+/** Splits `provider:model` at its first colon (model ids such as `qwen2.5:7b` keep theirs). */
+export function splitModelId(id: string): { provider: string; model: string } {
+  const at = id.indexOf(":");
+  if (at <= 0 || at === id.length - 1) throw new GatehouseError("CONFIG", `model "${id}" must be written provider:model (for example openai:gpt-4o) or be "${SCRIPTED}"`);
+  return { provider: id.slice(0, at), model: id.slice(at + 1) };
+}
+
+/** Where `provider:model` is served and with which key, from the config and the environment. */
+export function resolveEndpoint(id: string, config: ModelConfig, env: NodeJS.ProcessEnv): ModelEndpoint {
+  const { provider, model } = splitModelId(id);
+  const table = { ...BUILTIN_PROVIDERS, ...config.providers };
+  const overrides = { ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}) };
+  const isDefault = config.model !== SCRIPTED && splitModelId(config.model).provider === provider;
+  const entry: ProviderConfig | undefined = isDefault && Object.keys(overrides).length > 0 ? { api: "openai-compatible", ...table[provider], ...overrides } : table[provider];
+  if (!entry) throw new GatehouseError("CONFIG", `unknown model provider "${provider}" in "${id}" (known: ${Object.keys(table).join(", ")}); add it under "providers" in the config file or give a base URL`);
+  const apiKey = entry.apiKeyEnv ? env[entry.apiKeyEnv] : undefined;
+  if (entry.apiKeyEnv && !apiKey) throw new GatehouseError("CONFIG", `model ${id} needs an API key in the environment variable ${entry.apiKeyEnv}, which is not set`);
+  if (entry.api === "openai-compatible" && !entry.baseURL) throw new GatehouseError("CONFIG", `provider "${provider}" needs a baseURL`);
+  return { api: entry.api, provider, model, baseURL: entry.baseURL, apiKey };
+}
+
+/**
+ * The model behind each session. Real models are shared by every session that names them;
+ * each scripted session plays its own copy of a scenario, and a subagent of a scripted session
+ * plays the part of the parent's scenario written for its agent type.
+ */
+export class Models {
+  private readonly real = new Map<string, Provider>();
+  private readonly scenarios = new Map<string, Scenario>();
+  private readonly scripted = new Map<string, ScriptedProvider>();
+
+  constructor(
+    private readonly config: ModelConfig,
+    private readonly fallback: Scenario,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  /** The model a new session uses; throws a CONFIG error naming what is missing. */
+  check(model: string): void {
+    if (model !== SCRIPTED) this.endpoint(model);
+  }
+
+  /** A top-level session: its model, and for a scripted one the scenario it plays. */
+  open(session: SessionInfo, scenario: Scenario | undefined): void {
+    if (session.model !== SCRIPTED) return this.check(session.model);
+    const played = scenario ?? this.fallback;
+    this.scenarios.set(session.id, played);
+    this.scripted.set(session.id, new ScriptedProvider(played));
+  }
+
+  /** A subagent session, after its parent. */
+  openChild(child: SessionInfo, parent: SessionInfo): void {
+    if (child.model !== SCRIPTED) return this.check(child.model);
+    const part = this.scenarios.get(parent.id)?.agents[child.agent];
+    const scenario = part ? { name: `${child.agent} part`, steps: part.steps, agents: {} } : this.fallback;
+    this.scenarios.set(child.id, scenario);
+    this.scripted.set(child.id, new ScriptedProvider(scenario));
+  }
+
+  providerFor(session: SessionInfo): Provider {
+    if (session.model === SCRIPTED) return this.scripted.get(session.id) ?? new ScriptedProvider(this.fallback);
+    let provider = this.real.get(session.model);
+    if (!provider) this.real.set(session.model, (provider = new AiSdkProvider(this.endpoint(session.model), this.config.modelRetries)));
+    return provider;
+  }
+
+  private endpoint(model: string): ModelEndpoint {
+    return resolveEndpoint(model, this.config, this.env);
+  }
+}
