@@ -17,6 +17,10 @@ export interface ClusterOptions {
   approvalTimeoutMs?: number;
   rules?: string;
   files?: Record<string, string>;
+  /** Server config fields beyond the ports, tokens and data directory the cluster sets. */
+  config?: Record<string, unknown>;
+  /** Extra environment for the server process (an API key, say). */
+  env?: Record<string, string>;
 }
 
 /** A server and a worker as real processes on loopback, in a temporary folder. */
@@ -60,9 +64,10 @@ export class Cluster {
       clientTokens: [{ token: CLIENT_TOKEN, name: "ada" }],
       heartbeatTimeoutMs: 3000,
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
+      ...opts.config,
     };
     fs.writeFileSync(path.join(root, "config.json"), JSON.stringify(config));
-    const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...opts.env } });
     const port = await new Promise<number>((resolve, reject) => {
       const lines = readline.createInterface({ input: server.stdout! });
       lines.once("line", (line) => resolve(JSON.parse(line).port));
@@ -88,9 +93,10 @@ export class Cluster {
     return c;
   }
 
-  scenario(name: string, steps: unknown[]): string {
+  /** Writes a scenario for the scripted model; `agents` holds the steps its subagents play, by agent type. */
+  scenario(name: string, steps: unknown[], agents: Record<string, unknown[]> = {}): string {
     const file = path.join(this.root, `${name}.json`);
-    fs.writeFileSync(file, JSON.stringify({ name, steps }));
+    fs.writeFileSync(file, JSON.stringify({ name, steps, agents: Object.fromEntries(Object.entries(agents).map(([k, v]) => [k, { steps: v }])) }));
     return file;
   }
 

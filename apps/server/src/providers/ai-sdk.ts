@@ -5,6 +5,9 @@ import { APICallError, jsonSchema, RetryError, streamText, tool, type LanguageMo
 import { GatehouseError } from "../errors.js";
 import type { ModelToolCall, ModelRequest, ModelResponse, Provider } from "./provider.js";
 
+// The SDK prints compatibility notes to the console; the server's output is its own structured log.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
 /** Where a model is served and how to reach it. */
 export interface ModelEndpoint {
   /** The wire format the endpoint speaks. */
@@ -49,15 +52,29 @@ function modelMessage(m: Message): ModelMessage | null {
   return content.length > 0 ? { role: "assistant", content } : null;
 }
 
-/** The provider's own words for a failure, with the HTTP status when there was one. */
+/** The provider's own words for a failure, with the HTTP status when there was one, on one line. */
 export function providerMessage(err: unknown): string {
   const last = RetryError.isInstance(err) ? err.lastError : err;
   const attempts = RetryError.isInstance(err) && err.errors.length > 1 ? ` (after ${err.errors.length} attempts)` : "";
+  let text = describe(last);
   if (APICallError.isInstance(last)) {
-    const status = last.statusCode ? `HTTP ${last.statusCode}: ` : "";
-    return `${status}${last.message}${attempts}`;
+    const cause = last.cause instanceof Error ? `: ${last.cause.message}` : "";
+    text = last.statusCode === 200 ? `the response stream broke off${cause}` : `${last.statusCode ? `HTTP ${last.statusCode}: ` : ""}${last.message}`;
   }
-  return `${last instanceof Error ? last.message : String(last)}${attempts}`;
+  const line = text.split("\n")[0]!.trim();
+  return `${line.length > 400 ? `${line.slice(0, 400)}…` : line}${attempts}`;
+}
+
+/** An error the stream carried: an Error, or a provider's error object such as `{ type, message }`. */
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (err !== null && typeof err === "object") {
+    const o = err as { type?: unknown; message?: unknown; error?: unknown };
+    if (typeof o.message === "string") return typeof o.type === "string" ? `${o.type}: ${o.message}` : o.message;
+    if (o.error !== undefined) return describe(o.error);
+    return JSON.stringify(err);
+  }
+  return String(err);
 }
 
 function toolCall(part: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown }): ModelToolCall {
@@ -95,6 +112,7 @@ export class AiSdkProvider implements Provider {
     });
     let text = "";
     const toolCalls: ModelToolCall[] = [];
+    /** The provider's own finish reason; a stream without one was cut short, whatever the SDK made of it. */
     let stopReason: string | null = null;
     let usage: Usage = { inputTokens: null, outputTokens: null };
     try {
@@ -104,7 +122,7 @@ export class AiSdkProvider implements Provider {
           req.onText(part.text);
         } else if (part.type === "tool-call") toolCalls.push(toolCall(part));
         else if (part.type === "finish") {
-          stopReason = part.rawFinishReason ?? part.finishReason;
+          stopReason = part.rawFinishReason ?? null;
           usage = { inputTokens: count(part.totalUsage.inputTokens), outputTokens: count(part.totalUsage.outputTokens) };
         } else if (part.type === "error") throw part.error;
         else if (part.type === "abort") throw new GatehouseError("ABORTED", "the model was stopped");
@@ -114,7 +132,7 @@ export class AiSdkProvider implements Provider {
       if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
       throw new GatehouseError("PROVIDER", `${this.name}: ${providerMessage(err)}`);
     }
-    if (stopReason === null || stopReason === "error" || stopReason === "unknown") {
+    if (stopReason === null) {
       throw new GatehouseError("PROVIDER", `${this.name}: the response stream ended before the model finished`);
     }
     return { text, toolCalls, stopReason, usage };
