@@ -98,7 +98,12 @@ export const ToolDescriptor = z.object({
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
 /** One action or a map of pattern to action, as in permissions.jsonc. */
-export const PermissionMap = z.record(z.string(), z.union([Action, z.record(z.string(), Action)]));
+const ActionWord = z.enum(ACTIONS, { error: (issue) => `${JSON.stringify(issue.input)} is not an action: use allow, deny or ask` });
+export const PermissionMap = z.record(
+  z.string(),
+  z.union([ActionWord, z.record(z.string(), ActionWord)], { error: (issue) => `${JSON.stringify(issue.input)} is not an action (allow, deny, ask) or a map of pattern to action` }),
+  { error: "must be a map of tool name to action" },
+);
 export type PermissionMap = z.infer<typeof PermissionMap>;
 
 /** An agent type a worker offers, read from its agents folder (DESIGN §4). */
