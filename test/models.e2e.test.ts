@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Cluster, Events } from "./support/cluster.js";
@@ -120,5 +122,46 @@ describe("a session on a real model (a replayed endpoint)", () => {
     expect(sent(1)).toContain("Summarise in one line.");
     expect(sent(0)).toContain("summarizer: Summarises a file.");
     expect(s.events.of("tool_result").find((r) => r.sessionId === s.id)).toMatchObject({ toolName: "task", ok: true, output: "A readme." });
+  });
+});
+
+const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+
+/** Runs the CLI without blocking, so that the replay in this process can answer it. */
+function gatehouse(args: string[], env: Record<string, string | undefined>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d));
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+}
+
+describe("choosing a model on the command line", () => {
+  it("gatehouse run --model with a base URL and a key variable runs the turn on that endpoint", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-run-model-"));
+    fs.mkdirSync(path.join(dir, "work"));
+    fs.writeFileSync(path.join(dir, "work", "a.txt"), "alpha");
+    replay.push(openai.stream([], [{ id: "call_g", name: "glob", argumentPieces: ['{"pattern":"*.txt"}'] }]), openai.stream(["There is a.txt."]));
+    const r = await gatehouse(
+      ["run", "--prompt", "which files?", "--json", "--mode", "yolo", "--dir", path.join(dir, "work"), "--data-dir", path.join(dir, "data"), "--model", "lab:replay-model", "--base-url", replay.baseURL, "--api-key-env", "LAB_KEY"],
+      { LAB_KEY: "sk-lab", GATEHOUSE_MODEL: undefined },
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; output?: string; message?: { text: string } });
+    expect(events.find((e) => e.type === "tool_result")?.output).toContain("a.txt");
+    expect(events.filter((e) => e.type === "assistant_message").at(-1)?.message?.text).toBe("There is a.txt.");
+    expect(replay.requests.map((q) => q.headers.authorization)).toEqual(["Bearer sk-lab", "Bearer sk-lab"]);
+  });
+
+  it("a model whose key variable is not set is a configuration error: one line, exit 2, nothing run", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-run-model-"));
+    const r = await gatehouse(["run", "--prompt", "hi", "--dir", dir, "--data-dir", path.join(dir, "data"), "--model", "anthropic:claude-sonnet-4-5"], { ANTHROPIC_API_KEY: undefined, GATEHOUSE_MODEL: undefined });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("gatehouse: model anthropic:claude-sonnet-4-5 needs an API key in the environment variable ANTHROPIC_API_KEY, which is not set\n");
+    expect(r.stdout).toBe("");
   });
 });

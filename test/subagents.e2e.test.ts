@@ -47,6 +47,26 @@ describe("subagents (seed 002, Subagent Permissions)", () => {
     expect(explained.decision).toMatchObject({ action: "deny", layer: "agent", rule: { layer: "agent", tool: "*", pattern: "*" } });
   });
 
+  it("the veto holds while the permissions file is invalid, when every other call asks", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "allow",, }` });
+    const client = cluster.client();
+    const scenario = cluster.scenario("parent", [{ toolCalls: [task("explore", "write notes")] }, { text: "{{lastResult}}" }], {
+      explore: [{ toolCalls: [{ tool: "write_file", args: { path: "notes.md", content: "x" } }] }, { text: "the write: {{lastResult}}" }],
+    });
+    const info = await client.session.create.mutate({ workerId: "w1", scenario });
+    const events = new Events(client, { sessionId: info.id });
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    const ask = await events.next("tool_approval_required");
+    expect(ask).toMatchObject({ toolName: "task", reason: expect.stringContaining("the permissions file is invalid") });
+    await client.tool.approve.mutate({ sessionId: info.id, approvalId: ask.approvalId });
+    await events.next("turn_ended", (e) => e.sessionId === info.id, 10_000);
+    expect(events.of("tool_approval_required")).toHaveLength(1);
+    const write = events.of("tool_result").find((r) => r.toolName === "write_file")!;
+    expect(write).toMatchObject({ ok: false, output: expect.stringMatching(/^ToolDeniedError: .*the agent's veto/) });
+    expect(fs.existsSync(path.join(cluster.workDir, "notes.md"))).toBe(false);
+  });
+
   it("a child's ask reaches the parent's stream with the child's session id and is answered there", async () => {
     cluster = await Cluster.start({ rules: `{"*": "allow", "write_file": "ask"}` });
     const client = cluster.client();

@@ -5,7 +5,7 @@ import path from "node:path";
 import { seedRulesFile } from "@gatehouse/policy";
 import { GatehouseError, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import { startWorker } from "@gatehouse/worker";
-import { existingDir } from "./flags.js";
+import { existingDir, type ModelChoice } from "./flags.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
@@ -19,6 +19,7 @@ export interface EmbeddedOptions {
   scenario: string;
   /** Written as the worker's rules file when it has none yet. */
   seedRules?: string;
+  model?: ModelChoice;
 }
 
 export interface Embedded {
@@ -28,6 +29,8 @@ export interface Embedded {
   dataDir: string;
   /** The worker's permissions file. */
   rulesFile: string;
+  /** The model sessions use unless they name one. */
+  model: string;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     host: "127.0.0.1",
     dataDir: opts.dataDir,
     scenario: opts.scenario,
+    ...opts.model,
     workerTokens: [{ token: workerToken, name: "local-worker" }],
     clientTokens: [{ token: clientToken, name: os.userInfo().username }],
   });
@@ -68,6 +72,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     workerId: opts.workerId,
     dataDir: config.dataDir,
     rulesFile,
+    model: config.model,
     close: async () => {
       await worker.close();
       await server.close();
@@ -88,11 +93,12 @@ export interface LocalOptions {
   dir?: string | undefined;
   dataDir?: string | undefined;
   scenario?: string | undefined;
+  model?: ModelChoice;
 }
 
 export interface Local extends Embedded {
   dir: string;
-  /** Whether the scripted model plays the demo tour (no model and no scenario given). */
+  /** Whether the scripted model plays the demo tour (no model configured and no scenario given). */
   playsDemo: boolean;
   scenario: string;
 }
@@ -106,14 +112,17 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
   if (!fs.existsSync(scenario)) throw new GatehouseError("CONFIG", `--scenario: ${scenario} does not exist`);
   const project = opts.demo ? createDemoProject() : null;
   const dir = project ?? existingDir("dir", opts.dir ?? process.cwd());
-  const playsDemo = !opts.scenario;
+  const scripted = loadServerConfig(undefined, { model: opts.model?.model }).model === "scripted";
+  const playsDemo = scripted && !opts.scenario;
+  const demoRules = playsDemo || opts.demo === true;
   const removeProject = () => project && fs.rmSync(project, { recursive: true, force: true });
   const embedded = await startEmbedded({
     dir,
     dataDir: opts.dataDir,
-    workerId: playsDemo ? "demo" : "local",
+    workerId: demoRules ? "demo" : "local",
     scenario,
-    ...(playsDemo ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
+    ...(demoRules ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
   }).catch((err: unknown) => {
     removeProject();
     throw err;

@@ -16,3 +16,20 @@ export function existingDir(flag: string, value: string): string {
   if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`--${flag}: ${dir} is not a directory`);
   return dir;
 }
+
+/** The flags that choose a model: `--model provider:model`, and for its provider a base URL and the API key's variable. */
+export const MODEL_FLAGS = {
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+} as const;
+
+export interface ModelChoice {
+  model?: string | undefined;
+  baseURL?: string | undefined;
+  apiKeyEnv?: string | undefined;
+}
+
+export function modelChoice(values: { model?: string | undefined; "base-url"?: string | undefined; "api-key-env"?: string | undefined }): ModelChoice {
+  return { model: values.model, baseURL: values["base-url"], apiKeyEnv: values["api-key-env"] };
+}

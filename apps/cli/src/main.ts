@@ -11,7 +11,7 @@ import { startCommand } from "./commands/start.js";
 import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
 
-export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--scenario FILE] [--mode MODE] [--data-dir DIR]
+export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mode MODE] [--data-dir DIR]
 
           a server and a worker on DIR (default: here; --demo: a demo project it creates) and the
           terminal client; with no model configured, the scripted model plays a demo tour
@@ -20,11 +20,12 @@ usage: gatehouse <command>
 
   connect --server URL --token T (--session ID | --worker ID) [--mode MODE]
           the terminal client on a remote server
-  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--scenario FILE]
+  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE]
           [--server URL --token T --worker ID]
           one turn without the terminal client; asks are denied without a TTY (strict mode)
           exit codes: 0 the turn completed, 3 a call was denied, 1 an error
-  server  [--config FILE] [--port N] [--host H] [--data-dir DIR] [--scenario FILE] [--approval-timeout-ms N]
+  server  [--config FILE] [--port N] [--host H] [--data-dir DIR] [--model PROVIDER:MODEL] [--scenario FILE]
+          [--approval-timeout-ms N]
           runs the server (tRPC over WebSocket and HTTP on one port)
   worker  --server URL --token T --id ID [--dir DIR]
           registers with a server and runs its tool calls in DIR
@@ -38,6 +39,9 @@ usage: gatehouse permissions <command>
   lint    FILE
           errors with line:col, warnings for shadowed rules and patterns that never match
 
+models: --model openai:gpt-4o, anthropic:claude-sonnet-4-5, ollama:qwen2.5-coder, ... (docs/models.md);
+        --base-url URL and --api-key-env NAME set the model's endpoint and the variable holding its key;
+        GATEHOUSE_MODEL, GATEHOUSE_BASE_URL and GATEHOUSE_API_KEY_ENV do the same from the environment
 modes: default, accept-edits, read-only, yolo, strict
 exit codes: 0 done, 2 bad arguments or a rules file that does not parse or validate`;
 

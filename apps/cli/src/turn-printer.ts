@@ -1,9 +1,14 @@
 import type { GatehouseEvent } from "@gatehouse/protocol";
 import { DENIAL, describeCall, describeRule, outputPreview } from "@gatehouse/terminal";
 
-/** Writes a turn's events as lines a person (or `grep`) can follow, or as JSON lines. */
+/**
+ * Writes a turn's events as lines a person (or `grep`) can follow, or as JSON lines. A
+ * subagent's lines start with its agent type; its text is left out, since its answer comes
+ * back as the `task` call's result.
+ */
 export class TurnPrinter {
   private readonly titles = new Map<string, string>();
+  private readonly agents = new Map<string, string>();
   /** Calls that were denied or rejected, with why. */
   readonly denied: string[] = [];
   error: string | null = null;
@@ -11,32 +16,45 @@ export class TurnPrinter {
   constructor(
     private readonly write: (line: string) => void,
     private readonly json: boolean,
+    /** The session whose turn this is; events of other sessions are its subagents'. */
+    private readonly sessionId: string,
   ) {}
 
   print(id: string, e: GatehouseEvent): void {
     this.track(e);
     if (this.json) return this.write(JSON.stringify({ id, ...e }));
+    const own = e.sessionId === this.sessionId;
+    if (!own && (e.type === "assistant_message" || e.type === "worker_disconnected" || e.type === "permissions_invalid")) return;
     const line = this.describe(e);
-    if (line !== null) this.write(line);
+    if (line !== null) this.write(own ? line : `[${this.agents.get(e.sessionId) ?? "subagent"}] ${line}`);
+  }
+
+  private title(e: { sessionId: string; callId: string; toolName: string }): string {
+    return this.titles.get(`${e.sessionId}/${e.callId}`) ?? e.toolName;
   }
 
   private track(e: GatehouseEvent): void {
-    if (e.type === "assistant_message" && e.message.role === "assistant") for (const c of e.message.toolCalls) this.titles.set(c.callId, describeCall(c.toolName, c.arguments, 200));
-    if (e.type === "tool_result" && !e.ok && DENIAL.test(e.output)) this.denied.push(`${this.titles.get(e.callId) ?? e.toolName}: ${e.output.replace(DENIAL, "")}`);
+    const own = e.sessionId === this.sessionId;
+    if (e.type === "session_created") this.agents.set(e.sessionId, e.session.agent);
+    if (e.type === "assistant_message" && e.message.role === "assistant") for (const c of e.message.toolCalls) this.titles.set(`${e.sessionId}/${c.callId}`, describeCall(c.toolName, c.arguments, 200));
+    if (e.type === "tool_result" && !e.ok && DENIAL.test(e.output)) this.denied.push(`${own ? "" : `[${this.agents.get(e.sessionId) ?? "subagent"}] `}${this.title(e)}: ${e.output.replace(DENIAL, "")}`);
+    if (!own) return;
     if (e.type === "session_error") this.error = `${e.code}: ${e.message}`;
     if (e.type === "turn_ended" && e.reason === "error" && !this.error) this.error = "the turn ended with an error";
   }
 
   private describe(e: GatehouseEvent): string | null {
     switch (e.type) {
+      case "session_created":
+        return e.session.parentId ? `subagent ${e.session.agent} started (session ${e.sessionId})` : null;
       case "assistant_message":
         return e.message.role === "assistant" && e.message.text.trim() ? e.message.text : null;
       case "tool_call_started": {
         const rule = describeRule(e.decision);
-        return `→ ${this.titles.get(e.callId) ?? e.toolName}${rule ? ` (allowed by ${rule})` : " (approved)"}`;
+        return `→ ${this.title(e)}${rule ? ` (allowed by ${rule})` : " (approved)"}`;
       }
       case "tool_result": {
-        const title = this.titles.get(e.callId) ?? e.toolName;
+        const title = this.title(e);
         if (e.ok) return [`✓ ${title}`, ...outputPreview(e.output).map((l) => `    ${l}`)].join("\n");
         return DENIAL.test(e.output) ? `✗ denied: ${title}: ${e.output.replace(DENIAL, "")}` : `✗ failed: ${title}: ${e.output}`;
       }

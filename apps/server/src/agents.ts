@@ -72,8 +72,8 @@ export class AgentLayers {
   }
 }
 
-/** Whether a session may start subagents: a person's session may; a subagent only if its type says so. */
-export function maySpawn(session: SessionInfo, agent: AgentDefinition | undefined, depth: number): boolean {
-  if (depth >= MAX_SUBAGENT_DEPTH) return false;
+/** Whether a session may start subagents (at `childDepth`): a person's session may; a subagent only if its type says so. */
+export function maySpawn(session: SessionInfo, agent: AgentDefinition | undefined, childDepth: number): boolean {
+  if (childDepth > MAX_SUBAGENT_DEPTH) return false;
   return session.parentId === null || agent?.maySpawn === true;
 }

@@ -55,12 +55,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const registry = new WorkerRegistry(
     {
       connected: (workerId) => {
-        for (const s of sessionsOf(workerId)) hub.publish({ type: "worker_connected", sessionId: s.id, at: now(), workerId });
+        for (const s of sessionsOf(workerId)) if (!s.parentId) hub.publish({ type: "worker_connected", sessionId: s.id, at: now(), workerId });
       },
       disconnected: (workerId) => {
         for (const s of sessionsOf(workerId)) {
           gate.cancelSession(s.id, "worker disconnected");
-          hub.publish({ type: "worker_disconnected", sessionId: s.id, at: now(), workerId });
+          if (!s.parentId) hub.publish({ type: "worker_disconnected", sessionId: s.id, at: now(), workerId });
         }
       },
     },

@@ -16,6 +16,7 @@ export function describeCall(toolName: string, argumentsJson: string, max = 100)
   } catch {
     return `${toolName} ${oneLine(argumentsJson, max)}`;
   }
+  if (toolName === "task" && typeof args.agent === "string") return `task ${args.agent}: ${oneLine(String(args.prompt ?? ""), max)}`;
   const main = args.command ?? args.path ?? args.pattern ?? args.name ?? args.file_path;
   const shown = typeof main === "string" ? main : JSON.stringify(args);
   return `${toolName} ${oneLine(shown, max)}`;
@@ -25,7 +26,7 @@ export function describeCall(toolName: string, argumentsJson: string, max = 100)
 export function describeRule(decision: Decision | null): string | null {
   const rule = decision?.rule;
   if (!decision || !rule) return null;
-  const where = rule.line ? ` (${rule.file}:${rule.line}:${rule.column})` : "";
+  const where = rule.file ? ` (${rule.file}${rule.line ? `:${rule.line}:${rule.column}` : ""})` : "";
   return `${decision.layer ?? "static"} rule ${rule.tool} "${rule.pattern}"${where}`;
 }
 

@@ -38,7 +38,7 @@ export class SessionController {
     readonly url: string,
     mode: Mode = "default",
   ) {
-    this.state = { view: emptyView(mode), connection: "connecting", problem: null };
+    this.state = { view: emptyView(mode, sessionId), connection: "connecting", problem: null };
   }
 
   /** Starts following the session's events; pending approvals arrive again on every (re)subscribe. */

@@ -28,9 +28,21 @@ export interface SessionView {
   mode: Mode;
   turnRunning: boolean;
   workerOnline: boolean;
+  /** The session shown; events of other sessions in the stream are its subagents'. Null: every event is its own. */
+  sessionId: string | null;
+  /** Subagent session ids and their agent types. */
+  subagents: Record<string, string>;
 }
 
-export const emptyView = (mode: Mode = "default"): SessionView => ({ items: [], pending: [], mode, turnRunning: false, workerOnline: true });
+export const emptyView = (mode: Mode = "default", sessionId: string | null = null): SessionView => ({ items: [], pending: [], mode, turnRunning: false, workerOnline: true, sessionId, subagents: {} });
+
+/** How a session's calls appear: its own plainly, a subagent's prefixed with its agent type and keyed apart. */
+interface Scope {
+  title: (text: string) => string;
+  key: (callId: string) => string;
+}
+
+const OWN: Scope = { title: (t) => t, key: (id) => id };
 
 function updateCall(view: SessionView, callId: string, make: () => CallItem, change: (c: CallItem) => Partial<CallItem>): Item[] {
   const at = view.items.findIndex((i) => i.kind === "call" && i.callId === callId);
@@ -63,6 +75,41 @@ const RESOLVED_STATUS = { approved: "running", denied: "denied", cancelled: "can
 
 /** Applies one event; events seen again after a reconnect change nothing. */
 export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
+  if (view.sessionId !== null && e.sessionId !== view.sessionId) return applySubagentEvent(view, e);
+  return applyOwnEvent(view, e, OWN);
+}
+
+/** A subagent's event: its calls and approvals are shown, its text is not (its answer comes back as the task's result). */
+function applySubagentEvent(view: SessionView, e: GatehouseEvent): SessionView {
+  const agent = e.type === "session_created" ? e.session.agent : (view.subagents[e.sessionId] ?? "subagent");
+  const scope: Scope = { title: (t) => `${agent} › ${t}`, key: (id) => `${e.sessionId}/${id}` };
+  switch (e.type) {
+    case "session_created":
+      return notice({ ...view, subagents: { ...view.subagents, [e.sessionId]: agent } }, "info", `subagent ${agent} started (session ${e.sessionId})`);
+    case "assistant_message":
+      return { ...view, items: [...view.items, ...queuedCalls(view, e.message, scope)] };
+    case "tool_call_started":
+    case "tool_approval_required":
+    case "tool_approval_resolved":
+    case "tool_result":
+      return applyOwnEvent(view, e, scope);
+    case "turn_ended":
+      return notice(view, e.reason === "completed" ? "info" : "warn", `subagent ${agent} ended: ${e.reason.replace("_", " ")}`);
+    case "session_error":
+      return notice(view, "error", `subagent ${agent}: ${e.code}: ${e.message}`);
+    default:
+      return view;
+  }
+}
+
+function queuedCalls(view: SessionView, message: Extract<GatehouseEvent, { type: "assistant_message" }>["message"], scope: Scope): CallItem[] {
+  if (message.role !== "assistant") return [];
+  const known = new Set(view.items.flatMap((i) => (i.kind === "call" ? [i.callId] : [])));
+  return message.toolCalls.filter((c) => !known.has(scope.key(c.callId))).map((c): CallItem => ({ ...newCall(scope.key(c.callId), scope.title(describeCall(c.toolName, c.arguments)))(), status: "queued" }));
+}
+
+function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): SessionView {
+  const call = (callId: string, toolName: string, args?: string) => newCall(scope.key(callId), scope.title(args === undefined ? toolName : describeCall(toolName, args)));
   switch (e.type) {
     case "session_created":
       return { ...view, mode: e.session.mode };
@@ -70,25 +117,22 @@ export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
       return { ...view, turnRunning: true, items: [...view.items, { kind: "user", text: e.text }] };
     case "assistant_text_delta":
       return { ...view, items: appendText(view.items, e.text) };
-    case "assistant_message": {
+    case "assistant_message":
       if (e.message.role !== "assistant") return view;
-      const known = new Set(view.items.flatMap((i) => (i.kind === "call" ? [i.callId] : [])));
-      const calls = e.message.toolCalls.filter((c) => !known.has(c.callId)).map((c): CallItem => ({ ...newCall(c.callId, describeCall(c.toolName, c.arguments))(), status: "queued" }));
-      return { ...view, items: [...finishText(view.items, e.message.text), ...calls] };
-    }
+      return { ...view, items: [...finishText(view.items, e.message.text), ...queuedCalls(view, e.message, scope)] };
     case "tool_call_started":
-      return { ...view, items: updateCall(view, e.callId, newCall(e.callId, describeCall(e.toolName, e.arguments)), (c) => ({ status: "running", because: c.because ?? describeRule(e.decision) })) };
+      return { ...view, items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), (c) => ({ status: "running", because: c.because ?? describeRule(e.decision) })) };
     case "tool_approval_required":
       if (view.pending.some((p) => p.approvalId === e.approvalId)) return view;
-      return { ...view, pending: [...view.pending, e], items: updateCall(view, e.callId, newCall(e.callId, describeCall(e.toolName, e.arguments)), () => ({ status: "asking" })) };
+      return { ...view, pending: [...view.pending, e], items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" })) };
     case "tool_approval_resolved": {
       const because = e.outcome === "approved" ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}` : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`;
       const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
-      return { ...view, pending, items: updateCall(view, e.callId, newCall(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })) };
+      return { ...view, pending, items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })) };
     }
     case "tool_result": {
       const denied = !e.ok && DENIAL.test(e.output);
-      return { ...view, items: updateCall(view, e.callId, newCall(e.callId, e.toolName), (c) => ({ status: denied ? "denied" : e.ok ? "done" : c.status === "cancelled" ? "cancelled" : "failed", output: e.output })) };
+      return { ...view, items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName), (c) => ({ status: denied ? "denied" : e.ok ? "done" : c.status === "cancelled" ? "cancelled" : "failed", output: e.output })) };
     }
     case "turn_ended": {
       const items = view.items.map((i): Item => (i.kind === "call" && !settledStatus(i.status) ? { ...i, status: "cancelled" } : i));

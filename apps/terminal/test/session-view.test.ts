@@ -67,4 +67,29 @@ describe("the session view", () => {
       "mode: strict",
     ]);
   });
+
+  it("shows a subagent's calls and asks under its agent type, leaves out its text, and does not end the turn with it", () => {
+    const child = { sessionId: "c9", at };
+    const info = { id: "c9", workerId: "w1", agent: "explore", model: "scripted", mode: "default" as const, parentId: "s1", createdAt: at, status: "running" as const };
+    const ask = approval({ sessionId: "c9", callId: "call_1_0", toolName: "read_file", arguments: JSON.stringify({ path: "notes.md" }) });
+    const v = fold([
+      { type: "user_message", ...base, text: "go" },
+      assistant("", [["call_1_0", "task", { agent: "explore", prompt: "look" }]]),
+      { type: "session_created", ...child, session: info },
+      { type: "user_message", ...child, text: "look" },
+      { type: "assistant_text_delta", ...child, text: "child text" },
+      { type: "assistant_message", ...child, message: { role: "assistant", text: "child text", toolCalls: [{ callId: "call_1_0", toolName: "read_file", arguments: JSON.stringify({ path: "notes.md" }) }] }, stopReason: "tool-calls", usage },
+      ask,
+      { type: "turn_ended", ...child, reason: "completed", usage },
+    ], emptyView("default", "s1"));
+    expect(v.subagents).toEqual({ c9: "explore" });
+    expect(v.pending.map((p) => p.approvalId)).toEqual([ask.approvalId]);
+    expect(v.turnRunning).toBe(true);
+    expect(v.items.filter((i) => i.kind === "call").map((i) => [i.callId, i.title, i.status])).toEqual([
+      ["call_1_0", "task explore: look", "queued"],
+      ["c9/call_1_0", "explore › read_file notes.md", "asking"],
+    ]);
+    expect(v.items.some((i) => i.kind === "assistant" && i.text.includes("child text"))).toBe(false);
+    expect(v.items.filter((i) => i.kind === "notice").map((i) => i.text)).toEqual(["subagent explore started (session c9)", "subagent explore ended: completed"]);
+  });
 });

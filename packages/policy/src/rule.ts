@@ -43,7 +43,7 @@ export function ruleRef(rule: Rule, layer: LayerName): RuleRef {
 }
 
 export function describeRule(ref: RuleRef): string {
-  const where = ref.file ? ` at ${ref.file}:${ref.line}:${ref.column}` : "";
+  const where = ref.file ? ` at ${ref.file}${ref.line ? `:${ref.line}:${ref.column}` : ""}` : "";
   const made = ref.origin === "approval" ? ", approval-made" : "";
   return `${ref.layer} rule ${ref.tool} "${ref.pattern}": ${ref.action}${where}${made}`;
 }

@@ -6,7 +6,7 @@ import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
 import { TurnPrinter } from "../turn-printer.js";
-import { parseMode } from "../flags.js";
+import { MODEL_FLAGS, modelChoice, parseMode } from "../flags.js";
 
 export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
 
@@ -23,6 +23,9 @@ interface TargetFlags {
   dir?: string | undefined;
   "data-dir"?: string | undefined;
   scenario?: string | undefined;
+  model?: string | undefined;
+  "base-url"?: string | undefined;
+  "api-key-env"?: string | undefined;
 }
 
 /** The server the turn runs on: a remote one (`--server`), or one embedded with its worker. */
@@ -34,7 +37,7 @@ async function target(flags: TargetFlags): Promise<Target> {
     const client = await connectClient(flags.server, token);
     return { client, workerId: flags.worker, close: () => closeClient(client) };
   }
-  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario });
+  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario, model: modelChoice(flags) });
   const client = await connectClient(local.url, local.clientToken).catch(async (err: unknown) => {
     await local.close();
     throw err;
@@ -58,15 +61,15 @@ async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Prom
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" } },
+    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, ...MODEL_FLAGS, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" } },
   });
   if (!values.prompt) throw new CliError("missing --prompt TEXT");
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const mode: Mode = parseMode(values.mode) ?? (interactive ? "default" : "strict");
-  const printer = new TurnPrinter((line) => process.stdout.write(`${line}\n`), values.json === true);
   const t = await target(values);
   try {
     const session = await t.client.session.create.mutate({ workerId: t.workerId, mode });
+    const printer = new TurnPrinter((line) => process.stdout.write(`${line}\n`), values.json === true, session.id);
     let started!: () => void;
     const subscribed = new Promise<void>((resolve) => (started = resolve));
     const ended = new Promise<Extract<GatehouseEvent, { type: "turn_ended" }>>((resolve) => {
@@ -78,7 +81,7 @@ export async function runCommand(argv: string[]): Promise<number> {
             const e = data as GatehouseEvent;
             printer.print(id, e);
             if (e.type === "tool_approval_required" && interactive) void askOnTerminal(t.client, e);
-            if (e.type === "turn_ended") (sub.unsubscribe(), resolve(e));
+            if (e.type === "turn_ended" && e.sessionId === session.id) (sub.unsubscribe(), resolve(e));
           },
         },
       );

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { loadServerConfig, startServer } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
+import { MODEL_FLAGS, modelChoice } from "../flags.js";
 
 /** `gatehouse server`: runs until SIGINT or SIGTERM. */
 export async function serverCommand(argv: string[]): Promise<number> {
@@ -13,6 +14,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
       "data-dir": { type: "string" },
       scenario: { type: "string" },
       "approval-timeout-ms": { type: "string" },
+      ...MODEL_FLAGS,
     },
   });
   const num = (flag: string, v: string | undefined) => {
@@ -26,9 +28,10 @@ export async function serverCommand(argv: string[]): Promise<number> {
     dataDir: values["data-dir"],
     scenario: values.scenario,
     approvalTimeoutMs: num("approval-timeout-ms", values["approval-timeout-ms"]),
+    ...modelChoice(values),
   });
   const server = await startServer(config);
-  process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir })}\n`);
+  process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model })}\n`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

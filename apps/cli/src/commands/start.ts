@@ -4,7 +4,7 @@ import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
-import { parseMode } from "../flags.js";
+import { MODEL_FLAGS, modelChoice, parseMode } from "../flags.js";
 
 const START_OPTIONS = {
   demo: { type: "boolean" },
@@ -12,25 +12,28 @@ const START_OPTIONS = {
   "data-dir": { type: "string" },
   scenario: { type: "string" },
   mode: { type: "string" },
+  ...MODEL_FLAGS,
 } as const;
 
 /**
- * `gatehouse [--demo] [--dir DIR] [--scenario FILE] [--mode MODE] [--data-dir DIR]`: a server and
- * a worker in this process and the terminal client on top. No model is configured yet, so the
- * scripted model plays the demo tour (or the given scenario) and the screen says so.
+ * `gatehouse [--demo] [--dir DIR] [--model provider:model] [--scenario FILE] [--mode MODE]`: a
+ * server and a worker in this process and the terminal client on top. With no model configured,
+ * the scripted model plays the demo tour (or the given scenario) and the screen says so.
  */
 export async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: START_OPTIONS });
   const mode = parseMode(values.mode);
   if (!process.stdin.isTTY) throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run --prompt TEXT`");
-  const local = await startLocal({ demo: values.demo, dir: values.dir, dataDir: values["data-dir"], scenario: values.scenario });
+  const local = await startLocal({ demo: values.demo, dir: values.dir, dataDir: values["data-dir"], scenario: values.scenario, model: modelChoice(values) });
   const client = createNodeClient({ url: local.url, token: local.clientToken });
   try {
     const session = await client.session.create.mutate({ workerId: local.workerId, ...(mode ? { mode } : {}) });
     const controller = new SessionController(client, session.id, local.url, session.mode);
     const banner = local.playsDemo
       ? `Gatehouse on ${local.dir}. No model is configured: the scripted demo model plays a tour of the gate (rules: ${local.rulesFile}).`
-      : `Gatehouse on ${local.dir}. The scripted model plays ${local.scenario}.`;
+      : local.model === "scripted"
+        ? `Gatehouse on ${local.dir}. The scripted model plays ${local.scenario}.`
+        : `Gatehouse on ${local.dir} with the model ${local.model} (rules: ${local.rulesFile}).`;
     if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
   } catch (err) {

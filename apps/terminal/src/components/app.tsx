@@ -69,7 +69,7 @@ export function App({ controller, banner, onExit }: AppProps) {
       {paged ? (
         <Pager title={paged.title} lines={paged.presentation.content.split("\n")} diff={paged.presentation.kind === "diff"} height={rows - 2} onClose={() => setPaged(null)} />
       ) : pending.length > 0 ? (
-        <ApprovalPrompt key={pending[0]!.approvalId} queue={pending} onAnswer={(a, answer) => void controller.answer(a, answer)} onView={(a) => void view(a)} previewLines={Math.max(6, rows - 16)} />
+        <ApprovalPrompt key={pending[0]!.approvalId} queue={pending} onAnswer={(a, answer) => void controller.answer(a, answer)} onView={(a) => void view(a)} previewLines={Math.max(6, rows - 16)} subagents={state.view.subagents} />
       ) : (
         <InputLine hint={turnRunning ? "working… (Ctrl+C aborts)" : "a prompt, !command to run yourself, /mode NAME, Ctrl+C to quit"} onSubmit={(text) => submit(controller, text, leave)} />
       )}

@@ -12,6 +12,8 @@ export interface ApprovalPromptProps {
   onAnswer(approval: ApprovalRequired, answer: Answer): void;
   onView(approval: ApprovalRequired): void;
   previewLines?: number;
+  /** Subagent session ids and their agent types: an approval of theirs says whose it is. */
+  subagents?: Record<string, string>;
 }
 
 type Stage = "keys" | "pattern" | "feedback";
@@ -32,7 +34,7 @@ function Batch({ approval }: { approval: ApprovalRequired }) {
 }
 
 /** The approval prompt: what asks and why, what it would do, and the keys to answer it. */
-export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16 }: ApprovalPromptProps) {
+export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, subagents = {} }: ApprovalPromptProps) {
   const current = queue[0]!;
   const [stage, setStage] = useState<Stage>("keys");
   useInput(
@@ -53,6 +55,7 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16 }: A
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text>
         <Text bold color="yellow">approval{queue.length > 1 ? ` 1 of ${queue.length}` : ""}</Text>  <Text bold>{current.toolName}</Text> <Text dimColor>tier {current.tier}</Text>
+        {subagents[current.sessionId] ? <Text color="magenta">  from subagent {subagents[current.sessionId]}</Text> : null}
       </Text>
       <Text>why: {current.reason}</Text>
       {rule && !current.reason.includes(`${current.decision.rule?.file}:${current.decision.rule?.line}:`) ? <Text dimColor>rule: {rule}</Text> : null}
