@@ -176,6 +176,7 @@ export class AgentRunner {
       return this.o.subagents.finish(child, end);
     } finally {
       signal.removeEventListener("abort", stop);
+      this.o.gate.forget(child.id);
     }
   }
 

@@ -188,6 +188,12 @@ export class ApprovalGate {
     return { agent: agent ? pick(agent) : null, static: rules.ok ? pick(rules.ruleset) : [], runtime: pick(this.runtime.get(session.id)), protectedPaths: this.o.protectedPaths };
   }
 
+  /** Drops the runtime rules of a session that has ended for good (a subagent's, when its task returns). */
+  forget(sessionId: string): void {
+    this.runtime.delete(sessionId);
+    this.invalidSeen.delete(sessionId);
+  }
+
   pendingCount(): number {
     return this.pending.size;
   }
