@@ -43,7 +43,7 @@ export function resolveEndpoint(id: string, config: ModelConfig, env: NodeJS.Pro
 /**
  * The model behind each session. Real models are shared by every session that names them;
  * each scripted session plays its own copy of a scenario, and a subagent of a scripted session
- * plays the part of the parent's scenario written for its agent type.
+ * plays the part of the scenario written for its agent type (its own subagents too).
  */
 export class Models {
   private readonly real = new Map<string, Provider>();
@@ -72,8 +72,9 @@ export class Models {
   /** A subagent session, after its parent. */
   openChild(child: SessionInfo, parent: SessionInfo): void {
     if (child.model !== SCRIPTED) return this.check(child.model);
-    const part = this.scenarios.get(parent.id)?.agents[child.agent];
-    const scenario = part ? { name: `${child.agent} part`, steps: part.steps, agents: {} } : this.fallback;
+    const agents = this.scenarios.get(parent.id)?.agents ?? {};
+    const part = agents[child.agent];
+    const scenario = part ? { name: `${child.agent} part`, steps: part.steps, agents } : this.fallback;
     this.scenarios.set(child.id, scenario);
     this.scripted.set(child.id, new ScriptedProvider(scenario));
   }
