@@ -101,7 +101,7 @@ describe("the terminal client, driven in tmux", () => {
 });
 
 describe("gatehouse --demo", () => {
-  it("plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's denial, a critical pattern", async () => {
+  it("plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's denial, a subagent's veto, a critical pattern", async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));
     const t = (tmux = new Tmux(`node ${BIN} --demo --data-dir ${root}`));
     await t.waitFor(/No model is configured: the scripted demo model plays a tour/, "the banner");
@@ -113,6 +113,7 @@ describe("gatehouse --demo", () => {
     await t.waitFor(/approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/, "the shell ask with cwd and pattern");
     t.keys("y");
     await t.waitFor(/⊘ denied shell_exec cat \.env/, "the denial by rule");
+    await t.waitFor(/subagent explore started[\s\S]*✓ done explore › read_file README\.md[\s\S]*⊘ denied explore › write_file notes\.md/, "the explore subagent read, and its write vetoed");
     await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
     t.keys("N");
     await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
