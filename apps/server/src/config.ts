@@ -35,6 +35,8 @@ export const ServerConfig = z.object({
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name").optional(),
   /** Retries of a failed model request that the provider marks retryable (rate limits, overload). */
   modelRetries: z.number().int().min(0).max(10).default(2),
+  /** The most tokens a model may answer with per step; the provider's or the SDK's default when absent. */
+  maxOutputTokens: z.number().int().positive().optional(),
   /** Tool results longer than this are cut, with a marker, in what the model is sent. */
   maxToolResultChars: z.number().int().positive().default(30_000),
   /** The scenario the scripted model plays when a session names none. */

@@ -17,7 +17,7 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderConfig>> = {
   vllm: { api: "openai-compatible", baseURL: "http://127.0.0.1:8000/v1" },
 };
 
-type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKeyEnv" | "modelRetries">;
+type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKeyEnv" | "modelRetries" | "maxOutputTokens">;
 
 /** Splits `provider:model` at its first colon (model ids such as `qwen2.5:7b` keep theirs). */
 export function splitModelId(id: string): { provider: string; model: string } {
@@ -82,7 +82,7 @@ export class Models {
   providerFor(session: SessionInfo): Provider {
     if (session.model === SCRIPTED) return this.scripted.get(session.id) ?? new ScriptedProvider(this.fallback);
     let provider = this.real.get(session.model);
-    if (!provider) this.real.set(session.model, (provider = new AiSdkProvider(this.endpoint(session.model), this.config.modelRetries)));
+    if (!provider) this.real.set(session.model, (provider = new AiSdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
     return provider;
   }
 

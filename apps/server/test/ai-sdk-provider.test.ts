@@ -84,6 +84,12 @@ describe.each(FORMATS)("the $api wire format, replayed", (f) => {
     expect(sent).toContain("call_0");
   });
 
+  it("asks for at most the configured output tokens", async () => {
+    replay.push(f.wire.stream(["ok"]));
+    await ask(new AiSdkProvider({ api: f.api, provider: "replay", model: "replay-model", baseURL: replay.baseURL, apiKey: "k" }, 0, 12_345));
+    expect(replay.requests[0]!.body.max_tokens).toBe(12_345);
+  });
+
   it("puts together a tool call whose arguments are split over chunks", async () => {
     replay.push(f.wire.stream(["Let me look."], [{ id: "call_a", name: "read_file", argumentPieces: ['{"pa', 'th": "src/', 'main.ts"}'] }]));
     const { response } = await ask();

@@ -95,6 +95,7 @@ export class AiSdkProvider implements Provider {
   constructor(
     endpoint: ModelEndpoint,
     private readonly maxRetries: number,
+    private readonly maxOutputTokens?: number,
   ) {
     this.name = `${endpoint.provider}:${endpoint.model}`;
     this.model = languageModel(endpoint);
@@ -108,6 +109,7 @@ export class AiSdkProvider implements Provider {
       tools: toolSet(req.tools),
       abortSignal: req.signal,
       maxRetries: this.maxRetries,
+      ...(this.maxOutputTokens ? { maxOutputTokens: this.maxOutputTokens } : {}),
       onError: () => undefined,
     });
     let text = "";
