@@ -1,12 +1,12 @@
 import { expandHome, Ruleset, type Rule } from "@gatehouse/policy";
-import type { AgentDefinition, PermissionMap, SessionInfo } from "@gatehouse/protocol";
+import type { AgentDefinition, BuiltinAgentName, PermissionMap, SessionInfo } from "@gatehouse/protocol";
 import type { WorkerEntry } from "./worker-registry.js";
 
 /** How deep subagents may nest, whatever the agents say: a loop of agents starting agents ends here. */
 export const MAX_SUBAGENT_DEPTH = 4;
 
 /** The agent types every worker has (seed 002). */
-export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
+export const BUILTIN_AGENTS: readonly (AgentDefinition & { name: BuiltinAgentName })[] = [
   {
     name: "explore",
     description: "Reads and searches the work directory to answer a question; changes nothing.",
@@ -33,8 +33,19 @@ export function agentsOf(worker: Pick<WorkerEntry, "agents"> | undefined): Agent
   return [...BUILTIN_AGENTS, ...own];
 }
 
+/** A built-in agent first, since a worker's agent cannot take a built-in's name; no list is built (every decision asks). */
 export function findAgent(worker: Pick<WorkerEntry, "agents"> | undefined, name: string): AgentDefinition | undefined {
-  return agentsOf(worker).find((a) => a.name === name);
+  return BUILTIN_AGENTS.find((a) => a.name === name) ?? worker?.agents.find((a) => a.name === name);
+}
+
+/** The agent types a worker's sessions can use, for messages that list them. */
+export function agentNames(worker: Pick<WorkerEntry, "agents"> | undefined): string {
+  return agentsOf(worker).map((a) => a.name).join(", ");
+}
+
+/** Whether a subagent at this depth would nest too deep. */
+export function nestsTooDeep(childDepth: number): boolean {
+  return childDepth > MAX_SUBAGENT_DEPTH;
 }
 
 function permissionRules(permission: PermissionMap, file: string, home: string): Rule[] {
@@ -74,6 +85,6 @@ export class AgentLayers {
 
 /** Whether a session may start subagents (at `childDepth`): a person's session may; a subagent only if its type says so. */
 export function maySpawn(session: SessionInfo, agent: AgentDefinition | undefined, childDepth: number): boolean {
-  if (childDepth > MAX_SUBAGENT_DEPTH) return false;
+  if (nestsTooDeep(childDepth)) return false;
   return session.parentId === null || agent?.maySpawn === true;
 }

@@ -4,12 +4,15 @@ import path from "node:path";
 import { z } from "zod";
 import { GatehouseError } from "./errors.js";
 
+const BaseURL = z.url({ error: "baseURL must be a URL" });
+/** The name of the environment variable that holds an API key (never the key itself). */
+const ApiKeyEnv = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name");
+
 const ProviderConfig = z.object({
   /** The wire format: OpenAI-compatible chat completions or Anthropic messages. */
   api: z.enum(["openai-compatible", "anthropic"]),
-  baseURL: z.url({ error: "baseURL must be a URL" }).optional(),
-  /** The name of the environment variable that holds the API key (never the key itself). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name").optional(),
+  baseURL: BaseURL.optional(),
+  apiKeyEnv: ApiKeyEnv.optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
@@ -31,8 +34,8 @@ export const ServerConfig = z.object({
   /** Providers by name, added to or replacing the built-in ones (docs/models.md). */
   providers: z.record(z.string(), ProviderConfig).default({}),
   /** For the default model's provider: a base URL and the API key's variable, overriding the table. */
-  baseURL: z.url({ error: "baseURL must be a URL" }).optional(),
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name").optional(),
+  baseURL: BaseURL.optional(),
+  apiKeyEnv: ApiKeyEnv.optional(),
   /** Retries of a failed model request that the provider marks retryable (rate limits, overload). */
   modelRetries: z.number().int().min(0).max(10).default(2),
   /** The most tokens a model may answer with per step; the provider's or the SDK's default when absent. */

@@ -3,7 +3,7 @@ import type { Handlers, SessionInfo } from "@gatehouse/protocol";
 import fs from "node:fs";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
-import { agentsOf, findAgent } from "./agents.js";
+import { agentNames, findAgent } from "./agents.js";
 import type { ApprovalGate } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
@@ -62,7 +62,7 @@ export function createHandlers(s: Services): Handlers {
     session: guarded({
       async create(_p, input) {
         const w = worker(input.workerId);
-        if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentsOf(w).map((a) => a.name).join(", ")}`);
+        if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentNames(w)}`);
         const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, model: input.model ?? s.defaultModel, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
         s.openModel(info, input.scenario);
         s.store.putSession(info);

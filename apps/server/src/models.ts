@@ -47,7 +47,6 @@ export function resolveEndpoint(id: string, config: ModelConfig, env: NodeJS.Pro
  */
 export class Models {
   private readonly real = new Map<string, Provider>();
-  private readonly scenarios = new Map<string, Scenario>();
   private readonly scripted = new Map<string, ScriptedProvider>();
 
   constructor(
@@ -64,19 +63,15 @@ export class Models {
   /** A top-level session: its model, and for a scripted one the scenario it plays. */
   open(session: SessionInfo, scenario: Scenario | undefined): void {
     if (session.model !== SCRIPTED) return this.check(session.model);
-    const played = scenario ?? this.fallback;
-    this.scenarios.set(session.id, played);
-    this.scripted.set(session.id, new ScriptedProvider(played));
+    this.scripted.set(session.id, new ScriptedProvider(scenario ?? this.fallback));
   }
 
   /** A subagent session, after its parent. */
   openChild(child: SessionInfo, parent: SessionInfo): void {
     if (child.model !== SCRIPTED) return this.check(child.model);
-    const agents = this.scenarios.get(parent.id)?.agents ?? {};
+    const agents = this.scripted.get(parent.id)?.scenario.agents ?? {};
     const part = agents[child.agent];
-    const scenario = part ? { name: `${child.agent} part`, steps: part.steps, agents } : this.fallback;
-    this.scenarios.set(child.id, scenario);
-    this.scripted.set(child.id, new ScriptedProvider(scenario));
+    this.scripted.set(child.id, new ScriptedProvider(part ? { name: `${child.agent} part`, steps: part.steps, agents } : this.fallback));
   }
 
   providerFor(session: SessionInfo): Provider {

@@ -1,5 +1,5 @@
 import type { SessionInfo } from "@gatehouse/protocol";
-import { agentsOf, findAgent, MAX_SUBAGENT_DEPTH } from "./agents.js";
+import { agentNames, findAgent, MAX_SUBAGENT_DEPTH, nestsTooDeep } from "./agents.js";
 import type { EventHub } from "./event-hub.js";
 import { depthOf, familyOf } from "./session-family.js";
 import type { Store } from "./store.js";
@@ -34,9 +34,9 @@ export class Subagents {
     const name = typeof args.agent === "string" ? args.agent : "";
     const prompt = typeof args.prompt === "string" ? args.prompt.trim() : "";
     const agent = findAgent(worker, name);
-    if (!agent) return { error: `no agent type named "${name}"; the agents are ${agentsOf(worker).map((a) => a.name).join(", ")}` };
+    if (!agent) return { error: `no agent type named "${name}"; the agents are ${agentNames(worker)}` };
     if (!prompt) return { error: "the prompt is empty: say what the subagent should do" };
-    if (this.depth(parent) + 1 > MAX_SUBAGENT_DEPTH) return { error: `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep` };
+    if (nestsTooDeep(this.depth(parent) + 1)) return { error: `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep` };
     const session: SessionInfo = { id, workerId: parent.workerId, agent: agent.name, model: agent.model ?? parent.model, mode: parent.mode, parentId: parent.id, createdAt: now(), status: "running" };
     try {
       this.o.openModel(session, parent);

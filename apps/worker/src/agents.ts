@@ -1,13 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { AgentDefinition, PermissionMap } from "@gatehouse/protocol";
+import { AgentDefinition, BUILTIN_AGENT_NAMES, PermissionMap } from "@gatehouse/protocol";
 import { z } from "zod";
 import { splitFrontMatter } from "./front-matter.js";
 
 export const AGENTS_DIR = "agents";
 
 /** Names the server gives its own agents; a worker file cannot replace them and weaken, say, explore. */
-const RESERVED = new Set(["explore", "general"]);
+const RESERVED: ReadonlySet<string> = new Set(BUILTIN_AGENT_NAMES);
 
 const FrontMatter = z.object({
   name: z.string().optional(),

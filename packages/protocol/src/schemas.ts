@@ -106,6 +106,10 @@ export const PermissionMap = z.record(
 );
 export type PermissionMap = z.infer<typeof PermissionMap>;
 
+/** The server's own agent types; a worker's agent file cannot take these names. */
+export const BUILTIN_AGENT_NAMES = ["explore", "general"] as const;
+export type BuiltinAgentName = (typeof BUILTIN_AGENT_NAMES)[number];
+
 /** An agent type a worker offers, read from its agents folder (DESIGN §4). */
 export const AgentDefinition = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "an agent name may hold letters, digits, '.', '_' and '-' only").max(100),

@@ -68,7 +68,7 @@ export class ScriptedProvider implements Provider {
   readonly name = "scripted";
   private position = 0;
 
-  constructor(private readonly scenario: Scenario) {}
+  constructor(readonly scenario: Scenario) {}
 
   async respond(req: ModelRequest): Promise<ModelResponse> {
     const lastResult = lastOf(req.history, "tool")?.content ?? "";
