@@ -102,7 +102,7 @@ const NOT_ALLOWED: string[] = [
   // assignments that change what runs
   "PATH=/tmp ls", "LD_PRELOAD=/tmp/x.so ls", "LD_LIBRARY_PATH=/tmp ls", "BASH_ENV=/tmp/x bash x", "ENV=/tmp/x sh x", "IFS=/ ls",
   "export PATH=/tmp:$PATH; ls", "PATH=/tmp; ls", "env PATH=/tmp ls", "env LD_PRELOAD=x.so ls", "sudo LD_PRELOAD=x.so ls",
-  "declare -x PATH=/tmp; ls", "GIT_SSH_COMMAND='sh x' git status", "NODE_OPTIONS='--require x' ls",
+  "declare -x PATH=/tmp; ls", "GIT_SSH_COMMAND='sh x' git status", "X=1 ls", "NODE_OPTIONS='--require x' ls",
   // program paths that only look like allowed commands
   "/tmp/x/ls", "./ls -la", "../bin/cat x",
   // reading commands made to run or write
@@ -121,7 +121,7 @@ const ALLOWED: [string, ReturnType<typeof rules>][] = [
   ["echo hello > out.txt", CLOSED], ["ls 2>&1 | head -5", CLOSED], ["ls > /dev/null 2>&1", CLOSED], ["find . -name '*.ts'", CLOSED],
   ["sudo ls", CLOSED], ["timeout 5 ls", CLOSED], ["bash -c 'ls; git status'", CLOSED], ["echo \"$HOME\"", CLOSED],
   ["cat .env.example", CLOSED], ["sed -n 1,5p README.md", CLOSED], ["awk '{print $1}' data.txt", CLOSED], ["grep -r secretary docs", OPEN],
-  ["echo x | tee out.txt", CLOSED], ["X=1 ls", CLOSED], ["ls # rm -rf /", CLOSED],
+  ["echo x | tee out.txt", CLOSED], ["LC_ALL=C ls", CLOSED], ["ls # rm -rf /", CLOSED],
 ];
 
 describe("bypass suite: denied sub-commands are never allowed", () => {
@@ -155,7 +155,8 @@ describe("bypass suite: odd input", () => {
 
   it("decides input built to make pattern checks backtrack (a quadratic check would time out)", () => {
     check(`echo ${"a".repeat(300_000)} && rm x`, OPEN, "deny");
-    check(`sed '${"s/a/b/;".repeat(1000)}' f`, CLOSED, "ask");
+    check(`sed '${"s/a/b/;".repeat(1000)}' f`, CLOSED, "allow");
+    check(`sed '${"s/a/b/;".repeat(1000)}1e ls' f`, CLOSED, "ask");
   });
 
   it("stops at a nesting depth and asks", () => {

@@ -1,46 +1,52 @@
-import type { ShellAnalysis, AnalyzedCommand } from "./shell/analyze.js";
-import { INTERPRETERS } from "./shell/programs.js";
-import { programName, SHELLS } from "./shell/wrappers.js";
+import type { AnalyzedCommand } from "./shell/analyze.js";
 
 const SYSTEM_FILES = /^\/etc\/(passwd|shadow|sudoers|group|gshadow)$/;
-const ROOT_OR_HOME = /^(\/+\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|\/(home|root|usr|etc|var|bin|lib|boot)\/?\*?)$/;
+const SYSTEM_DIRS = /^\/(home|root|usr|etc|var|bin|sbin|lib|lib64|boot|opt|srv)$/;
 // The name starts at a word boundary and is at most 64 characters, so a long word cannot make
 // the match backtrack quadratically.
 const FORK_BOMB = /(?<![\w:.])([\w:.]{1,64})\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
-const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c"]);
+const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "xh"]);
+const RUNS_CODE = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "source", ".", "eval"]);
+const STOPS_HOST = new Set(["shutdown", "reboot", "halt", "poweroff"]);
 
-function rmEverything(words: string[]): boolean {
-  const flags = words.filter((w) => w.startsWith("-")).join(" ");
-  const recursive = /(^|\s)-[a-zA-Z]*[rR]|--recursive/.test(flags);
-  return recursive && words.slice(1).some((w) => ROOT_OR_HOME.test(w));
+/** Absolute paths a word of the command may name (after `cd`, `~`, `$HOME`, `..`), or none when unknown. */
+export type PathsOf = (word: string) => string[];
+
+function rmEverything(cmd: AnalyzedCommand, home: string, pathsOf: PathsOf): boolean {
+  const words = cmd.words.map((w) => w.text);
+  const options = words.slice(1).filter((w) => w.startsWith("-"));
+  const recursive = options.some((w) => /^-[a-zA-Z]*[rR]/.test(w) || w === "--recursive");
+  if (!recursive) return false;
+  return cmd.words.slice(1).some((w) => {
+    if (w.text.startsWith("-")) return false;
+    const glob = w.glob && /^\/?\*$|\/\*$/.test(w.text);
+    const base = glob ? w.text.replace(/\/?\*$/, "") || "/" : w.text;
+    return pathsOf(base).some((p) => p === "/" || p === home || SYSTEM_DIRS.test(p));
+  });
 }
 
-function commandCritical(cmd: AnalyzedCommand, fetches: boolean): string | null {
+/** A destructive pattern in one command, with the paths it names resolved (DESIGN §2.5). */
+export function commandCritical(cmd: AnalyzedCommand, home: string, pathsOf: PathsOf, fetches: boolean): string | null {
+  const program = cmd.program;
   const words = cmd.words.map((w) => w.text);
-  const program = programName(words[0] ?? "");
-  if (program === "rm" && rmEverything(words)) return "rm -r on / or the home directory";
+  if (program === "rm" && rmEverything(cmd, home, pathsOf)) return "rm -r on / or the home directory (or a system directory)";
   if (/^mkfs(\.|$)/.test(program) || program === "mke2fs" || program === "wipefs") return `${program} formats a file system`;
-  if (program === "dd" && words.some((w) => /^of=\/dev\//.test(w))) return "dd writes to a device";
-  if (["shutdown", "reboot", "halt", "poweroff"].includes(program)) return `${program} stops the host`;
+  if (program === "dd" && words.some((w) => w.startsWith("of=") && pathsOf(w.slice(3)).some((p) => p.startsWith("/dev/")))) return "dd writes to a device";
+  if (STOPS_HOST.has(program)) return `${program} stops the host`;
   if (program === "init" && /^[06]$/.test(words[1] ?? "")) return "init stops the host";
   if (program === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(words[1] ?? "")) return "systemctl stops the host";
-  const runsCode = SHELLS.has(program) || INTERPRETERS.has(program) || program === "source" || program === "." || program === "eval";
-  if (fetches && runsCode && (cmd.stdin === "pipe" || cmd.words.some((w) => w.dynamic))) return "it runs code fetched from the network";
-  if (cmd.writes.some((w) => SYSTEM_FILES.test(w.text))) return "it writes a system account file";
-  if (program === "tee" && words.slice(1).some((w) => SYSTEM_FILES.test(w))) return "it writes a system account file";
+  if (fetches && RUNS_CODE.has(program) && (cmd.stdin === "pipe" || cmd.words.some((w) => w.dynamic))) return "it runs code fetched from the network";
+  const written = [...cmd.writes.map((w) => w.text), ...(cmd.classified?.writes.map((w) => w.text) ?? [])];
+  if (written.some((w) => pathsOf(w).some((p) => SYSTEM_FILES.test(p)))) return "it writes a system account file";
   return null;
 }
 
-/** Destructive patterns that raise an allow to ask in every mode but yolo (DESIGN §2.5). */
-export function criticalInShell(analysis: ShellAnalysis, source: string): string | null {
-  if (FORK_BOMB.test(source)) return "a fork bomb";
-  const fetches = analysis.commands.some((c) => FETCHERS.has(programName(c.words[0]?.text ?? "")));
-  for (const cmd of analysis.commands) {
-    const found = commandCritical(cmd, fetches);
-    if (found) return found;
-  }
-  if (analysis.loose.writes.some((w) => SYSTEM_FILES.test(w.text))) return "it writes a system account file";
-  return null;
+export function lineCritical(source: string, commands: readonly AnalyzedCommand[]): { forkBomb: string | null; fetches: boolean } {
+  return { forkBomb: FORK_BOMB.test(source) ? "a fork bomb" : null, fetches: commands.some((c) => FETCHERS.has(c.program)) };
+}
+
+export function writesSystemFile(absolute: string): boolean {
+  return SYSTEM_FILES.test(absolute);
 }
 
 export function criticalInFile(tool: string, absolute: string): string | null {

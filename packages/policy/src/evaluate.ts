@@ -1,4 +1,4 @@
-import { criticalInFile, criticalInShell } from "./critical.js";
+import { criticalInFile } from "./critical.js";
 import { decideAbsolute, decideFile, decideSubject, type DecideContext } from "./decide.js";
 import type { Decision, Verdict } from "./decision.js";
 import { applyMode, type Mode } from "./modes.js";
@@ -43,8 +43,8 @@ export function subjectArgument(call: ToolCall): { kind: "path" | "text"; value:
 function decideCall(call: ToolCall, ctx: EvaluationContext): { verdicts: Verdict[]; critical: string | null; subject: string } {
   const subject = subjectArgument(call);
   if (call.tool === "shell_exec") {
-    const { verdicts, analysis } = decideShell(subject.value, ctx);
-    return { verdicts, critical: criticalInShell(analysis, subject.value), subject: subject.value };
+    const { verdicts, critical } = decideShell(subject.value, ctx);
+    return { verdicts, critical, subject: subject.value };
   }
   if (subject.kind === "path") {
     const unusable = unusablePath(subject.value);

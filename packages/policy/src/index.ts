@@ -1,7 +1,7 @@
 export { ACTIONS, isAction, stricter, type Action } from "./action.js";
 export { suggestPatterns, commandPattern } from "./always.js";
 export { appendRule, appendRuleText, type AppendRule } from "./append-rule.js";
-export { criticalInFile, criticalInShell } from "./critical.js";
+export { criticalInFile } from "./critical.js";
 export { decideFile, decideSubject, type DecideContext } from "./decide.js";
 export type { CommandInfo, Decision, Verdict } from "./decision.js";
 export { DEFAULT_RULES_TEXT } from "./defaults.js";

@@ -61,11 +61,12 @@ export interface Match {
   layer: LayerName;
 }
 
-const ORDER: readonly LayerName[] = ["runtime", "static", "agent"];
+/** Layers from the last concatenated to the first: the order in which a last match is found. */
+export const ORDER_LAST_FIRST: readonly LayerName[] = ["runtime", "static", "agent"];
 
 /** The last rule, across the concatenated layers, whose tool and pattern match. */
 export function findLast(layers: Layers, tool: string, subject: Subject, only?: LayerName): Match | null {
-  for (const layer of ORDER) {
+  for (const layer of ORDER_LAST_FIRST) {
     if (only && layer !== only) continue;
     const list = layers[layer]?.forTool(tool);
     if (!list) continue;
@@ -79,7 +80,7 @@ export function findLast(layers: Layers, tool: string, subject: Subject, only?: 
 
 /** The last deny rule, in any layer, that matches: what the deny floor checks. */
 export function findLastDeny(layers: Layers, tool: string, subject: Subject): Match | null {
-  for (const layer of ORDER) {
+  for (const layer of ORDER_LAST_FIRST) {
     const list = layers[layer]?.forTool(tool);
     if (!list) continue;
     for (let i = list.length - 1; i >= 0; i--) {

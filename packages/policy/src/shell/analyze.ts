@@ -1,7 +1,8 @@
+import type { Classified } from "./classify.js";
 import { extractCommands, type Assignment, type FileRedirects, type SubCommand } from "./extract.js";
 import { withShellTree } from "./parser.js";
-import { joinContinuations, type ShellWord } from "./words.js";
-import { unwrap, wrapperAssignments } from "./wrappers.js";
+import { classifyCommand } from "./programs/index.js";
+import { joinContinuations, isLiteral, type ShellWord } from "./words.js";
 
 export const MAX_SCRIPT_DEPTH = 8;
 const HEREDOC_SENTINEL = "gatehouse-heredoc-body";
@@ -32,6 +33,10 @@ export function heredocScript(body: string): string {
 
 export interface AnalyzedCommand extends SubCommand {
   depth: number;
+  /** The program's basename (`/bin/rm` -> `rm`). */
+  program: string;
+  /** Its words in their places; null when the name is not literal or the program is not known. */
+  classified: Classified | null;
   /** Set when this command is a wrapper: where its inner command starts in `words`. */
   wrapper: { innerIndex: number; privileged: boolean } | null;
   /** Receives arguments that are not written here (`xargs CMD`). */
@@ -44,17 +49,24 @@ export interface ShellAnalysis {
   commands: AnalyzedCommand[];
   assignments: Assignment[];
   loose: FileRedirects;
+  /** Shell constructs the analysis does not model, each with why. */
+  unmodelled: string[];
+  /** Names of shell functions the line defines. */
+  functions: string[];
+  /** Variables read in arithmetic, where the shell evaluates their values as expressions. */
+  arithmetic: string[];
   parseError: boolean;
+  /** The text analysed. */
+  source: string;
 }
 
-function innerWords(words: ShellWord[], start: number, via: string): ShellWord[] {
-  if (!via.startsWith("find ")) return words.slice(start);
-  const end = words.findIndex((w, i) => i >= start && (w.text === ";" || w.text === "+"));
-  return words.slice(start, end === -1 ? words.length : end);
+export function programName(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash === -1 ? word : word.slice(slash + 1);
 }
 
 class Analyzer {
-  readonly out: ShellAnalysis = { commands: [], assignments: [], loose: { writes: [], reads: [], stdin: null }, parseError: false };
+  readonly out: ShellAnalysis = { commands: [], assignments: [], loose: { writes: [], reads: [], stdin: null }, unmodelled: [], functions: [], arithmetic: [], parseError: false, source: "" };
 
   script(text: string, depth: number, via: string | null, heredoc = false): void {
     const source = joinContinuations(text);
@@ -63,8 +75,13 @@ class Analyzer {
     this.out.assignments.push(...ex.assignments);
     this.out.loose.writes.push(...ex.loose.writes);
     this.out.loose.reads.push(...ex.loose.reads);
+    this.out.unmodelled.push(...ex.unmodelled);
+    this.out.functions.push(...ex.functions);
+    this.out.arithmetic.push(...ex.arithmetic);
     for (const cmd of ex.commands) {
-      if (!heredoc || cmd.words[0]?.raw !== HEREDOC_SENTINEL) this.command({ ...cmd, via: via ?? cmd.via }, depth, false);
+      if (heredoc && cmd.words[0]?.raw === HEREDOC_SENTINEL) continue;
+      if (via !== null) cmd.via = via;
+      this.command(cmd, depth, false);
     }
     for (const body of ex.heredocs) {
       if (depth + 1 <= MAX_SCRIPT_DEPTH) this.script(heredocScript(body), depth + 1, via ?? "heredoc", true);
@@ -73,30 +90,43 @@ class Analyzer {
   }
 
   private command(sub: SubCommand, depth: number, unknownArgs: boolean): void {
-    const cmd: AnalyzedCommand = { ...sub, depth, wrapper: null, unknownArgs, opaque: null };
+    const head = sub.words[0];
+    const program = head ? programName(head.text) : "";
+    const classified = head && isLiteral(head) ? classifyCommand(sub.words, program) : null;
+    const cmd = sub as AnalyzedCommand;
+    cmd.depth = depth;
+    cmd.program = program;
+    cmd.classified = classified;
+    cmd.wrapper = null;
+    cmd.unknownArgs = unknownArgs;
+    cmd.opaque = null;
     this.out.commands.push(cmd);
-    for (const wrapped of unwrap(cmd.words)) {
-      if (wrapped.kind === "command") {
-        cmd.wrapper = { innerIndex: wrapped.innerIndex, privileged: wrapped.privileged };
-        const words = innerWords(cmd.words, wrapped.innerIndex, wrapped.via);
-        if (words.length === 0) continue;
-        const assignments = wrapperAssignments(cmd.words, wrapped.innerIndex).map((name) => ({ name, value: null }));
-        const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via: wrapped.via };
-        this.command(inner, depth, wrapped.unknownArgs);
-      } else if (wrapped.script.some((w) => w.dynamic)) {
-        cmd.opaque = `${wrapped.via} runs a script that is only known when the shell runs`;
-      } else if (depth + 1 > MAX_SCRIPT_DEPTH) {
-        cmd.opaque = `${wrapped.via} nests scripts deeper than ${MAX_SCRIPT_DEPTH} levels`;
-      } else {
-        this.script(wrapped.script.map((w) => w.text).join(" "), depth + 1, wrapped.via);
-      }
-    }
+    if (!classified) return;
+    for (const inner of classified.inner) this.inner(cmd, classified, inner.start, inner.end, inner.via);
+    for (const script of classified.scripts) this.nested(cmd, script, depth);
+  }
+
+  private inner(cmd: AnalyzedCommand, classified: Classified, start: number, end: number, via: string): void {
+    const words = cmd.words.slice(start, end);
+    if (words.length === 0) return;
+    cmd.wrapper ??= { innerIndex: start, privileged: classified.spec?.privileged ?? false };
+    const assignments = classified.assignments.map((name) => ({ name, value: null }));
+    const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via };
+    this.command(inner, cmd.depth, cmd.unknownArgs || (classified.spec?.addsArguments ?? false));
+  }
+
+  private nested(cmd: AnalyzedCommand, script: ShellWord[], depth: number): void {
+    const via = cmd.classified!.name;
+    if (script.some((w) => w.dynamic)) cmd.opaque ??= `${via} runs a script that is only known when the shell runs`;
+    else if (depth + 1 > MAX_SCRIPT_DEPTH) cmd.opaque ??= `${via} nests scripts deeper than ${MAX_SCRIPT_DEPTH} levels`;
+    else this.script(script.map((w) => w.text).join(" "), depth + 1, via);
   }
 }
 
 /** Every command a shell string would run, wrappers and nested scripts included. */
 export function analyzeShell(text: string): ShellAnalysis {
   const analyzer = new Analyzer();
+  analyzer.out.source = text;
   analyzer.script(text, 0, null);
   return analyzer.out;
 }

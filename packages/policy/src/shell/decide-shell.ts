@@ -1,140 +1,259 @@
 import { isStricter, stricter, type Action } from "../action.js";
-import { decideFile, decideSubject, isProtected, type DecideContext } from "../decide.js";
+import { decideAbsolute, decideSubject, type DecideContext } from "../decide.js";
 import type { Verdict } from "../decision.js";
-import { absolutePath } from "../paths.js";
+import { ruleRef } from "../rule.js";
+import { ORDER_LAST_FIRST, type Layers } from "../ruleset.js";
 import { analyzeShell, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
 import { withoutLeadingOptions } from "./arity.js";
-import { changesWhatRuns, dangerousOption, fileOperands, FILE_READERS, FILE_WRITERS, INTERPRETERS } from "./programs.js";
+import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
+import { changesTheShell, isHarmlessVariable } from "./environment.js";
+import { looseMatch } from "./loose-match.js";
+import { isKnownProgram } from "./programs/index.js";
+import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
-import { programName, SHELLS } from "./wrappers.js";
 
 const TOOL = "shell_exec";
-const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
+const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
+/** Programs that start a shell or an interpreter: their name as an argument may run anything. */
+const RUNS_CODE = /^(ba|da|z|k|mk|fi|rba)?sh$|^(python[0-9.]*|node|perl|ruby|php|lua|deno|bun|eval|exec|source|xargs|env|sudo|doas)$/;
 
 export interface ShellDecision {
   verdicts: Verdict[];
   analysis: ShellAnalysis;
+  critical: string | null;
 }
 
 const text = (s: string): { kind: "text"; text: string } => ({ kind: "text", text: s });
 
 function atLeast(v: Verdict, action: Action, reason: string, rule: Verdict["rule"] = null): Verdict {
-  return isStricter(action, v.action) ? { ...v, action, rule, reason } : v;
+  if (!isStricter(action, v.action)) return v;
+  return { action, subject: v.subject, rule, reason, ...(v.command ? { command: v.command } : {}) };
 }
 
-/** As written, by basename, and without options before the subcommand; the stricter counts. */
-function matchCommand(words: string[], layers: DecideContext["layers"]): Verdict {
+/** The last rule stricter than allow that names these words with options anywhere (loose match). */
+function looseVerdict(layers: Layers, words: readonly string[], subject: string): Verdict | null {
+  if (!words.some((w) => w.startsWith("-"))) return null;
+  for (const layer of ORDER_LAST_FIRST) {
+    const list = layers[layer]?.forTool(TOOL) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const { rule } = list[i]!;
+      if (rule.pattern === "*" || !looseMatch(rule.pattern, words)) continue;
+      if (rule.action === "allow") return null;
+      return { action: rule.action, subject, rule: ruleRef(rule, layer), reason: `"${rule.pattern}" matches once options are left out` };
+    }
+  }
+  return null;
+}
+
+/** As written, by basename, without options before the subcommand, options anywhere; the stricter counts. */
+function matchCommand(words: string[], layers: Layers): Verdict {
   const subject = words.join(" ");
   let verdict = decideSubject(layers, TOOL, text(subject), subject);
   const name = words[0] ?? "";
-  const readings = name.includes("/") ? [[programName(name), ...words.slice(1)]] : [];
+  const slash = name.lastIndexOf("/");
+  const readings = slash >= 0 ? [[name.slice(slash + 1), ...words.slice(1)]] : [];
   for (const r of [...readings, words]) readings.push(...withoutLeadingOptions(r));
   for (const reading of readings) {
     const seen = reading.join(" ");
     const v = decideSubject(layers, TOOL, text(seen), subject);
     // A catch-all speaks of no command in particular; only a rule that names one may tighten.
-    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action)) {
-      verdict = { ...v, reason: `seen as "${seen}": ${v.reason}` };
+    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action)) verdict = { ...v, reason: `seen as "${seen}": ${v.reason}` };
+  }
+  if (verdict.action !== "deny") {
+    for (const reading of slash >= 0 ? [words, [name.slice(slash + 1), ...words.slice(1)]] : [words]) {
+      const loose = looseVerdict(layers, reading, subject);
+      if (loose && isStricter(loose.action, verdict.action)) verdict = loose;
     }
   }
   return verdict;
 }
 
-function runsHiddenScript(cmd: AnalyzedCommand, program: string): string | null {
-  if (cmd.opaque) return cmd.opaque;
-  const runsCode = SHELLS.has(program) || INTERPRETERS.has(program) || program === "source" || program === ".";
-  if (!runsCode) return null;
-  const positional = cmd.words.slice(1).filter((w) => !w.text.startsWith("-"));
-  if (positional.some((w) => w.dynamic)) return `${program} runs a script that is only known when the shell runs`;
-  const readsStdin = positional.length === 0 || cmd.words.some((w) => w.text === "-s" || w.text === "-");
-  if (cmd.stdin && readsStdin && program !== "source" && program !== ".") return `${program} runs a script fed by a ${cmd.stdin}`;
-  return null;
-}
+class ShellJudge {
+  readonly verdicts: Verdict[] = [];
+  readonly dirs: ShellDirectories;
+  critical: string | null;
+  private readonly written = new Set<string>();
+  private readonly fetches: boolean;
 
-/** `$HOME/x` and `${HOME}/x` name a known file: the worker's home is the evaluation's home. */
-function knownPath(word: ShellWord): string | null {
-  if (isLiteral(word)) return word.text;
-  const m = /^(?:\$HOME|\$\{HOME\}|"\$HOME"|"\$\{HOME\}")(\/[^$`*?[{}"'\\]*)?$/.exec(word.raw);
-  return m ? `$HOME${m[1] ?? ""}` : null;
-}
-
-function checkOperands(cmd: AnalyzedCommand, program: string, ctx: DecideContext, v: Verdict): Verdict {
-  const reader = FILE_READERS.has(program);
-  if (cmd.unknownArgs && reader) v = atLeast(v, "ask", `${cmd.via} feeds ${program} file names that cannot be checked`);
-  for (const word of fileOperands(program, cmd.words)) {
-    const file = knownPath(word);
-    if (file === null) {
-      if (reader) v = atLeast(v, "ask", `${program} reads "${word.raw}", which names files only known when the shell runs`);
-      continue;
-    }
-    if (file === "" || file.includes("\0")) continue;
-    const read = decideFile("read_file", file, ctx);
-    if (read.action === "deny") {
-      v = atLeast(v, reader ? "deny" : "ask", `${program} is given ${file}, which read_file denies: ${read.reason}`, read.rule);
-    }
-    const guard = ctx.protectedPaths && isProtected(absolutePath(file, ctx.cwd, ctx.home), ctx);
-    if (guard) v = atLeast(v, FILE_WRITERS.has(program) ? "deny" : "ask", `${program} is given ${file}, inside the protected path ${guard}`);
+  constructor(
+    private readonly ctx: DecideContext,
+    private readonly analysis: ShellAnalysis,
+  ) {
+    this.dirs = new ShellDirectories(ctx.cwd, ctx.home);
+    const line = lineCritical(analysis.source, analysis.commands);
+    this.critical = line.forkBomb;
+    this.fetches = line.fetches;
   }
-  return v;
+
+  private pathsOf = (word: string): string[] => {
+    const file = knownPath({ text: word, raw: word, dynamic: word.includes("$"), glob: false }) ?? word;
+    return this.dirs.unknown && !file.startsWith("/") ? [] : this.dirs.resolve(file);
+  };
+
+  /** The file checks of one word: every directory the line may be in, the stricter counts. */
+  file(tool: "read_file" | "write_file", word: ShellWord, how: string): Verdict | null {
+    if (tool === "write_file" && HARMLESS_TARGETS.test(word.text)) return null;
+    const file = knownPath(word);
+    if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
+    if (file === "" || file.includes("\0")) return { action: "ask", subject: word.raw, rule: null, reason: `${how} an empty or unusable path` };
+    const relative = !file.startsWith("/") && !file.startsWith("~") && !file.startsWith("$HOME");
+    if (relative && this.dirs.unknown) return { action: "ask", subject: file, rule: null, reason: `${how} ${file}, but ${this.dirs.unknown}` };
+    let worst: Verdict | null = null;
+    for (const absolute of this.dirs.resolve(file)) {
+      if (tool === "write_file") this.written.add(absolute);
+      const v = decideAbsolute(tool, absolute, this.ctx);
+      if (!worst || isStricter(v.action, worst.action)) worst = { ...v, subject: file, reason: `${how} ${file}, checked as ${tool}: ${v.reason}` };
+    }
+    return worst;
+  }
+
+  command(cmd: AnalyzedCommand): Verdict {
+    const words = cmd.words.map((w) => w.text);
+    if (words.length === 0) return this.assignmentsOnly(cmd);
+    let v: Verdict = { ...matchCommand(words, this.ctx.layers), command: { words, ...(cmd.wrapper ? { wrapper: cmd.wrapper } : {}) } };
+    this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
+    v = this.understanding(cmd, v);
+    v = this.files(cmd, v);
+    if (cmd.classified) this.dirs.change(cmd.program, cmd.classified.operands);
+    return v;
+  }
+
+  private assignmentsOnly(cmd: AnalyzedCommand): Verdict {
+    const v: Verdict = { action: "allow", subject: cmd.assignments.map((a) => `${a.name}=`).join(" "), rule: null, reason: "it only sets variables" };
+    return this.files(cmd, v);
+  }
+
+  /** An allow stands only when every word of the command is understood (DESIGN §2.4). */
+  private understanding(cmd: AnalyzedCommand, v: Verdict): Verdict {
+    const head = cmd.words[0]!;
+    if (!isLiteral(head)) return atLeast(v, "ask", `the command name "${head.raw}" is only known when the shell runs`);
+    for (const a of cmd.assignments) {
+      if (!isHarmlessVariable(a.name)) v = atLeast(v, "ask", `it sets ${a.name} for the command, a variable that may choose what runs`);
+    }
+    if (cmd.opaque) v = atLeast(v, "ask", cmd.opaque);
+    const c = cmd.classified;
+    if (!c) return this.unknownProgram(cmd, v);
+    if (c.unknown) v = atLeast(v, "ask", c.unknown);
+    if (c.risk) v = atLeast(v, "ask", c.risk);
+    if (this.analysis.functions.includes(cmd.program) && !cmd.via) v = atLeast(v, "ask", `${cmd.program} is a function defined in this command line, not the program`);
+    if (c.runsFile) {
+      const file = knownPath(c.runsFile);
+      const paths = file === null ? [] : this.dirs.resolve(file);
+      if (paths.some((p) => this.written.has(p))) v = atLeast(v, "ask", `${cmd.program} runs ${c.runsFile.raw}, which this command line writes`);
+    }
+    for (const d of c.declared) {
+      if (changesTheShell(d.name)) v = atLeast(v, "ask", `${c.name} sets ${d.name}, which changes what the shell runs`);
+      else if (d.exported && !isHarmlessVariable(d.name)) v = atLeast(v, "ask", `${c.name} exports ${d.name}, a variable that may choose what runs`);
+    }
+    if (cmd.unknownArgs && (c.reads.length > 0 || c.paths.length > 0 || c.operands.length === 0)) v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
+    return v;
+  }
+
+  /** A program the gate has no model of: only a rule that names it may allow it, and never with a program's name among its words. */
+  private unknownProgram(cmd: AnalyzedCommand, v: Verdict): Verdict {
+    if (v.action === "allow" && (!v.rule || v.rule.pattern === "*" || v.rule.pattern === "* *")) {
+      v = atLeast(v, "ask", `${cmd.program} is not a program the gate knows, so only a rule naming it may allow it`);
+    }
+    for (const word of cmd.words.slice(1)) {
+      const trimmed = word.text.trim();
+      const token = trimmed.split(/\s+/)[0] ?? "";
+      const name = token.slice(token.lastIndexOf("/") + 1);
+      if (!name || name.startsWith("-")) continue;
+      if (RUNS_CODE.test(name)) return atLeast(v, "ask", `${cmd.program} is given "${name}", a program that runs code, which ${cmd.program} may run`);
+      for (const reading of new Set([trimmed, name + trimmed.slice(token.length)])) {
+        const named = decideSubject(this.ctx.layers, TOOL, text(reading), reading);
+        if (named.rule && named.rule.pattern !== "*" && isStricter(named.action, "allow")) {
+          return atLeast(v, "ask", `${cmd.program} is given "${reading}", which the rules ${named.action === "deny" ? "deny" : "ask about"} as a command and ${cmd.program} may run`);
+        }
+      }
+    }
+    return v;
+  }
+
+  /** Every file the command reads, writes or names, with its redirections. */
+  private files(cmd: AnalyzedCommand, v: Verdict): Verdict {
+    const c = cmd.classified;
+    const unknown = cmd.words.length > 0 && !c;
+    const checks: (Verdict | null)[] = [
+      ...cmd.writes.map((w) => this.file("write_file", w, "it writes")),
+      ...cmd.reads.map((w) => this.file("read_file", w, "it reads")),
+      ...(c?.reads ?? []).map((w) => this.file("read_file", w, `${c!.name} reads`)),
+      ...(c?.writes ?? []).map((w) => this.file("write_file", w, `${c!.name} writes`)),
+    ];
+    for (const f of checks) if (f && isStricter(f.action, v.action)) v = { ...f, subject: v.subject, ...(v.command ? { command: v.command } : {}) };
+    const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
+    for (const word of named) v = this.named(word, cmd.program, v, unknown);
+    return v;
+  }
+
+  /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */
+  private named(word: ShellWord, program: string, v: Verdict, mayWrite: boolean): Verdict {
+    if (!isLiteral(word) && knownPath(word) === null) return v;
+    const read = this.file("read_file", word, `${program} is given`);
+    if (read?.action === "deny") v = atLeast(v, "ask", read.reason, read.rule);
+    if (!mayWrite) return v;
+    const write = this.file("write_file", word, `${program} is given`);
+    if (write?.action === "deny" && !write.rule) v = atLeast(v, "ask", write.reason);
+    return v;
+  }
+
+  loose(): void {
+    const { loose, assignments } = this.analysis;
+    if (loose.writes.some((w) => this.pathsOf(w.text).some(writesSystemFile))) this.critical ??= "it writes a system account file";
+    for (const w of loose.writes) this.push(this.file("write_file", w, "a redirection writes"));
+    for (const w of loose.reads) this.push(this.file("read_file", w, "a redirection reads"));
+    for (const a of assignments) {
+      if (changesTheShell(a.name)) this.push({ action: "ask", subject: `${a.name}=`, rule: null, reason: `it sets ${a.name}, which changes what the shell runs` });
+    }
+  }
+
+  constructs(): void {
+    const { unmodelled, arithmetic, functions } = this.analysis;
+    for (const reason of unmodelled) this.push({ action: "ask", subject: reason, rule: null, reason });
+    const unsafe = arithmetic.find((name) => !this.numeric(name));
+    if (unsafe) this.push({ action: "ask", subject: unsafe, rule: null, reason: `arithmetic evaluates ${unsafe === "$(" ? "the output of a substitution" : `the value of ${unsafe}`} as an expression, which can run commands` });
+    for (const name of functions) {
+      if (isKnownProgram(name)) this.push({ action: "ask", subject: `${name}()`, rule: null, reason: `it defines a function ${name} that hides the program of that name` });
+    }
+  }
+
+  /** A variable arithmetic may read: one this line sets only to numbers, or sets not at all. */
+  private numeric(name: string): boolean {
+    if (name.startsWith("$")) return false;
+    const sets = this.analysis.assignments.filter((a) => a.name === name);
+    const byCommands = this.analysis.commands.some((c) => c.classified && (c.classified.declared.some((d) => d.name === name) || c.words.some((w, i) => i > 0 && w.text === name && /^(read|mapfile|readarray|printf|getopts|wait)$/.test(c.program))));
+    return !byCommands && sets.every((a) => a.value !== null && !a.value.dynamic && /^-?\d+$/.test(a.value.text));
+  }
+
+  push(v: Verdict | null): void {
+    if (v) this.verdicts.push(v);
+  }
 }
 
-function fileVerdict(tool: "write_file" | "read_file", word: ShellWord, ctx: DecideContext, how: string): Verdict | null {
-  if (tool === "write_file" && HARMLESS_TARGETS.test(word.text)) return null;
-  const file = knownPath(word);
-  if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
-  const v = decideFile(tool, file, ctx);
-  return { ...v, reason: `${how} ${file}, checked as ${tool}: ${v.reason}` };
-}
-
-function commandVerdict(cmd: AnalyzedCommand, ctx: DecideContext): Verdict {
-  const words = cmd.words.map((w) => w.text);
-  const program = programName(words[0] ?? "");
-  let v: Verdict = { ...matchCommand(words, ctx.layers), command: { words, ...(cmd.wrapper ? { wrapper: cmd.wrapper } : {}) } };
-  if (cmd.words[0] && !isLiteral(cmd.words[0])) v = atLeast(v, "ask", `the command name "${cmd.words[0].raw}" is only known when the shell runs`);
-  const assigned = cmd.assignments.find((a) => changesWhatRuns(a.name));
-  if (assigned) v = atLeast(v, "ask", `it sets ${assigned.name}, which changes what runs`);
-  const hidden = runsHiddenScript(cmd, program);
-  if (hidden) v = atLeast(v, "ask", hidden);
-  v = checkOperands(cmd, program, ctx, v);
-  const danger = dangerousOption(program, cmd.words);
-  if (danger) v = atLeast(v, "ask", danger);
-  return v;
-}
-
-function strictest(verdicts: Verdict[], base: Verdict): Verdict {
-  let out = base;
-  for (const f of verdicts) if (isStricter(f.action, out.action)) out = { ...f, subject: base.subject, ...(base.command ? { command: base.command } : {}) };
-  return out;
+/** A word of an unknown program that may name a file: the word, an option's `=value`, what follows `@`. */
+function fileLikeParts(word: ShellWord): ShellWord[] {
+  const t = word.text;
+  if (t.startsWith("-")) {
+    const eq = t.indexOf("=");
+    return eq > 0 ? [{ ...word, text: t.slice(eq + 1) }] : [];
+  }
+  const at = t.lastIndexOf("@");
+  return at >= 0 ? [word, { ...word, text: t.slice(at + 1) }] : [word];
 }
 
 /** One verdict per sub-command (with its redirections folded in) and per loose file touched. */
 export function decideShell(command: string, ctx: DecideContext): ShellDecision {
   const analysis = analyzeShell(command);
-  const verdicts: Verdict[] = [];
-  for (const cmd of analysis.commands) {
-    const files = [
-      ...cmd.writes.map((w) => fileVerdict("write_file", w, ctx, "it writes")),
-      ...(programName(cmd.words[0]?.text ?? "") === "tee" ? fileOperands("tee", cmd.words).map((w) => fileVerdict("write_file", w, ctx, "tee writes")) : []),
-      ...cmd.reads.map((w) => fileVerdict("read_file", w, ctx, "it reads")),
-    ].filter((f): f is Verdict => f !== null);
-    const subject = cmd.words.map((w) => w.text).join(" ");
-    const base = cmd.words.length > 0 ? commandVerdict(cmd, ctx) : { action: "allow" as const, subject, rule: null, reason: "it only sets variables" };
-    verdicts.push(strictest(files, base));
-  }
-  const loose = [
-    ...analysis.loose.writes.map((w) => fileVerdict("write_file", w, ctx, "a redirection writes")),
-    ...analysis.loose.reads.map((w) => fileVerdict("read_file", w, ctx, "a redirection reads")),
-  ];
-  for (const f of loose) if (f) verdicts.push(f);
-  for (const a of analysis.assignments) {
-    if (changesWhatRuns(a.name)) verdicts.push({ action: "ask", subject: `${a.name}=`, rule: null, reason: `it sets ${a.name}, which changes what later commands run` });
-  }
-  if (analysis.parseError) verdicts.push({ action: "ask", subject: command, rule: null, reason: "the command does not parse cleanly, so what it runs cannot be known" });
-  if (verdicts.length === 0) {
+  const judge = new ShellJudge(ctx, analysis);
+  for (const cmd of analysis.commands) judge.push(judge.command(cmd));
+  judge.loose();
+  judge.constructs();
+  if (analysis.parseError) judge.push({ action: "ask", subject: command, rule: null, reason: "the command does not parse cleanly, so what it runs cannot be known" });
+  if (judge.verdicts.length === 0) {
     const whole = command.trim();
-    verdicts.push(decideSubject(ctx.layers, TOOL, text(whole), whole));
+    judge.push(decideSubject(ctx.layers, TOOL, text(whole), whole));
   }
-  return { verdicts, analysis };
+  return { verdicts: judge.verdicts, analysis, critical: judge.critical };
 }
 
 /** Any deny: deny; else any ask: ask; else allow. The verdict that decided it. */

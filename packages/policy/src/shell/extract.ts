@@ -1,5 +1,6 @@
 import type { SyntaxNode } from "./parser.js";
-import { resolveWord, type ShellWord } from "./words.js";
+import { arithmeticNames, constructOf, riskyExpansion, type Construct } from "./constructs.js";
+import { literalWord, resolveWord, type ShellWord } from "./words.js";
 
 export type StdinSource = "pipe" | "heredoc" | "herestring";
 
@@ -32,6 +33,12 @@ export interface Extraction {
   loose: FileRedirects;
   /** Bodies of unquoted heredocs: the shell expands substitutions in them. */
   heredocs: string[];
+  /** Constructs the analysis does not model, each with why (DESIGN §2.4: they ask). */
+  unmodelled: string[];
+  /** Names of the functions the script defines. */
+  functions: string[];
+  /** Variables read in arithmetic (`$(( x ))`, `(( x ))`, `[[ $x -eq 1 ]]`, `${a[$i]}`). */
+  arithmetic: string[];
   parseError: boolean;
 }
 
@@ -84,6 +91,9 @@ class Extractor {
     assignments: [],
     loose: { writes: [], reads: [], stdin: null },
     heredocs: [],
+    unmodelled: [],
+    functions: [],
+    arithmetic: [],
     parseError: false,
   };
 
@@ -114,6 +124,8 @@ class Extractor {
 
   /** Marks the input as unparsed where tree-sitter-bash is known to lose track of a script. */
   private checkWord(node: SyntaxNode): void {
+    const construct = constructOf(node);
+    if (construct) this.construct(node, construct);
     if (node.type === "word" && /[`\n]/.test(node.text)) this.out.parseError = true;
     if (node.type === "simple_expansion" && /\s/.test(node.text)) this.out.parseError = true;
     if (node.type === "concatenation" && node.children.some((c) => c !== null && !c.isNamed && c.text.includes("`"))) this.out.parseError = true;
@@ -126,6 +138,27 @@ class Extractor {
     let slashes = 0;
     for (let i = start - 2; i >= 0 && this.source[i] === "\\"; i--) slashes++;
     return slashes % 2 === 1;
+  }
+
+  private construct(node: SyntaxNode, kind: Construct): void {
+    switch (kind) {
+      case "unmodelled":
+        return void this.out.unmodelled.push(`the shell construct ${node.type} is not one the gate models`);
+      case "function":
+        return void this.out.functions.push(node.childForFieldName("name")?.text ?? "");
+      case "expansion": {
+        const why = riskyExpansion(node.text);
+        return void (why && this.out.unmodelled.push(why));
+      }
+      case "arithmetic":
+        return arithmeticNames(node, this.out.arithmetic);
+      case "loop": {
+        const name = node.childForFieldName("variable")?.text ?? "";
+        const values = node.childrenForFieldName("value").filter((v): v is SyntaxNode => v !== null);
+        const numeric = values.length > 0 && values.every((v) => /^-?\d+$/.test(v.text));
+        return void this.out.assignments.push({ name, value: numeric ? literalWord("0") : { text: "", raw: "", dynamic: true, glob: false } });
+      }
+    }
   }
 
   private redirect(node: SyntaxNode, into: FileRedirects): void {

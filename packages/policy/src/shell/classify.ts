@@ -1,0 +1,275 @@
+import type { OptionDef, ProgramSpec, WordKind } from "./spec.js";
+import type { ShellWord } from "./words.js";
+
+/** Every word of one command put in its place, or the reason it could not be. */
+export interface Classified {
+  /** The program and subcommands as recognised (`git commit`). */
+  name: string;
+  reads: ShellWord[];
+  writes: ShellWord[];
+  paths: ShellWord[];
+  scripts: ShellWord[][];
+  /** Commands the program runs, as ranges of its words (a wrapper's command, `find -exec ... ;`). */
+  inner: InnerCommand[];
+  /** The operands, in order, after options were taken out. */
+  operands: ShellWord[];
+  /** A file the program runs as a script (`bash x.sh`, `python3 x.py`, `source x`). */
+  runsFile: ShellWord | null;
+  /** NAME of NAME=value words a wrapper sets for its command. */
+  assignments: string[];
+  /** Variables that export, declare, local or readonly set, and whether they are exported. */
+  declared: { name: string; exported: boolean }[];
+  /** Arithmetic expressions the program evaluates (`let`). */
+  arith: ShellWord[];
+  /** Why a word has no place (an unknown option or subcommand), or null. */
+  unknown: string | null;
+  /** Why the command runs code or writes in ways the words do not show, or null. */
+  risk: string | null;
+  /** The spec that placed the words (the subcommand's, when there is one). */
+  spec: ProgramSpec | null;
+}
+
+export interface InnerCommand {
+  start: number;
+  end: number;
+  via: string;
+}
+
+export function emptyClassified(name: string, spec: ProgramSpec | null): Classified {
+  return { name, reads: [], writes: [], paths: [], scripts: [], inner: [], operands: [], runsFile: null, assignments: [], declared: [], arith: [], unknown: null, risk: null, spec };
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const DECLARED = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d*\])?(\+?=(.*))?$/s;
+/** `set -o` options that change nothing about what runs or what is exported. */
+const SAFE_SET_OPTIONS: ReadonlySet<string> = new Set(["errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber", "errtrace", "functrace", "noexec", "posix", "notify", "ignoreeof", "monitor", "braceexpand", "hashall", "histexpand", "history", "emacs", "vi", "physical", "interactive-comments", "noglob"]);
+const NUMERIC_OPTION = /^-\d+$/;
+
+/** A long option by its full name or a prefix only it has (GNU getopt accepts `--expr`). */
+function longOption(spec: ProgramSpec, name: string): [string, OptionDef] | null {
+  const exact = spec.options.get(name);
+  if (exact) return [name, exact];
+  let found: [string, OptionDef] | null = null;
+  for (const entry of spec.options) {
+    if (!entry[0].startsWith("--") || !entry[0].startsWith(name)) continue;
+    if (found) return null;
+    found = entry;
+  }
+  return found;
+}
+
+class Classifier {
+  readonly out: Classified;
+  private readonly operands: { word: ShellWord; index: number }[] = [];
+  private readonly given = new Set<string>();
+  /** An option said that every word after it belongs to what the program runs. */
+  private ended = false;
+
+  constructor(
+    private readonly words: readonly ShellWord[],
+    private spec: ProgramSpec,
+    name: string,
+  ) {
+    this.out = emptyClassified(name, spec);
+  }
+
+  private value(kind: WordKind, word: ShellWord | undefined, option: string): void {
+    if (!word) return this.fail(`the option ${option} of ${this.out.name} has no value`);
+    this.place(kind, word, option);
+  }
+
+  private place(kind: WordKind, word: ShellWord, what: string): void {
+    switch (kind) {
+      case "read": this.out.reads.push(word); break;
+      case "write": this.out.writes.push(word); break;
+      case "path": this.out.paths.push(word); break;
+      case "script": this.out.scripts.push([word]); break;
+      case "runs": this.out.risk ??= `${what} of ${this.out.name} runs ${word.raw}, which the gate cannot read`; break;
+      case "command": this.fail(`${what} of ${this.out.name} names a command in a way the gate does not follow`); break;
+      case "name":
+        if (!IDENTIFIER.test(word.text)) this.riskOf(`"${word.raw}" is not a plain variable name, so ${this.out.name} would evaluate it`);
+        break;
+      case "assign": this.declare(word); break;
+      case "arith": this.out.arith.push(word); break;
+      case "data": this.data(word); break;
+      case "setopt":
+        if (!SAFE_SET_OPTIONS.has(word.text)) this.riskOf(`set -o ${word.text} changes what later commands run or export`);
+        break;
+      case "text": break;
+    }
+  }
+
+  private riskOf(reason: string): void {
+    this.out.risk ??= reason;
+  }
+
+  private declare(word: ShellWord): void {
+    const m = DECLARED.exec(word.text);
+    if (!m) return this.riskOf(`"${word.raw}" is not a plain variable name, so ${this.out.name} would evaluate it`);
+    if (m[3] !== undefined && this.out.name === "alias") return this.riskOf("alias changes what a name runs");
+    if (m[4]?.startsWith("(")) return this.riskOf(`${this.out.name} ${m[1]}=(...) is evaluated by the shell`);
+    const exported = this.out.name === "export" || this.given.has("-x");
+    this.out.declared.push({ name: m[1]!, exported });
+  }
+
+  /** `@file` and `name=@file` / `name=<file` read the file. */
+  private data(word: ShellWord): void {
+    const m = /^(?:[^=@<]*=)?[@<](.+)$/s.exec(word.text);
+    if (m) this.out.reads.push({ ...word, text: m[1]! });
+  }
+
+  private fail(reason: string): void {
+    this.out.unknown ??= reason;
+  }
+
+  private option(def: OptionDef, name: string): void {
+    this.given.add(name);
+    if (def.ends) this.ended = true;
+    if (def.risk) this.out.risk ??= `${this.out.name} ${name} ${def.risk}`;
+  }
+
+  /** `--name`, `--name=value`, `--name value`. Returns how many words it used. */
+  private long(i: number): number {
+    const text = this.words[i]!.text;
+    const eq = text.indexOf("=");
+    const written = eq > 0 ? text.slice(0, eq) : text;
+    const found = longOption(this.spec, written);
+    if (!found) {
+      if (!this.spec.anyFlag || eq > 0) this.fail(`${this.out.name} has no option ${written} the gate knows`);
+      return 1;
+    }
+    const [name, def] = found;
+    this.option(def, name);
+    if (!def.value) {
+      if (eq > 0) this.fail(`the option ${name} of ${this.out.name} takes no value`);
+      return 1;
+    }
+    if (eq > 0) {
+      this.place(def.value, { ...this.words[i]!, text: text.slice(eq + 1) }, name);
+      return 1;
+    }
+    if (def.attachedOnly) return 1;
+    return 1 + this.values(def, i + 1, name);
+  }
+
+  /** The option's value and further values from word `at` on; returns how many words they used. */
+  private values(def: OptionDef, at: number, name: string): number {
+    const kinds = [def.value!, ...(def.more ?? [])];
+    kinds.forEach((k, n) => this.value(k, this.words[at + n], name));
+    return kinds.length;
+  }
+
+  /** `-abc`, `-n5`, `-n 5`, `-eKEY`. Returns how many words it used. */
+  private short(i: number): number {
+    const text = this.words[i]!.text;
+    if (NUMERIC_OPTION.test(text) && this.spec.options.has("-#")) return 1;
+    for (let j = 1; j < text.length; j++) {
+      const name = `-${text[j]}`;
+      const def = this.spec.options.get(name);
+      if (!def) {
+        if (!this.spec.anyFlag) this.fail(`${this.out.name} has no option ${name} the gate knows`);
+        continue;
+      }
+      this.option(def, name);
+      if (!def.value) continue;
+      const rest = text.slice(j + 1);
+      if (rest) {
+        this.place(def.value, { ...this.words[i]!, text: rest }, name);
+        return 1 + (def.more ? this.values({ value: def.more[0]!, more: def.more.slice(1) }, i + 1, name) : 0);
+      }
+      if (def.attachedOnly) return 1;
+      return 1 + this.values(def, i + 1, name);
+    }
+    return 1;
+  }
+
+  private subcommand(word: ShellWord): boolean {
+    const sub = this.spec.subcommands?.get(word.text);
+    if (!sub) {
+      this.fail(`"${word.text}" is not a ${this.out.name} subcommand the gate knows`);
+      return false;
+    }
+    this.out.name = `${this.out.name} ${word.text}`;
+    this.spec = sub;
+    this.out.spec = sub;
+    if (sub.risk) this.out.risk ??= `${this.out.name} ${sub.risk}`;
+    return true;
+  }
+
+  run(start: number): Classified {
+    if (this.spec.risk) this.out.risk ??= `${this.out.name} ${this.spec.risk}`;
+    let optionsEnded = false;
+    let i = start;
+    let pendingSub = this.spec.subcommands !== undefined;
+    while (i < this.words.length && !this.ended) {
+      const word = this.words[i]!;
+      const text = word.text;
+      const optionsOpen = !optionsEnded && !(this.spec.operands.optionsFirst && this.operands.length > 0);
+      if (optionsOpen && text === "--") {
+        optionsEnded = true;
+        i++;
+      } else if (optionsOpen && text.startsWith("--") && text.length > 2) i += this.long(i);
+      else if (optionsOpen && text.startsWith("-") && text.length > 1) i += this.short(i);
+      else if (pendingSub) {
+        pendingSub = false;
+        if (!this.subcommand(word)) return this.out;
+        i++;
+      } else if (this.spec.assignments && this.operands.length === 0 && ASSIGNMENT.test(text)) {
+        this.out.assignments.push(text.slice(0, text.indexOf("=")));
+        i++;
+      } else if (this.spec.commandAt !== undefined && this.operands.length === this.spec.commandAt) {
+        this.out.inner.push({ start: i, end: this.words.length, via: this.out.name });
+        break;
+      } else {
+        this.operands.push({ word, index: i });
+        i++;
+      }
+    }
+    if (pendingSub && !this.spec.subcommandOptional) this.fail(`${this.out.name} is given no subcommand`);
+    this.placeOperands();
+    this.out.operands = this.operands.map((o) => o.word);
+    if (this.spec.scriptOperand && !this.inline()) scriptFile(this.out, this.out.operands[0]);
+    return this.out;
+  }
+
+  /** An option gave the program its code (`python -c`, `node -e`, `python -m`). */
+  private inline(): boolean {
+    for (const name of this.given) {
+      const def = this.spec.options.get(name);
+      if (def?.value === "runs" || def?.ends) return true;
+    }
+    return false;
+  }
+
+  private placeOperands(): void {
+    const { lead = [], leadUnless = [], last, rest } = this.spec.operands;
+    const leading = leadUnless.some((o) => this.given.has(o)) ? [] : lead;
+    const n = this.operands.length;
+    const joined: ShellWord[] = [];
+    this.operands.forEach(({ word }, k) => {
+      const kind = k < leading.length ? leading[k]! : last && n >= 2 && k === n - 1 ? last : rest;
+      // Operands that together are one script (`eval rm x`, `watch ls -l`) are joined as the shell would.
+      if (kind === "script" && k >= leading.length) joined.push(word);
+      else this.place(kind, word, "an operand");
+    });
+    if (joined.length > 0) this.out.scripts.push(joined);
+  }
+}
+
+const FROM_INPUT = /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/;
+
+/** The program runs `file` as a script; without one, or with its input as the file, it runs its input. */
+export function scriptFile(out: Classified, file: ShellWord | undefined): void {
+  if (!file || FROM_INPUT.test(file.text)) {
+    out.risk ??= `${out.name} runs a program read from its input`;
+    return;
+  }
+  if (!out.reads.includes(file)) out.reads.push(file);
+  out.runsFile = file;
+}
+
+/** Puts every word after the program name in its place according to the program's spec. */
+export function classifyWords(words: readonly ShellWord[], spec: ProgramSpec, name: string, start = 1): Classified {
+  return new Classifier(words, spec, name).run(start);
+}

@@ -1,0 +1,87 @@
+import type { SpecInput } from "../spec.js";
+
+/**
+ * Interpreters, package managers and build tools. They run the project's own code (scripts,
+ * Makefiles, package.json), which an operator's allow rule accepts; what they are told to run
+ * from the command line itself (`-c`, `-e`, `--eval`, `--config`) the gate cannot read.
+ */
+const PYTHON: SpecInput = {
+  options: "-c:runs> -m:text> -B -b -d -E -h -I -O -OO -P -q -s -S -u -v -V -x -W:text -X:text -i! --version --help --check-hash-based-pycs:text",
+  operands: { lead: ["read"], rest: "text", optionsFirst: true },
+  scriptOperand: true,
+};
+const NODE: SpecInput = {
+  options:
+    "-e:runs --eval:runs -p:runs --print:runs -r:runs --require:runs --import:runs --loader:runs --experimental-loader:runs -i! --interactive! -c --check -v --version -h --help --test --watch --watch-path:path --env-file:read --env-file-if-exists:read --input-type:text --inspect?=text --inspect-brk?=text --enable-source-maps --no-warnings --trace-warnings --max-old-space-size?=text --stack-size?=text --expose-gc --experimental-vm-modules --no-deprecation --trace-deprecation --trace-uncaught --unhandled-rejections?=text --conditions:text -C:text --preserve-symlinks --title:text --test-reporter:text --test-name-pattern:text --experimental-strip-types --no-experimental-fetch",
+  operands: { lead: ["read"], rest: "text", optionsFirst: true },
+  scriptOperand: true,
+};
+const PACKAGE_MANAGER = (extra: string): SpecInput => ({
+  options: `-s --silent -q --quiet -d --loglevel:text -w:text --workspace:text -C:path --dir:path --prefix:path --filter:text -F:text -r --recursive --if-present -g --global -D --save-dev -P --save-prod -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline --no-save --production --dev --json --parseable --depth:text --color?=text --no-color --ignore-scripts --workspaces --include-workspace-root --reporter:text --registry:text --tag:text --access:text --otp:text --dry-run --force -y --yes --stream --parallel --aggregate-output --sequential --no-bail --fail-if-no-match --script-shell:runs --node-options:runs --userconfig:runs --globalconfig:runs --shell-emulator ${extra}`,
+  inheritOptions: true,
+  anyFlag: true,
+  operands: "text",
+  subcommands: {
+    install: { operands: "text" }, i: { operands: "text" }, ci: { operands: "text" }, add: { operands: "text" }, remove: { operands: "text" }, rm: { operands: "text" },
+    uninstall: { operands: "text" }, update: { operands: "text" }, up: { operands: "text" }, upgrade: { operands: "text" }, run: { operands: "text" },
+    "run-script": { operands: "text" }, test: { operands: "text" }, t: { operands: "text" }, start: { operands: "text" }, build: { operands: "text" },
+    list: { operands: "text" }, ls: { operands: "text" }, ll: { operands: "text" }, outdated: { operands: "text" }, view: { operands: "text" },
+    info: { operands: "text" }, show: { operands: "text" }, why: { operands: "text" }, explain: { operands: "text" }, audit: { operands: "text" },
+    init: { operands: "text" }, pack: { operands: "text" }, publish: { operands: "text" }, version: { operands: "text" }, prune: { operands: "text" },
+    rebuild: { operands: "text" }, dedupe: { operands: "text" }, link: { operands: "path" }, unlink: { operands: "text" }, lint: { operands: "text" },
+    typecheck: { operands: "text" }, format: { operands: "text" }, dev: { operands: "text" }, store: { operands: "text" }, root: { operands: "text" },
+    bin: { operands: "text" }, help: { operands: "text" }, "--version": { operands: "text" }, workspaces: { operands: "text" },
+    config: { risk: "changes settings that can make it run programs", operands: "text" },
+    exec: { commandAt: 0, options: "-c:script --call:script --package:text -p:text" }, x: { commandAt: 0, options: "-c:script --call:script --package:text" },
+    dlx: { commandAt: 0, options: "--package:text -p:text" }, create: { risk: "downloads and runs a package's initialiser", operands: "text" },
+  },
+});
+const CARGO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-p:text --package:text --bin:text --example:text --test:text --bench:text --features:text -F:text --target:text --target-dir:write --manifest-path:read -j:text --jobs:text --profile:text --message-format:text --color:text -Z:runs --config:runs" };
+const GO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-o:write -C:path -exec:runs -toolexec:runs -ldflags:text -gcflags:text -tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read -overlay:read -coverprofile:write -cpuprofile:write -memprofile:write" };
+const TOOL = (options = ""): SpecInput => ({ anyFlag: true, options, operands: "read" });
+
+export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
+  python: PYTHON, python3: PYTHON, python2: PYTHON,
+  node: NODE,
+  perl: { options: "-e:runs -E:runs -M:runs -m:runs -I:path -n -p -a -l -F:text -0?=text -w -W -X -c -s -T -t -v -V -x -i?=text!", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
+  ruby: { options: "-e:runs -r:runs -I:path -n -p -a -l -w -W?=text -c -v --version -x -d -E:text", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
+  php: { options: "-r:runs -f:read -l -S:runs -a! -d:runs -n -v -m -i", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
+  deno: { anyFlag: true, operands: "text", subcommands: { run: { anyFlag: true, operands: { lead: ["read"], rest: "text", optionsFirst: true } }, test: { anyFlag: true, operands: "read" }, fmt: { anyFlag: true, operands: "write" }, lint: { anyFlag: true, operands: "read" }, check: { anyFlag: true, operands: "read" }, eval: { risk: "runs the code it is given", anyFlag: true, operands: "text" } } },
+  npm: PACKAGE_MANAGER("--ws --include:text --omit:text --save --cache:path"),
+  pnpm: PACKAGE_MANAGER("--shamefully-hoist --lockfile-only --resolution-only"),
+  yarn: PACKAGE_MANAGER("--cwd:path --immutable --check-cache"),
+  bun: PACKAGE_MANAGER("--cwd:path --bun"),
+  npx: { options: "-y --yes --no -q --quiet -p:text --package:text -c:script --call:script --prefer-offline", commandAt: 0 },
+  pnpx: { options: "-y --yes -p:text --package:text", commandAt: 0 },
+  bunx: { options: "--bun -p:text --package:text", commandAt: 0 },
+  make: {
+    options: "-B -d -e -i -k -n -p -q -r -R -s -S -t -v -w -C:path -f:read -I:path -j?=text -l?=text -o:text -W:text -O?=text --always-make --debug?=text --environment-overrides --ignore-errors --keep-going --dry-run --just-print --recon --print-data-base --question --no-builtin-rules --no-builtin-variables --silent --quiet --no-silent --stop --touch --trace --version --print-directory --no-print-directory --directory:path --file:read --makefile:read --include-dir:path --jobs?=text --load-average?=text --old-file:text --assume-old:text --new-file:text --assume-new:text --what-if:text --output-sync?=text --eval:runs",
+    operands: "text",
+  },
+  cargo: { options: "-V --version -v -q --verbose --quiet --color:text --locked --offline --frozen -Z:runs --config:runs -C:path --list", operands: "text", subcommands: Object.fromEntries(["build", "b", "check", "c", "test", "t", "run", "r", "clippy", "fmt", "doc", "bench", "clean", "new", "init", "add", "remove", "update", "search", "tree", "metadata", "publish", "install", "uninstall", "fetch", "package", "vendor", "version", "help", "nextest", "generate-lockfile", "pkgid", "locate-project"].map((s) => [s, CARGO_SUB])) },
+  go: { operands: "text", subcommands: { ...Object.fromEntries(["build", "test", "run", "vet", "fmt", "get", "install", "list", "clean", "doc", "version", "env", "help", "work", "fix"].map((s) => [s, GO_SUB])), mod: { ...GO_SUB, subcommands: Object.fromEntries(["tidy", "download", "init", "vendor", "verify", "why", "graph", "edit"].map((s) => [s, GO_SUB])) }, generate: { risk: "runs the commands written in //go:generate comments", anyFlag: true, operands: "text" }, tool: { risk: "runs a tool binary", anyFlag: true, operands: "text" } } },
+  rustc: TOOL("-o:write --out-dir:write -C:text --crate-type:text --edition:text --emit:text -L:path"),
+  tsc: TOOL("-p:read --project:read --outDir:write --outFile:write --rootDir:path --target:text --module:text --lib:text --moduleResolution:text --jsx:text --declarationDir:write --tsBuildInfoFile:write"),
+  eslint: TOOL("-c:read --config:read -f:text --format:text -o:write --output-file:write --ext:text --rulesdir:runs --plugin:runs --resolve-plugins-relative-to:runs --rule:text --env:text --global:text --parser:runs --ignore-path:read --ignore-pattern:text --max-warnings:text --cache-location:write"),
+  prettier: TOOL("--config:read --plugin:runs --ignore-path:read --log-level:text --parser:text --print-width:text --tab-width:text --end-of-line:text --trailing-comma:text --arrow-parens:text --prose-wrap:text --cache-location:write"),
+  biome: { anyFlag: true, operands: "read", subcommands: Object.fromEntries(["check", "lint", "format", "ci", "version"].map((s) => [s, TOOL("--config-path:read --reporter:text --max-diagnostics:text")])) },
+  vitest: TOOL("-c:read --config:read -t:text --testNamePattern:text --reporter:text --outputFile:write --project:text --root:path --dir:path --environment:text --pool:text --shard:text --coverage.provider:text"),
+  jest: TOOL("-c:read --config:read -t:text --testNamePattern:text --reporters:text --outputFile:write --rootDir:path --testPathPattern:text --shard:text"),
+  pytest: TOOL("-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write --cov:text --cov-report:text --maxfail:text --tb:text -W:text -o:text --override-ini:text --confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text --log-file:write"),
+  mypy: TOOL("--config-file:read --python-version:text --cache-dir:write -p:text -m:text"),
+  ruff: { anyFlag: true, operands: "read", subcommands: Object.fromEntries(["check", "format", "version", "rule"].map((s) => [s, TOOL("--config:read --select:text --ignore:text --extend-select:text --output-format:text --target-version:text --line-length:text --cache-dir:write")])) },
+  black: TOOL("--config:read -l:text --line-length:text -t:text --target-version:text --include:text --exclude:text"),
+  pip: { anyFlag: true, operands: "text", options: "-q -v --quiet --verbose --disable-pip-version-check --no-input --isolated --no-cache-dir --cache-dir:path --log:write --proxy:text --python:runs", subcommands: Object.fromEntries(["install", "uninstall", "list", "show", "freeze", "download", "wheel", "check", "search", "index", "inspect", "hash", "cache", "debug", "help"].map((s) => [s, { anyFlag: true, operands: "text", options: "-r:read --requirement:read -c:read --constraint:read -e:path --editable:path -t:write --target:write --prefix:write --root:write -d:write --dest:write -i:text --index-url:text --extra-index-url:text -f:text --find-links:text --config-settings:text -C:text" } satisfies SpecInput])) },
+  docker: {
+    options: "-H:text --host:text --context:text -c:text --config:path -l:text --log-level:text -D --debug --tls --tlsverify --tlscacert:read --tlscert:read --tlskey:read -v --version",
+    operands: "text",
+    subcommands: Object.fromEntries(["ps", "images", "build", "run", "exec", "logs", "pull", "push", "rm", "rmi", "stop", "start", "restart", "kill", "inspect", "version", "info", "tag", "login", "logout", "network", "volume", "system", "image", "container", "stats", "top", "cp", "create", "port", "history", "save", "load", "buildx", "compose", "search", "events", "diff", "pause", "unpause", "wait", "rename", "update", "attach", "commit", "export", "import"].map((s) => [s, { anyFlag: true, operands: "text", options: "-f:read --file:read -t:text --tag:text -e:text --env:text --env-file:read -v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text --network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text --mount:text -o:text --format:text --filter:text --project-name:text -n:text --tail:text --since:text --until:text --profile:text --scale:text" } satisfies SpecInput])),
+  },
+  kubectl: {
+    options: "-n:text --namespace:text --context:text --kubeconfig:read --cluster:text --user:text -s:text --server:text --token:text -v:text --v:text --request-timeout:text",
+    operands: "text",
+    subcommands: Object.fromEntries(["get", "describe", "logs", "apply", "delete", "exec", "create", "edit", "patch", "replace", "scale", "rollout", "expose", "run", "port-forward", "proxy", "cp", "top", "label", "annotate", "config", "version", "cluster-info", "explain", "diff", "wait", "auth", "api-resources", "api-versions", "attach", "debug", "drain", "cordon", "uncordon", "taint", "set", "autoscale", "events", "kustomize"].map((s) => [s, { anyFlag: true, operands: "text", options: "-f:read --filename:read -o:text --output:text -l:text --selector:text -c:text --container:text --field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path --template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text --timeout:text --for:text" } satisfies SpecInput])),
+  },
+  terraform: { anyFlag: true, operands: "text", options: "-chdir:path", subcommands: Object.fromEntries(["init", "plan", "apply", "destroy", "validate", "fmt", "show", "output", "state", "workspace", "providers", "version", "graph", "import", "refresh", "taint", "untaint", "console", "get", "login", "logout", "force-unlock", "test"].map((s) => [s, { anyFlag: true, operands: "text" } satisfies SpecInput])) },
+  gh: { anyFlag: true, operands: "text", options: "-R:text --repo:text", subcommands: Object.fromEntries(["pr", "issue", "repo", "run", "workflow", "release", "api", "auth", "status", "search", "gist", "browse", "label", "secret", "variable", "cache", "codespace", "project", "ruleset", "attestation", "extension", "alias", "config"].map((s) => [s, { anyFlag: true, operands: "text", options: "-b:text --body:text -t:text --title:text -F:read --body-file:read -f:text --field:text --raw-field:text --input:read -R:text --repo:text -q:text --jq:text --template:text -H:text --header:text -X:text --method:text -L:text --limit:text -s:text --state:text --json:text -w --web" } satisfies SpecInput])) },
+};

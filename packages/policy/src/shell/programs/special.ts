@@ -1,0 +1,158 @@
+import { classifyWords, emptyClassified, scriptFile, type Classified } from "../classify.js";
+import { sedEffects } from "../sed-script.js";
+import { defineSpec } from "../spec.js";
+import type { ShellWord } from "../words.js";
+
+/** Programs whose words follow no getopt convention, or whose meaning depends on other words. */
+export type SpecialReader = (words: readonly ShellWord[], name: string) => Classified;
+
+const FIND_FLAGS = new Set(["-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-depth", "-d", "-mount", "-xdev", "-noleaf", "-empty", "-executable", "-readable", "-writable", "-nouser", "-nogroup", "-daystart", "-follow", "-ignore_readdir_race", "-noignore_readdir_race", "-not", "!", "-a", "-and", "-o", "-or", ",", "(", ")", "-H", "-L", "-P"]);
+const FIND_TEXT = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-used", "-fstype", "-printf", "-regextype", "-context", "-D", "-O"]);
+const FIND_PATH = new Set(["-newer", "-anewer", "-cnewer", "-samefile"]);
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const FIND_WRITES = new Map([["-fprint", 1], ["-fprint0", 1], ["-fls", 1], ["-fprintf", 2]]);
+
+function find(words: readonly ShellWord[], name: string): Classified {
+  const out = emptyClassified(name, null);
+  let i = 1;
+  for (; i < words.length && !/^[-(!,)]/.test(words[i]!.text); i++) out.paths.push(words[i]!);
+  while (i < words.length) {
+    const t = words[i]!.text;
+    if (FIND_EXEC.has(t)) {
+      const end = words.findIndex((w, k) => k > i && (w.text === ";" || w.text === "+"));
+      if (end === -1) out.unknown ??= `find ${t} is not closed by ; or +`;
+      out.inner.push({ start: i + 1, end: end === -1 ? words.length : end, via: `find ${t}` });
+      i = end === -1 ? words.length : end + 1;
+    } else if (FIND_WRITES.has(t)) {
+      out.writes.push(words[i + 1] ?? { text: "", raw: "", dynamic: false, glob: false });
+      out.risk ??= `find ${t} writes a file`;
+      i += 1 + FIND_WRITES.get(t)!;
+    } else if (t === "-delete") {
+      out.risk ??= "find -delete removes files";
+      i++;
+    } else if (FIND_TEXT.has(t) || /^-newer[acmBt]{2}$/.test(t)) i += 2;
+    else if (FIND_PATH.has(t)) {
+      if (words[i + 1]) out.paths.push(words[i + 1]!);
+      i += 2;
+    } else if (FIND_FLAGS.has(t) || /^-O\d$/.test(t)) i++;
+    else {
+      out.unknown ??= `find has no expression "${t}" the gate knows`;
+      i++;
+    }
+  }
+  return out;
+}
+
+const DD_KEYS = new Set(["bs", "ibs", "obs", "cbs", "count", "skip", "iseek", "seek", "oseek", "conv", "iflag", "oflag", "status"]);
+
+function dd(words: readonly ShellWord[], name: string): Classified {
+  const out = emptyClassified(name, null);
+  for (const word of words.slice(1)) {
+    const eq = word.text.indexOf("=");
+    const key = eq > 0 ? word.text.slice(0, eq) : word.text;
+    const value = { ...word, text: word.text.slice(eq + 1) };
+    if (key === "if") out.reads.push(value);
+    else if (key === "of") out.writes.push(value);
+    else if (!DD_KEYS.has(key) && !/^--(help|version)$/.test(word.text)) out.unknown ??= `dd has no operand "${key}" the gate knows`;
+  }
+  return out;
+}
+
+const SED = defineSpec({
+  options: "-n -E -r -s -u -z -b --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --follow-symlinks --binary -l:text --line-length:text -e:text --expression:text -f:read --file:read -i?=text! --in-place?=text!",
+  operands: { lead: ["text"], leadUnless: ["-e", "--expression", "-f", "--file"], rest: "read" },
+});
+
+/** The sed scripts of a command: every -e value, or the first operand. */
+function sedScripts(words: readonly ShellWord[], out: Classified): string[] {
+  const scripts: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (t === "--") break;
+    if (t === "-e" || t === "--expression") scripts.push(words[++i]?.text ?? "");
+    else if (t.startsWith("--expression=")) scripts.push(t.slice(13));
+    else if (/^-[a-zA-Z]*e./.test(t) && !t.startsWith("--")) scripts.push(t.slice(t.indexOf("e") + 1));
+  }
+  if (scripts.length === 0 && out.unknown === null) {
+    const first = words.slice(1).find((w) => !w.text.startsWith("-") || w.text === "-");
+    if (first) scripts.push(first.text);
+  }
+  return scripts;
+}
+
+function sed(words: readonly ShellWord[], name: string): Classified {
+  const out = classifyWords(words, SED, name);
+  if (words.some((w) => /^-[a-zA-Z]*f|^--file/.test(w.text))) out.risk ??= "sed -f runs a script file the gate does not read";
+  for (const script of sedScripts(words, out)) {
+    const effects = sedEffects(script);
+    out.risk ??= effects.risk ?? (effects.writes.length > 0 ? "the sed script writes files (w)" : null);
+    for (const file of effects.reads) out.reads.push({ text: file, raw: file, dynamic: false, glob: false });
+    for (const file of effects.writes) out.writes.push({ text: file, raw: file, dynamic: false, glob: false });
+  }
+  return out;
+}
+
+const AWK = defineSpec({
+  options: "-F:text --field-separator:text -v:text --assign:text -f:read --file:read -e:text --source:text -b -c -C -d?=text -D?=text -g -h -L?=text -M -n -N -o?=text -O -p?=text -P -r -s -S -t -V --characters-as-bytes --traditional --copyright --dump-variables?=text --gen-pot --help --lint?=text --bignum --use-lc-numeric --non-decimal-data --optimize --posix --re-interval --no-optimize --sandbox --lint-old --version -E:runs --exec:runs -i:runs --include:runs -l:runs --load:runs",
+  operands: { lead: ["text"], leadUnless: ["-f", "--file", "-e", "--source"], rest: "read" },
+});
+const AWK_RUNS = /\bsystem\s*\(|\bgetline\b|\|&|@|\bprintf?\b[^;}\n]*[|>]/;
+
+function awk(words: readonly ShellWord[], name: string): Classified {
+  const out = classifyWords(words, AWK, name);
+  if (words.some((w) => /^(-f|--file)/.test(w.text))) out.risk ??= `${name} -f runs a program file the gate does not read`;
+  const program = words.find((w, i) => i > 0 && (words[i - 1]!.text === "-e" || words[i - 1]!.text === "--source")) ?? out.operands[0];
+  if (program && AWK_RUNS.test(program.text)) out.risk ??= `the ${name} program runs commands, reads other files or writes files`;
+  // `var=value` operands are assignments, not files.
+  out.reads = out.reads.filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text));
+  return out;
+}
+
+const TAR_COMMON = "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:read --files-from:read -X:read --exclude-from:read --null";
+const TAR_CREATE = defineSpec({ options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:path --directory:path ${TAR_COMMON}`, operands: "read" });
+const TAR_EXTRACT = defineSpec({ options: `-x -t -d --extract --get --list --diff --compare --delete -f:read --file:read -C:write --directory:write ${TAR_COMMON}`, operands: "text" });
+
+function tar(words: readonly ShellWord[], name: string): Classified {
+  const first = words[1];
+  // `tar czf out.tgz dir`: the first word is a cluster of options without the dash.
+  const normal = first && /^[A-Za-z]+$/.test(first.text) ? [words[0]!, { ...first, text: `-${first.text}` }, ...words.slice(2)] : words;
+  const creates = normal.some((w, i) => i > 0 && (/^-[A-Za-z]*[cruA]/.test(w.text) || /^--(create|append|update|concatenate)$/.test(w.text)));
+  const out = classifyWords(normal, creates ? TAR_CREATE : TAR_EXTRACT, name);
+  // Extraction writes into the directory given, or the current one.
+  if (!creates && !normal.some((w) => /^(-[A-Za-z]*C|--directory)/.test(w.text)) && normal.some((w) => /^-[A-Za-z]*x|^--(extract|get)$/.test(w.text))) {
+    out.writes.push({ text: ".", raw: ".", dynamic: false, glob: false });
+  }
+  return out;
+}
+
+const SHELL_OPTIONS = "-c -e -u -x -v -n -f -h -m -B -C -E -H -P -T -b -p -l --login --norc --noprofile --posix --restricted -r --noediting --verbose --version --help -D --dump-strings -o:setopt -O:text --rcfile:read --init-file:read -i! --interactive! -s! -a! -k! -t!";
+const SHELL = defineSpec({ options: SHELL_OPTIONS, operands: { rest: "text", optionsFirst: true } });
+
+/** `bash -c SCRIPT [NAME ARGS]`, `bash FILE ARGS`, or a script from the input. */
+function shell(words: readonly ShellWord[], name: string): Classified {
+  const plusless = words.filter((w, i) => i === 0 || !/^\+[a-zA-Z]+$/.test(w.text));
+  const out = classifyWords(plusless, SHELL, name);
+  const inline = plusless.some((w, i) => i > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.text));
+  const [first] = out.operands;
+  if (inline) {
+    if (first) out.scripts.push([first]);
+    else out.unknown ??= `${name} -c is given no script`;
+  } else scriptFile(out, first);
+  return out;
+}
+
+const ENV = defineSpec({ options: "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:path --chdir:path -S:script --split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text --ignore-signal?=text --list-signal-handling", commandAt: 0, assignments: true, operands: "text" });
+const COMMAND = defineSpec({ options: "-p -v -V", commandAt: 0 });
+const COMMAND_DESCRIBE = defineSpec({ options: "-p -v -V", operands: "text" });
+
+const env: SpecialReader = (words, name) => classifyWords(words, ENV, name);
+const command: SpecialReader = (words, name) => classifyWords(words, words.some((w) => /^-[pvV]*[vV]/.test(w.text)) ? COMMAND_DESCRIBE : COMMAND, name);
+
+const SET = defineSpec({ options: "-e -u -x -v -f -n -C -B -E -h -H -m -b -P -T -o:setopt", operands: "text" });
+const set: SpecialReader = (words, name) => classifyWords(words.filter((w, i) => i === 0 || !/^\+[a-zA-Z]+$/.test(w.text)), SET, name);
+
+export const SPECIAL_READERS: ReadonlyMap<string, SpecialReader> = new Map<string, SpecialReader>([
+  ["find", find], ["dd", dd], ["sed", sed], ["awk", awk], ["gawk", awk], ["mawk", awk], ["nawk", awk], ["tar", tar],
+  ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash"].map((s) => [s, shell] as [string, SpecialReader]),
+  ["env", env], ["command", command], ["set", set],
+]);

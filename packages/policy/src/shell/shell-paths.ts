@@ -1,0 +1,54 @@
+import { absolutePath } from "../paths.js";
+import type { ShellWord } from "./words.js";
+
+/**
+ * The directories a command may run in, as the line moves through `cd` and `pushd`. A `cd` in a
+ * subshell or a branch may or may not have happened, so every directory seen stays a candidate;
+ * a `cd` to a place only known at run time makes later relative paths unknown.
+ */
+export class ShellDirectories {
+  readonly candidates: string[];
+  unknown: string | null = null;
+
+  constructor(
+    cwd: string,
+    private readonly home: string,
+  ) {
+    this.candidates = [cwd];
+  }
+
+  /** Follows `cd DIR`, `pushd DIR`, `popd`, `cd -`. */
+  change(program: string, operands: readonly ShellWord[]): void {
+    if (program !== "cd" && program !== "pushd" && program !== "popd") return;
+    const target = operands[0];
+    if (program === "popd" || target?.text === "-") {
+      this.unknown ??= `${program} returns to a directory only known when the shell runs`;
+      return;
+    }
+    const dir = target ? knownPath(target) : this.home;
+    if (dir === null || dir.includes("$PWD")) {
+      this.unknown ??= `${program} ${target?.raw ?? ""} goes to a directory only known when the shell runs`;
+      return;
+    }
+    for (const base of [...this.candidates]) {
+      const next = absolutePath(dir, base, this.home);
+      if (!this.candidates.includes(next) && this.candidates.length < 16) this.candidates.push(next);
+    }
+  }
+
+  /** Every absolute path a word may name, one per candidate directory. */
+  resolve(file: string): string[] {
+    if (file.startsWith("/") || file.startsWith("~") || file.startsWith("$HOME")) return [absolutePath(file.replace(/^\$PWD(?=\/|$)/, this.candidates[0]!), this.candidates[0]!, this.home)];
+    return this.candidates.map((dir) => absolutePath(file.startsWith("$PWD") ? dir + file.slice(4) : file, dir, this.home));
+  }
+}
+
+const KNOWN_VARIABLE = /^(?:"?\$(HOME|PWD)"?|"?\$\{(HOME|PWD)\}"?)((?:\/[^$`*?[{}"'\\]*)?)"?$/;
+
+/** The path a word names when it can be known before the shell runs (`$HOME/x`, `$PWD/x` too). */
+export function knownPath(word: ShellWord): string | null {
+  if (!word.dynamic && !word.glob) return word.text;
+  const m = KNOWN_VARIABLE.exec(word.raw);
+  if (!m) return null;
+  return `$${m[1] ?? m[2]}${m[3] ?? ""}`;
+}

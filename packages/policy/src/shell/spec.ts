@@ -1,0 +1,146 @@
+/**
+ * What the gate knows about a program: its options, what each operand is, its subcommands.
+ * A command is understood only when every word finds its place in its program's spec.
+ */
+
+/** What a word is to its program. */
+export type WordKind =
+  /** A file the program reads. */
+  | "read"
+  /** A file the program creates, changes or removes. */
+  | "write"
+  /** A path the program looks at without reading its content (ls, stat, cd, test -e). */
+  | "path"
+  /** Text that names no file: a message, a pattern, a number, a name. */
+  | "text"
+  /** A shell script string, parsed and evaluated as a script (bash -c, eval, trap). */
+  | "script"
+  /** The first word of a command the program runs, with the rest of the words as its arguments. */
+  | "command"
+  /** A variable name: a plain identifier, or the shell would evaluate it (`a[$(cmd)]`). */
+  | "name"
+  /** `NAME` or `NAME=value` of export, declare, local, readonly, alias. */
+  | "assign"
+  /** An arithmetic expression (`let`), evaluated with the values of the variables it names. */
+  | "arith"
+  /** A value that names a file after `@` or `<` (`curl -d @file`, `-F f=<file`). */
+  | "data"
+  /** A shell option name (`set -o NAME`). */
+  | "setopt"
+  /** A program or code the gate cannot read (sort --compress-program, python -c): never allowed. */
+  | "runs";
+
+export interface OptionDef {
+  /** The kind of the option's value; absent for a flag. */
+  value?: WordKind;
+  /** Kinds of further values it takes as the next words (`jq --arg NAME VALUE`). */
+  more?: readonly WordKind[];
+  /** Every word after it is an argument of what it runs (`python -m MODULE ARGS`). */
+  ends?: boolean;
+  /** The value is only ever attached (`--color=auto`, `-i.bak`), never the next word. */
+  attachedOnly?: boolean;
+  /** Why this option makes the program run code or write files: its allow becomes ask. */
+  risk?: string;
+}
+
+export interface OperandSpec {
+  /** Kinds of the leading operands, in order. */
+  lead?: readonly WordKind[];
+  /** Options that supply the lead operands themselves (`grep -e PAT` has no pattern operand). */
+  leadUnless?: readonly string[];
+  /** The kind of the last operand when there are at least two (cp SRC... DEST). */
+  last?: WordKind;
+  /** The kind of every other operand. */
+  rest: WordKind;
+  /** Options after the first operand are operands (`echo -n` at the start only, `find`). */
+  optionsFirst?: boolean;
+}
+
+export interface ProgramSpec {
+  options: ReadonlyMap<string, OptionDef>;
+  /** Options that take a value, for joined short clusters (`-n5`, `-eKEY`). */
+  operands: OperandSpec;
+  subcommands?: ReadonlyMap<string, ProgramSpec>;
+  /** The subcommand may be missing (`git` alone prints help). */
+  subcommandOptional?: boolean;
+  /** Every option is accepted as a flag (programs that neither run code nor take files by option). */
+  anyFlag?: boolean;
+  /** Why this program (or subcommand) runs code the gate cannot read, whatever its words. */
+  risk?: string;
+  /** A wrapper: where the command it runs starts (an index among operands). */
+  commandAt?: number;
+  /** A wrapper that runs its command as another user (sudo, doas). */
+  privileged?: boolean;
+  /** A wrapper that adds arguments the line does not show (xargs). */
+  addsArguments?: boolean;
+  /** NAME=value operands before the command are environment assignments (env, sudo). */
+  assignments?: boolean;
+  /** The first operand is a script file it runs (python, node, source); none means its input. */
+  scriptOperand?: boolean;
+}
+
+export interface SpecInput {
+  /**
+   * Options, space-separated: `-a` a flag, `-n:text` takes a value, `--color?=text` takes an
+   * attached value only, `--exec!` a flag that makes the program run code (its allow asks),
+   * `--pre:runs` a value that is a program to run, `--arg:text,text` two values, `-m:text>` an
+   * option after which every word belongs to what it runs.
+   */
+  options?: string;
+  operands?: OperandSpec | WordKind;
+  subcommands?: Record<string, SpecInput>;
+  /** The subcommands also accept the program's own options (`npm run -s build`). */
+  inheritOptions?: boolean;
+  subcommandOptional?: boolean;
+  anyFlag?: boolean;
+  risk?: string;
+  commandAt?: number;
+  privileged?: boolean;
+  addsArguments?: boolean;
+  assignments?: boolean;
+  scriptOperand?: boolean;
+}
+
+const KINDS: ReadonlySet<string> = new Set(["read", "write", "path", "text", "script", "command", "runs", "name", "assign", "arith", "data", "setopt"]);
+
+function parseOption(token: string): [string, OptionDef] {
+  const ends = token.endsWith(">");
+  const [name, def] = parseOptionBody(ends ? token.slice(0, -1) : token);
+  return [name, ends ? { ...def, ends } : def];
+}
+
+function parseOptionBody(token: string): [string, OptionDef] {
+  const risky = token.endsWith("!");
+  const body = risky ? token.slice(0, -1) : token;
+  const attached = body.indexOf("?=");
+  const valued = body.indexOf(":");
+  const risk = risky ? { risk: "makes it run code or write files" } : {};
+  if (attached > 0) return [body.slice(0, attached), { value: kind(body.slice(attached + 2)), attachedOnly: true, ...risk }];
+  if (valued > 0) {
+    const [value, ...more] = body.slice(valued + 1).split(",").map(kind);
+    return [body.slice(0, valued), { value: value!, ...(more.length > 0 ? { more } : {}), ...risk }];
+  }
+  return [body, risk];
+}
+
+function kind(text: string): WordKind {
+  if (!KINDS.has(text)) throw new Error(`unknown word kind "${text}" in a program spec`);
+  return text as WordKind;
+}
+
+/**
+ * Compiles a spec written in the option mini-language above; `inherited` options are accepted
+ * too, the spec's own taking precedence.
+ */
+export function defineSpec(input: SpecInput, inherited: ReadonlyMap<string, OptionDef> = new Map()): ProgramSpec {
+  const options = new Map([...inherited, ...(input.options ?? "").split(/\s+/).filter(Boolean).map(parseOption)]);
+  const operands: OperandSpec = typeof input.operands === "string" ? { rest: input.operands } : (input.operands ?? { rest: "text" });
+  const spec: ProgramSpec = { options, operands };
+  if (input.subcommands) spec.subcommands = new Map(Object.entries(input.subcommands).map(([name, s]) => [name, defineSpec(s, input.inheritOptions ? options : undefined)]));
+  const { subcommandOptional, anyFlag, risk, commandAt, privileged, addsArguments, assignments, scriptOperand } = input;
+  return Object.assign(spec, clean({ subcommandOptional, anyFlag, risk, commandAt, privileged, addsArguments, assignments, scriptOperand }));
+}
+
+function clean<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
