@@ -207,7 +207,7 @@ const PATH_CASES: [string, string, Action][] = [
   ["read_file", "~/.ssh/../.ssh/config", "deny"], ["read_file", "a/b/c/.env.production", "deny"], ["read_file", "my-secret.txt", "deny"],
   ["read_file", "SECRET/x", "allow"], ["read_file", ".env.example", "allow"], ["read_file", "config/.env.example", "allow"],
   ["read_file", "notes.md", "allow"], ["read_file", "notes.txt", "deny"], ["read_file", "dangling.txt", "deny"], ["read_file", "cfg/settings.json", "deny"],
-  ["read_file", "config/settings.json", "deny"], ["read_file", "loop-a", "allow"], ["read_file", `${root}/outside/link-to-work/.env`, "deny"],
+  ["read_file", "config/settings.json", "deny"], ["read_file", "loop-a", "ask"], ["read_file", `${root}/outside/link-to-work/.env`, "deny"],
   ["read_file", `${root}/outside/link-to-work/notes.txt`, "deny"], ["read_file", "", "deny"], ["read_file", " ", "deny"], ["read_file", "a\0.txt", "deny"],
   ["read_file", "notes.md\0.env", "deny"], ["read_file", "~", "allow"], ["write_file", "notes.txt", "deny"], ["write_file", "dangling.txt", "deny"],
   ["write_file", "/etc/cron.d/x", "deny"], ["write_file", "new/dir/file.ts", "allow"], ["edit_file", "cfg/settings.json", "deny"],

@@ -22,5 +22,5 @@ export function resolveRealPath(absolute: string): string {
     if (!stat?.isSymbolicLink()) return candidate;
     current = path.resolve(realParent, fs.readlinkSync(candidate));
   }
-  return current;
+  throw Object.assign(new Error(`too many symbolic links: ${absolute}`), { code: "ELOOP" });
 }

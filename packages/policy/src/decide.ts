@@ -1,6 +1,6 @@
 import { isStricter } from "./action.js";
 import type { Verdict } from "./decision.js";
-import { absolutePath, isInside, subjectOfAbsolute, unusablePath } from "./paths.js";
+import { absolutePath, expandHome, isInside, normalRoot, subjectOfAbsolute, unusablePath } from "./paths.js";
 import { describeRule, ruleRef } from "./rule.js";
 import { findLast, findLastDeny, type Layers, type Match, type Subject } from "./ruleset.js";
 
@@ -42,25 +42,100 @@ export function isProtected(absolute: string, ctx: DecideContext): string | unde
   return ctx.protectedPaths?.find((p) => isInside(absolute, p));
 }
 
+/** A write here would reach a protected path: inside it, or on a directory that holds it. */
+function reachesProtected(absolute: string, ctx: DecideContext): string | undefined {
+  return ctx.protectedPaths?.find((p) => isInside(absolute, p) || (absolute !== "/" && isInside(p, absolute)));
+}
+
+/** The worker's own process, or any process's environment and memory: never read or written. */
+const PROCESS_FILES = /^\/proc\/(self|thread-self|\d+)(\/|$)/;
+/** The same, as written before `..` and `//` are folded (`/proc/self/cwd/../../proc/self/x`). */
+const PROCESS_WRITTEN = /(^|\/)proc\/+(\.\/+)*(self|thread-self|\d+)(\/|$)/;
+
+/** A path that names a process's own files however it is spelled. */
+export function namesProcessFiles(raw: string): boolean {
+  return PROCESS_WRITTEN.test(raw);
+}
+/** Files that make git run programs: a write to them asks. */
+const GIT_RUNS = /(^|\/)\.git\/(hooks(\/|$)|config$)/;
+
+function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | null {
+  if (PROCESS_FILES.test(absolute)) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is a process's own files (environment, memory, open files); no tool reads or writes them` };
+  const guard = WRITE_TOOLS.has(tool) ? reachesProtected(absolute, ctx) : undefined;
+  if (guard) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} reaches the protected path ${guard}` };
+  return null;
+}
+
+/** Writes outside the work directory ask unless a rule naming an absolute or ~ path allows them. */
+function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict): Verdict {
+  if (!WRITE_TOOLS.has(tool) || v.action !== "allow") return v;
+  if (GIT_RUNS.test(absolute)) return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
+  if (isInside(absolute, normalRoot(ctx.cwd)) || v.rule?.pattern.startsWith("/")) return v;
+  return { ...v, action: "ask", rule: null, reason: `${absolute} is outside the work directory and no rule naming an absolute or ~ path allows it (${v.reason})` };
+}
+
 function decidePath(tool: string, absolute: string, ctx: DecideContext): Verdict {
-  const guard = WRITE_TOOLS.has(tool) ? isProtected(absolute, ctx) : undefined;
-  if (guard) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is inside the protected path ${guard}` };
+  const stop = floor(tool, absolute, ctx);
+  if (stop) return stop;
   const subject = subjectOfAbsolute(absolute, ctx.cwd);
-  return decideSubject(ctx.layers, tool, { kind: "path", path: subject }, subject.primary);
+  return boundary(tool, absolute, ctx, decideSubject(ctx.layers, tool, { kind: "path", path: subject }, subject.primary));
 }
 
 /** A file tool's decision for one path, repeated on its real path where that can be resolved. */
 export function decideFile(tool: string, raw: string, ctx: DecideContext): Verdict {
   const unusable = unusablePath(raw);
   if (unusable) return { action: "deny", subject: raw, rule: null, reason: `${unusable}; such a path is never allowed` };
-  return decideAbsolute(tool, absolutePath(raw, ctx.cwd, ctx.home), ctx);
+  if (/^~[^/]/.test(raw)) return { action: "ask", subject: raw, rule: null, reason: `${raw} names another user's home directory, which is only known when the shell runs` };
+  if (raw.startsWith("/") && namesProcessFiles(raw)) return { action: "deny", subject: raw, rule: null, reason: `${raw} names a process's own files (environment, memory, open files); no tool reads or writes them` };
+  const verdict = decideAbsolute(tool, absolutePath(raw, ctx.cwd, ctx.home), ctx);
+  return raw.includes("..") ? physically(tool, raw, ctx.cwd, ctx, verdict) : verdict;
+}
+
+/**
+ * The path the kernel opens for `raw`: each component in turn, symlinks followed before `..` is
+ * taken (in `link/../x` the `..` leaves where `link` points, not `link` itself).
+ */
+export function physicalPath(raw: string, base: string, resolve: (absolute: string) => string): string {
+  let current = raw.startsWith("/") ? "/" : resolve(base);
+  for (const part of raw.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") current = current === "/" ? "/" : current.slice(0, current.lastIndexOf("/")) || "/";
+    else current = resolve(current === "/" ? `/${part}` : `${current}/${part}`);
+  }
+  return current;
+}
+
+/** `dir/../x` where dir is a symlink: the kernel follows the link before `..`; the stricter counts. */
+export function physically(tool: string, raw: string, base: string, ctx: DecideContext, verdict: Verdict): Verdict {
+  if (!ctx.resolveRealPath) return verdict;
+  let real: string;
+  try {
+    real = physicalPath(expandHome(raw, ctx.home), base, ctx.resolveRealPath);
+  } catch (err) {
+    return unresolvable(raw, err, verdict);
+  }
+  const onReal = decidePath(tool, real, ctx);
+  if (!isStricter(onReal.action, verdict.action)) return verdict;
+  return { ...onReal, subject: verdict.subject, reason: `${raw} leads to ${real}: ${onReal.reason}` };
+}
+
+function unresolvable(raw: string, err: unknown, verdict: Verdict): Verdict {
+  const code = (err as NodeJS.ErrnoException)?.code ?? "an error";
+  const ask: Verdict = { action: "ask", subject: verdict.subject, rule: null, reason: `${raw} cannot be resolved (${code}), so where it leads is not known` };
+  return isStricter(verdict.action, "ask") ? verdict : ask;
 }
 
 /** As decideFile, for a path already made absolute and normalised. */
 export function decideAbsolute(tool: string, absolute: string, ctx: DecideContext): Verdict {
   const verdict = decidePath(tool, absolute, ctx);
-  const real = ctx.resolveRealPath?.(absolute);
-  if (!real || real === absolute) return verdict;
+  if (!ctx.resolveRealPath) return verdict;
+  let real: string;
+  try {
+    real = ctx.resolveRealPath(absolute);
+  } catch (err) {
+    return unresolvable(absolute, err, verdict);
+  }
+  if (real === absolute) return verdict;
   const onReal = decidePath(tool, real, ctx);
   if (!isStricter(onReal.action, verdict.action)) return verdict;
   return { ...onReal, subject: verdict.subject, reason: `${verdict.subject} resolves to ${real}: ${onReal.reason}` };

@@ -1,5 +1,5 @@
 import { criticalInFile } from "./critical.js";
-import { decideAbsolute, decideFile, decideSubject, type DecideContext } from "./decide.js";
+import { decideFile, decideSubject, namesProcessFiles, type DecideContext } from "./decide.js";
 import type { Decision, Verdict } from "./decision.js";
 import { applyMode, type Mode } from "./modes.js";
 import { absolutePath, unusablePath } from "./paths.js";
@@ -50,11 +50,18 @@ function decideCall(call: ToolCall, ctx: EvaluationContext): { verdicts: Verdict
     const unusable = unusablePath(subject.value);
     if (unusable) return { verdicts: [decideFile(call.tool, subject.value, ctx)], critical: null, subject: subject.value };
     const absolute = absolutePath(subject.value, ctx.cwd, ctx.home);
-    const verdict = decideAbsolute(call.tool, absolute, ctx);
+    const verdict = decideFile(call.tool, subject.value, ctx);
     return { verdicts: [verdict], critical: criticalInFile(call.tool, absolute), subject: verdict.subject };
   }
   const verdict = decideSubject(ctx.layers, call.tool, { kind: "text", text: subject.value }, subject.value);
-  return { verdicts: [verdict], critical: null, subject: subject.value };
+  return { verdicts: [searchesProcessFiles(call, verdict)], critical: null, subject: subject.value };
+}
+
+/** glob and grep never look into a process's own files, whatever the pattern or path. */
+function searchesProcessFiles(call: ToolCall, verdict: Verdict): Verdict {
+  if (call.tool !== "glob" && call.tool !== "grep") return verdict;
+  const named = [call.args.pattern, call.args.path].find((v) => typeof v === "string" && v.startsWith("/") && namesProcessFiles(v));
+  return named ? { action: "deny", subject: verdict.subject, rule: null, reason: `${String(named)} names a process's own files (environment, memory, open files); no tool reads them` } : verdict;
 }
 
 /** The gate's answer for one tool call: rules, then the session mode and critical patterns. */

@@ -148,7 +148,8 @@ describe("layers (DESIGN §2.3)", () => {
     expect(decide("edit_file", { path: "/var/lib/gatehouse" }, ctx).action).toBe("deny");
     expect(shell("echo '{}' > /var/lib/gatehouse/workers/w1/permissions.jsonc", ctx).action).toBe("deny");
     expect(shell("rm /var/lib/gatehouse/x", ctx).action).toBe("deny");
-    expect(decide("write_file", { path: "/var/lib/gatehouse-other/x" }, ctx).action).toBe("allow");
+    // Not protected, but outside the work directory under a catch-all: the workspace boundary asks.
+    expect(decide("write_file", { path: "/var/lib/gatehouse-other/x" }, ctx).action).toBe("ask");
   });
 });
 

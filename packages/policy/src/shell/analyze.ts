@@ -60,6 +60,8 @@ export interface ShellAnalysis {
   source: string;
 }
 
+const SHELL_PROGRAMS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"]);
+
 export function programName(word: string): string {
   const slash = word.lastIndexOf("/");
   return slash === -1 ? word : word.slice(slash + 1);
@@ -90,6 +92,8 @@ class Analyzer {
   }
 
   private command(sub: SubCommand, depth: number, unknownArgs: boolean): void {
+    // `! cmd` and `{ cmd` where tree-sitter left the keyword as a word (`time { rm x; }`, `! ! rm x`).
+    while (sub.words.length > 1 && isLiteral(sub.words[0]!) && (sub.words[0]!.text === "!" || sub.words[0]!.text === "{")) sub.words = sub.words.slice(1);
     const head = sub.words[0];
     const program = head ? programName(head.text) : "";
     const classified = head && isLiteral(head) ? classifyCommand(sub.words, program) : null;
@@ -104,6 +108,8 @@ class Analyzer {
     if (!classified) return;
     for (const inner of classified.inner) this.inner(cmd, classified, inner.start, inner.end, inner.via);
     for (const script of classified.scripts) this.nested(cmd, script, depth);
+    // A shell fed a script it can read (`bash <<< 'cmd'`, a quoted heredoc): that script is judged too.
+    if (cmd.stdinText && SHELL_PROGRAMS.has(program) && classified.risk && classified.operands.length === 0) this.nested(cmd, [cmd.stdinText], depth);
   }
 
   private inner(cmd: AnalyzedCommand, classified: Classified, start: number, end: number, via: string): void {
@@ -112,7 +118,9 @@ class Analyzer {
     cmd.wrapper ??= { innerIndex: start, privileged: classified.spec?.privileged ?? false };
     const assignments = classified.assignments.map((name) => ({ name, value: null }));
     const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via };
-    this.command(inner, cmd.depth, cmd.unknownArgs || (classified.spec?.addsArguments ?? false));
+    if (cmd.stdinText) inner.stdinText = cmd.stdinText;
+    const adds = cmd.unknownArgs || (classified.spec?.addsArguments ?? false) || via.startsWith("find ");
+    this.command(inner, cmd.depth, adds);
   }
 
   private nested(cmd: AnalyzedCommand, script: ShellWord[], depth: number): void {

@@ -1,3 +1,4 @@
+import { changesTheShell } from "./environment.js";
 import type { OptionDef, ProgramSpec, WordKind } from "./spec.js";
 import type { ShellWord } from "./words.js";
 
@@ -15,6 +16,8 @@ export interface Classified {
   operands: ShellWord[];
   /** A file the program runs as a script (`bash x.sh`, `python3 x.py`, `source x`). */
   runsFile: ShellWord | null;
+  /** Long options written as abbreviations, by word index, with their full names (`--har` -> `--hard`). */
+  canonical: Map<number, string>;
   /** NAME of NAME=value words a wrapper sets for its command. */
   assignments: string[];
   /** Variables that export, declare, local or readonly set, and whether they are exported. */
@@ -36,10 +39,12 @@ export interface InnerCommand {
 }
 
 export function emptyClassified(name: string, spec: ProgramSpec | null): Classified {
-  return { name, reads: [], writes: [], paths: [], scripts: [], inner: [], operands: [], runsFile: null, assignments: [], declared: [], arith: [], unknown: null, risk: null, spec };
+  return { name, reads: [], writes: [], paths: [], scripts: [], inner: [], operands: [], runsFile: null, canonical: new Map(), assignments: [], declared: [], arith: [], unknown: null, risk: null, spec };
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+/** Names of options that, unknown, may well run something: they ask even where any flag is accepted. */
+const RUNS_LIKE = /exec|cmd|command|shell|hook|pager|editor|program|script|run|eval|filter|tool|wrapper|helper|proxy|plugin|load|require|config/i;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DECLARED = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d*\])?(\+?=(.*))?$/s;
 /** `set -o` options that change nothing about what runs or what is exported. */
@@ -87,11 +92,13 @@ class Classifier {
       case "script": this.out.scripts.push([word]); break;
       case "runs": this.out.risk ??= `${what} of ${this.out.name} runs ${word.raw}, which the gate cannot read`; break;
       case "command": this.fail(`${what} of ${this.out.name} names a command in a way the gate does not follow`); break;
+      case "arith": this.out.arith.push(word); break;
       case "name":
         if (!IDENTIFIER.test(word.text)) this.riskOf(`"${word.raw}" is not a plain variable name, so ${this.out.name} would evaluate it`);
+        else this.out.declared.push({ name: word.text, exported: false });
+        if (changesTheShell(word.text)) this.riskOf(`${this.out.name} sets ${word.text}, which changes what the shell runs`);
         break;
       case "assign": this.declare(word); break;
-      case "arith": this.out.arith.push(word); break;
       case "data": this.data(word); break;
       case "setopt":
         if (!SAFE_SET_OPTIONS.has(word.text)) this.riskOf(`set -o ${word.text} changes what later commands run or export`);
@@ -136,10 +143,11 @@ class Classifier {
     const written = eq > 0 ? text.slice(0, eq) : text;
     const found = longOption(this.spec, written);
     if (!found) {
-      if (!this.spec.anyFlag || eq > 0) this.fail(`${this.out.name} has no option ${written} the gate knows`);
+      if (!this.spec.anyFlag || eq > 0 || RUNS_LIKE.test(written)) this.fail(`${this.out.name} has no option ${written} the gate knows`);
       return 1;
     }
     const [name, def] = found;
+    if (name !== written) this.out.canonical.set(i, eq > 0 ? name + text.slice(eq) : name);
     this.option(def, name);
     if (!def.value) {
       if (eq > 0) this.fail(`the option ${name} of ${this.out.name} takes no value`);
@@ -155,6 +163,11 @@ class Classifier {
 
   /** The option's value and further values from word `at` on; returns how many words they used. */
   private values(def: OptionDef, at: number, name: string): number {
+    if (def.value === "command") {
+      if (at < this.words.length) this.out.inner.push({ start: at, end: this.words.length, via: `${this.out.name} ${name}` });
+      this.ended = true;
+      return this.words.length - at;
+    }
     const kinds = [def.value!, ...(def.more ?? [])];
     kinds.forEach((k, n) => this.value(k, this.words[at + n], name));
     return kinds.length;
@@ -212,8 +225,8 @@ class Classifier {
       } else if (optionsOpen && text.startsWith("--") && text.length > 2) i += this.long(i);
       else if (optionsOpen && text.startsWith("-") && text.length > 1) i += this.short(i);
       else if (pendingSub) {
-        pendingSub = false;
         if (!this.subcommand(word)) return this.out;
+        pendingSub = this.spec.subcommands !== undefined;
         i++;
       } else if (this.spec.assignments && this.operands.length === 0 && ASSIGNMENT.test(text)) {
         this.out.assignments.push(text.slice(0, text.indexOf("=")));

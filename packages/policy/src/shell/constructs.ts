@@ -12,7 +12,7 @@ const MODELLED: ReadonlySet<string> = new Set([
   "subscript", "array", "brace_expression", "regex", "test_operator", "extglob_pattern", "ERROR",
 ]);
 
-export type Construct = "unmodelled" | "function" | "expansion" | "arithmetic" | "loop";
+export type Construct = "unmodelled" | "function" | "expansion" | "arithmetic" | "loop" | "variable-test";
 
 const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
 
@@ -27,8 +27,19 @@ export function constructOf(node: SyntaxNode): Construct | null {
     case "compound_statement": return node.text.startsWith("((") ? "arithmetic" : null;
     case "binary_expression":
       return node.parent?.type === "test_command" && ARITHMETIC_TEST.test(node.childForFieldName("operator")?.text ?? "") ? "arithmetic" : null;
+    case "unary_expression":
+      return /^-[vR]$/.test(node.children[0]?.text ?? "") ? "variable-test" : null;
     default: return MODELLED.has(node.type) ? null : "unmodelled";
   }
+}
+
+/** Variables an expansion's offset, length or subscript reads (`${v:x}`, `${v:1:$n}`). */
+export function expansionArithmetic(text: string, into: string[]): void {
+  const m = /^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:(?![-=?+])([^}]*)\}$/s.exec(text);
+  if (!m) return;
+  const expr = m[2]!;
+  if (/[[$`'"\\]/.test(expr)) into.push("$(");
+  for (const name of expr.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) into.push(name);
 }
 
 /** `${x@P}` runs the substitutions in x's value; `${!x}` reads the variable x names. */
@@ -44,6 +55,7 @@ export function arithmeticNames(node: SyntaxNode, into: string[]): void {
   while (stack.length > 0) {
     const n = stack.pop()!;
     if (n.type === "variable_name" || (n.type === "word" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n.text))) into.push(n.text);
+    else if (/^(word|string|raw_string|ansi_c_string|concatenation)$/.test(n.type) && /[[$`]/.test(n.text) && n.type !== "word") into.push("$(");
     else if (n.type === "special_variable_name" && /^[0-9@*]$/.test(n.text)) into.push(`$${n.text}`);
     else if (n.type === "command_substitution" || n.type === "process_substitution") into.push("$(");
     for (const child of n.namedChildren) if (child) stack.push(child);

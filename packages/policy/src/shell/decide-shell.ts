@@ -1,18 +1,25 @@
 import { isStricter, stricter, type Action } from "../action.js";
-import { decideAbsolute, decideSubject, type DecideContext } from "../decide.js";
+import { decideAbsolute, decideSubject, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import type { Verdict } from "../decision.js";
 import { ruleRef } from "../rule.js";
 import { ORDER_LAST_FIRST, type Layers } from "../ruleset.js";
-import { analyzeShell, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
+import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
+import type { Classified } from "./classify.js";
+import { readingsOf } from "./readings.js";
 import { withoutLeadingOptions } from "./arity.js";
 import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
 import { changesTheShell, isHarmlessVariable } from "./environment.js";
 import { looseMatch } from "./loose-match.js";
 import { isKnownProgram } from "./programs/index.js";
+import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
 
 const TOOL = "shell_exec";
+/** Programs that run the commands of their input (dot-commands, `\!`). */
+const READS_COMMANDS = /^(sqlite3|psql|mysql|mariadb|redis-cli|gdb|ftp|sftp|bc|dc)$/;
+/** Editors and pagers that run what they are given as `+command`. */
+const PLUS_COMMANDS = /^(vim?|nvim|view|ex|vimdiff|less|more|nano|emacs)$/;
 const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
 /** Programs that start a shell or an interpreter: their name as an argument may run anything. */
 const RUNS_CODE = /^(ba|da|z|k|mk|fi|rba)?sh$|^(python[0-9.]*|node|perl|ruby|php|lua|deno|bun|eval|exec|source|xargs|env|sudo|doas)$/;
@@ -46,12 +53,13 @@ function looseVerdict(layers: Layers, words: readonly string[], subject: string)
 }
 
 /** As written, by basename, without options before the subcommand, options anywhere; the stricter counts. */
-function matchCommand(words: string[], layers: Layers): Verdict {
+function matchCommand(words: string[], layers: Layers, classified: Classified | null = null): Verdict {
   const subject = words.join(" ");
   let verdict = decideSubject(layers, TOOL, text(subject), subject);
   const name = words[0] ?? "";
   const slash = name.lastIndexOf("/");
-  const readings = slash >= 0 ? [[name.slice(slash + 1), ...words.slice(1)]] : [];
+  const byName = slash >= 0 ? [name.slice(slash + 1), ...words.slice(1)] : words;
+  const readings = [...(slash >= 0 ? [byName] : []), ...readingsOf(byName, classified)];
   for (const r of [...readings, words]) readings.push(...withoutLeadingOptions(r));
   for (const reading of readings) {
     const seen = reading.join(" ");
@@ -60,7 +68,7 @@ function matchCommand(words: string[], layers: Layers): Verdict {
     if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action)) verdict = { ...v, reason: `seen as "${seen}": ${v.reason}` };
   }
   if (verdict.action !== "deny") {
-    for (const reading of slash >= 0 ? [words, [name.slice(slash + 1), ...words.slice(1)]] : [words]) {
+    for (const reading of [words, ...readings]) {
       const loose = looseVerdict(layers, reading, subject);
       if (loose && isStricter(loose.action, verdict.action)) verdict = loose;
     }
@@ -79,7 +87,7 @@ class ShellJudge {
     private readonly ctx: DecideContext,
     private readonly analysis: ShellAnalysis,
   ) {
-    this.dirs = new ShellDirectories(ctx.cwd, ctx.home);
+    this.dirs = new ShellDirectories(ctx.cwd, ctx.home, ctx.resolveRealPath);
     const line = lineCritical(analysis.source, analysis.commands);
     this.critical = line.forkBomb;
     this.fetches = line.fetches;
@@ -96,12 +104,15 @@ class ShellJudge {
     const file = knownPath(word);
     if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
     if (file === "" || file.includes("\0")) return { action: "ask", subject: word.raw, rule: null, reason: `${how} an empty or unusable path` };
+    if (namesProcessFiles(file)) return { action: "deny", subject: file, rule: null, reason: `${how} ${file}, a process's own files (environment, memory, open files), which no command reads or writes` };
     const relative = !file.startsWith("/") && !file.startsWith("~") && !file.startsWith("$HOME");
     if (relative && this.dirs.unknown) return { action: "ask", subject: file, rule: null, reason: `${how} ${file}, but ${this.dirs.unknown}` };
     let worst: Verdict | null = null;
-    for (const absolute of this.dirs.resolve(file)) {
+    for (const { dir, absolute } of this.dirs.pairs(file)) {
       if (tool === "write_file") this.written.add(absolute);
-      const v = decideAbsolute(tool, absolute, this.ctx);
+      let v = decideAbsolute(tool, absolute, this.ctx);
+      // After `cd link` or through `dir/..`, the kernel resolves the path from where links point.
+      if (file.includes("..") || dir !== this.ctx.cwd) v = physically(tool, file, dir, this.ctx, v);
       if (!worst || isStricter(v.action, worst.action)) worst = { ...v, subject: file, reason: `${how} ${file}, checked as ${tool}: ${v.reason}` };
     }
     return worst;
@@ -110,7 +121,7 @@ class ShellJudge {
   command(cmd: AnalyzedCommand): Verdict {
     const words = cmd.words.map((w) => w.text);
     if (words.length === 0) return this.assignmentsOnly(cmd);
-    let v: Verdict = { ...matchCommand(words, this.ctx.layers), command: { words, ...(cmd.wrapper ? { wrapper: cmd.wrapper } : {}) } };
+    let v: Verdict = { ...matchCommand(words, this.ctx.layers, cmd.classified), command: { words, ...(cmd.wrapper ? { wrapper: cmd.wrapper } : {}) } };
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
     v = this.understanding(cmd, v);
     v = this.files(cmd, v);
@@ -135,6 +146,12 @@ class ShellJudge {
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
     if (c.risk) v = atLeast(v, "ask", c.risk);
+    if (READS_COMMANDS.test(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0)) v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
+    if (SHELL_WITHOUT_COMMAND.has(cmd.program) && c.inner.length === 0 && c.scripts.length === 0) v = atLeast(v, "ask", `${cmd.program} with no command starts a shell`);
+    if (PLUS_COMMANDS.test(cmd.program) && c.operands.some((w) => w.text.startsWith("+"))) v = atLeast(v, "ask", `${cmd.program} runs the commands given with +`);
+    if ((cmd.program === "test" || cmd.program === "[") && cmd.words.some((w, i) => cmd.words[i - 1]?.text === "-v" && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text))) v = atLeast(v, "ask", `${cmd.program} -v with a subscript evaluates it`);
+    const arith = c.arith.find((w) => !this.numericExpression(w.text));
+    if (arith) v = atLeast(v, "ask", `${c.name} evaluates "${arith.raw}", which can run commands through the values it names`);
     if (this.analysis.functions.includes(cmd.program) && !cmd.via) v = atLeast(v, "ask", `${cmd.program} is a function defined in this command line, not the program`);
     if (c.runsFile) {
       const file = knownPath(c.runsFile);
@@ -155,12 +172,12 @@ class ShellJudge {
       v = atLeast(v, "ask", `${cmd.program} is not a program the gate knows, so only a rule naming it may allow it`);
     }
     for (const word of cmd.words.slice(1)) {
-      const trimmed = word.text.trim();
-      const token = trimmed.split(/\s+/)[0] ?? "";
-      const name = token.slice(token.lastIndexOf("/") + 1);
-      if (!name || name.startsWith("-")) continue;
-      if (RUNS_CODE.test(name)) return atLeast(v, "ask", `${cmd.program} is given "${name}", a program that runs code, which ${cmd.program} may run`);
-      for (const reading of new Set([trimmed, name + trimmed.slice(token.length)])) {
+      const tokens = word.text.split(/[\s;&|()'"`]+/).filter(Boolean).slice(0, 64);
+      for (let i = 0; i < tokens.length; i++) {
+        const name = programName(tokens[i]!);
+        if (!name || name.startsWith("-")) continue;
+        if (RUNS_CODE.test(name)) return atLeast(v, "ask", `${cmd.program} is given "${name}", a program that runs code, which ${cmd.program} may run`);
+        const reading = [name, ...tokens.slice(i + 1)].join(" ");
         const named = decideSubject(this.ctx.layers, TOOL, text(reading), reading);
         if (named.rule && named.rule.pattern !== "*" && isStricter(named.action, "allow")) {
           return atLeast(v, "ask", `${cmd.program} is given "${reading}", which the rules ${named.action === "deny" ? "deny" : "ask about"} as a command and ${cmd.program} may run`);
@@ -178,12 +195,21 @@ class ShellJudge {
       ...cmd.writes.map((w) => this.file("write_file", w, "it writes")),
       ...cmd.reads.map((w) => this.file("read_file", w, "it reads")),
       ...(c?.reads ?? []).map((w) => this.file("read_file", w, `${c!.name} reads`)),
+      ...(c?.reads ?? []).map((w) => this.insideDenied(w, c!.name)),
       ...(c?.writes ?? []).map((w) => this.file("write_file", w, `${c!.name} writes`)),
     ];
     for (const f of checks) if (f && isStricter(f.action, v.action)) v = { ...f, subject: v.subject, ...(v.command ? { command: v.command } : {}) };
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
     for (const word of named) v = this.named(word, cmd.program, v, unknown);
     return v;
+  }
+
+  /** A directory given to a reader (`grep -r`, `diff -r`) under which a rule denies reading. */
+  private insideDenied(word: ShellWord, program: string): Verdict | null {
+    const file = knownPath(word);
+    if (file === null || file === "" || file.includes("\0")) return null;
+    const v = this.file("read_file", { ...word, text: `${file.replace(/\/+$/, "")}/gatehouse-any-file` }, `${program} reads`);
+    return v?.action === "deny" && v.rule?.pattern.startsWith("/") ? { ...v, action: "ask", reason: `${program} may read inside ${file}, where a rule denies reading: ${v.reason}` } : null;
   }
 
   /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */
@@ -217,12 +243,18 @@ class ShellJudge {
     }
   }
 
-  /** A variable arithmetic may read: one this line sets only to numbers, or sets not at all. */
+  /** An arithmetic expression of numbers, operators and variables this line sets to numbers. */
+  private numericExpression(text: string): boolean {
+    if (/[[$`'"\\]/.test(text)) return false;
+    return (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).every((name) => this.numeric(name));
+  }
+
+  /** A variable arithmetic may read: one this line sets, and only to numbers. */
   private numeric(name: string): boolean {
     if (name.startsWith("$")) return false;
     const sets = this.analysis.assignments.filter((a) => a.name === name);
     const byCommands = this.analysis.commands.some((c) => c.classified && (c.classified.declared.some((d) => d.name === name) || c.words.some((w, i) => i > 0 && w.text === name && /^(read|mapfile|readarray|printf|getopts|wait)$/.test(c.program))));
-    return !byCommands && sets.every((a) => a.value !== null && !a.value.dynamic && /^-?\d+$/.test(a.value.text));
+    return !byCommands && sets.length > 0 && sets.every((a) => a.value !== null && !a.value.dynamic && /^-?\d+$/.test(a.value.text));
   }
 
   push(v: Verdict | null): void {
@@ -248,7 +280,10 @@ export function decideShell(command: string, ctx: DecideContext): ShellDecision 
   for (const cmd of analysis.commands) judge.push(judge.command(cmd));
   judge.loose();
   judge.constructs();
-  if (analysis.parseError) judge.push({ action: "ask", subject: command, rule: null, reason: "the command does not parse cleanly, so what it runs cannot be known" });
+  if (analysis.parseError) {
+    const guard = ctx.protectedPaths?.find((p) => command.includes(p));
+    judge.push({ action: guard ? "deny" : "ask", subject: command, rule: null, reason: `the command does not parse cleanly, so what it runs cannot be known${guard ? `, and it names the protected path ${guard}` : ""}` });
+  }
   if (judge.verdicts.length === 0) {
     const whole = command.trim();
     judge.push(decideSubject(ctx.layers, TOOL, text(whole), whole));

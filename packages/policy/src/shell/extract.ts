@@ -1,5 +1,5 @@
 import type { SyntaxNode } from "./parser.js";
-import { arithmeticNames, constructOf, riskyExpansion, type Construct } from "./constructs.js";
+import { arithmeticNames, constructOf, expansionArithmetic, riskyExpansion, type Construct } from "./constructs.js";
 import { literalWord, resolveWord, type ShellWord } from "./words.js";
 
 export type StdinSource = "pipe" | "heredoc" | "herestring";
@@ -14,6 +14,8 @@ export interface FileRedirects {
   writes: ShellWord[];
   reads: ShellWord[];
   stdin: StdinSource | null;
+  /** What a here-string or a heredoc feeds, when it is known before the shell runs. */
+  stdinText?: ShellWord;
 }
 
 /** One simple command found anywhere in a script. */
@@ -49,8 +51,16 @@ const COMMAND_NODES = new Set(["command", "declaration_command", "unset_command"
 
 /** Collects a redirection's files; false when tree-sitter gave it more than one target word. */
 function redirectOf(node: SyntaxNode, into: FileRedirects): boolean {
-  if (node.type === "heredoc_redirect") into.stdin = "heredoc";
-  else if (node.type === "herestring_redirect") into.stdin = "herestring";
+  if (node.type === "heredoc_redirect") {
+    into.stdin = "heredoc";
+    const start = node.namedChildren.find((c) => c?.type === "heredoc_start")?.text ?? "";
+    const body = node.namedChildren.find((c) => c?.type === "heredoc_body")?.text ?? "";
+    if (/['"\\]/.test(start) || !/[$`\\]/.test(body)) into.stdinText = literalWord(body);
+  } else if (node.type === "herestring_redirect") {
+    into.stdin = "herestring";
+    const word = node.namedChildren.find((c) => c !== null && c.type !== "file_descriptor");
+    if (word) into.stdinText = resolveWord(word);
+  }
   if (node.type !== "file_redirect") return true;
   const op = node.children.find((c) => c !== null && !c.isNamed)?.text ?? "";
   const targets = node.childrenForFieldName("destination").filter((d): d is SyntaxNode => d !== null);
@@ -113,6 +123,10 @@ class Extractor {
       }
       case "heredoc_redirect":
         return this.heredoc(node);
+      case "file_redirect":
+        // `$(<file)` reads the file: a redirection with no command around it.
+        if (!/^(command|redirected_statement)$/.test(node.parent?.type ?? "")) this.redirect(node, this.out.loose);
+        return this.children(node, null);
       case "negated_command":
         // bash reads `!word` as one word; tree-sitter reads it as a negation.
         if (!/^!\s/.test(node.text)) this.out.parseError = true;
@@ -148,7 +162,14 @@ class Extractor {
         return void this.out.functions.push(node.childForFieldName("name")?.text ?? "");
       case "expansion": {
         const why = riskyExpansion(node.text);
-        return void (why && this.out.unmodelled.push(why));
+        if (why) this.out.unmodelled.push(why);
+        return expansionArithmetic(node.text, this.out.arithmetic);
+      }
+      case "variable-test": {
+        const operand = node.namedChildren.find((c) => c?.type !== "test_operator");
+        const name = operand ? resolveWord(operand).text : "";
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) this.out.unmodelled.push(`the test ${node.text} evaluates a subscript`);
+        return;
       }
       case "arithmetic":
         return arithmeticNames(node, this.out.arithmetic);
@@ -219,11 +240,15 @@ class Extractor {
     };
     const own: FileRedirects = { writes: [], reads: [], stdin: null };
     let previousEnd = -1;
+    let previousType = "";
     for (const child of node.namedChildren) {
       if (!child) continue;
       // Two words with nothing between them are one word to bash; tree-sitter split it (`{\rm`).
       if (child.startIndex === previousEnd && !child.type.endsWith("_redirect")) this.out.parseError = true;
+      // `0<<<x`: tree-sitter reads the descriptor as a word of its own; bash reads it as part of the redirection.
+      if (child.startIndex === previousEnd && child.type.endsWith("_redirect") && previousType === "number") cmd.words.pop();
       previousEnd = child.endIndex;
+      previousType = child.type;
       this.checkWord(child);
       if (child.type === "variable_assignment") {
         // tree-sitter accepts names like `*A`; bash does not, and runs `*A=1` as a command word.
@@ -244,6 +269,8 @@ class Extractor {
     cmd.writes.push(...own.writes);
     cmd.reads.push(...own.reads);
     cmd.stdin = own.stdin ?? cmd.stdin;
+    const fedText = own.stdinText ?? outer.stdinText;
+    if (fedText) cmd.stdinText = fedText;
     if (cmd.words.length > 0 || cmd.assignments.length > 0) this.out.commands.push(cmd);
   }
 }

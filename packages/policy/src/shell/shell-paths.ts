@@ -1,4 +1,5 @@
-import { absolutePath } from "../paths.js";
+import { physicalPath } from "../decide.js";
+import { absolutePath, expandHome } from "../paths.js";
 import type { ShellWord } from "./words.js";
 
 /**
@@ -13,6 +14,7 @@ export class ShellDirectories {
   constructor(
     cwd: string,
     private readonly home: string,
+    private readonly resolveRealPath?: (absolute: string) => string,
   ) {
     this.candidates = [cwd];
   }
@@ -31,9 +33,27 @@ export class ShellDirectories {
       return;
     }
     for (const base of [...this.candidates]) {
-      const next = absolutePath(dir, base, this.home);
-      if (!this.candidates.includes(next) && this.candidates.length < 16) this.candidates.push(next);
+      for (const next of [absolutePath(dir, base, this.home), this.physical(dir, base)]) {
+        if (next && !this.candidates.includes(next) && this.candidates.length < 16) this.candidates.push(next);
+      }
     }
+  }
+
+  /** `cd -P` and the kernel follow links before `..`; a place that cannot be resolved is unknown. */
+  private physical(dir: string, base: string): string | null {
+    if (!this.resolveRealPath) return null;
+    try {
+      return physicalPath(expandHome(dir, this.home), base, this.resolveRealPath);
+    } catch {
+      this.unknown ??= `cd ${dir} goes to a directory that cannot be resolved`;
+      return null;
+    }
+  }
+
+  /** Each candidate directory with the absolute path the word names from it. */
+  pairs(file: string): { dir: string; absolute: string }[] {
+    const absolute = this.resolve(file);
+    return absolute.length === 1 ? [{ dir: this.candidates[0]!, absolute: absolute[0]! }] : absolute.map((a, i) => ({ dir: this.candidates[i]!, absolute: a }));
   }
 
   /** Every absolute path a word may name, one per candidate directory. */
@@ -47,7 +67,8 @@ const KNOWN_VARIABLE = /^(?:"?\$(HOME|PWD)"?|"?\$\{(HOME|PWD)\}"?)((?:\/[^$`*?[{
 
 /** The path a word names when it can be known before the shell runs (`$HOME/x`, `$PWD/x` too). */
 export function knownPath(word: ShellWord): string | null {
-  if (!word.dynamic && !word.glob) return word.text;
+  // `~user/x` is another user's home, looked up when the shell runs.
+  if (!word.dynamic && !word.glob) return /^~[^/]/.test(word.text) ? null : word.text;
   const m = KNOWN_VARIABLE.exec(word.raw);
   if (!m) return null;
   return `$${m[1] ?? m[2]}${m[3] ?? ""}`;

@@ -2,7 +2,7 @@ import { classifyWords, type Classified } from "../classify.js";
 import { defineSpec, type ProgramSpec, type SpecInput } from "../spec.js";
 import type { ShellWord } from "../words.js";
 import { BUILTIN_PROGRAMS } from "./builtins.js";
-import { FILE_PROGRAMS } from "./files.js";
+import { EDITOR_PROGRAMS, FILE_PROGRAMS } from "./files.js";
 import { NETWORK_PROGRAMS } from "./network.js";
 import { RUNTIME_PROGRAMS } from "./runtimes.js";
 import { SEARCH_PROGRAMS } from "./search.js";
@@ -10,7 +10,7 @@ import { SPECIAL_READERS } from "./special.js";
 import { VCS_PROGRAMS } from "./vcs.js";
 import { WRAPPER_PROGRAMS } from "./wrappers.js";
 
-const TABLES: Record<string, SpecInput>[] = [FILE_PROGRAMS, SEARCH_PROGRAMS, VCS_PROGRAMS, RUNTIME_PROGRAMS, NETWORK_PROGRAMS, WRAPPER_PROGRAMS, BUILTIN_PROGRAMS];
+const TABLES: Record<string, SpecInput>[] = [FILE_PROGRAMS, EDITOR_PROGRAMS, SEARCH_PROGRAMS, VCS_PROGRAMS, RUNTIME_PROGRAMS, NETWORK_PROGRAMS, WRAPPER_PROGRAMS, BUILTIN_PROGRAMS];
 
 const SPECS: ReadonlyMap<string, ProgramSpec> = new Map(TABLES.flatMap((t) => Object.entries(t)).map(([name, input]) => [name, defineSpec(input)]));
 

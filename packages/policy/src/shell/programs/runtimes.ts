@@ -6,7 +6,7 @@ import type { SpecInput } from "../spec.js";
  * from the command line itself (`-c`, `-e`, `--eval`, `--config`) the gate cannot read.
  */
 const PYTHON: SpecInput = {
-  options: "-c:runs> -m:text> -B -b -d -E -h -I -O -OO -P -q -s -S -u -v -V -x -W:text -X:text -i! --version --help --check-hash-based-pycs:text",
+  options: "-c:runs> -m:command -B -b -d -E -h -I -O -OO -P -q -s -S -u -v -V -x -W:text -X:text -i! --version --help --check-hash-based-pycs:text",
   operands: { lead: ["read"], rest: "text", optionsFirst: true },
   scriptOperand: true,
 };
@@ -36,14 +36,13 @@ const PACKAGE_MANAGER = (extra: string): SpecInput => ({
     dlx: { commandAt: 0, options: "--package:text -p:text" }, create: { risk: "downloads and runs a package's initialiser", operands: "text" },
   },
 });
-const CARGO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-p:text --package:text --bin:text --example:text --test:text --bench:text --features:text -F:text --target:text --target-dir:write --manifest-path:read -j:text --jobs:text --profile:text --message-format:text --color:text -Z:runs --config:runs" };
+const CARGO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-p:text --package:text --bin:text --example:text --test:text --bench:text --features:text -F:text --target:text --target-dir:write --manifest-path:runs -j:text --jobs:text --profile:text --message-format:text --color:text -Z:runs --config:runs" };
 const GO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-o:write -C:path -exec:runs -toolexec:runs -ldflags:text -gcflags:text -tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read -overlay:read -coverprofile:write -cpuprofile:write -memprofile:write" };
 const TOOL = (options = ""): SpecInput => ({ anyFlag: true, options, operands: "read" });
 
 export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   python: PYTHON, python3: PYTHON, python2: PYTHON,
   node: NODE,
-  perl: { options: "-e:runs -E:runs -M:runs -m:runs -I:path -n -p -a -l -F:text -0?=text -w -W -X -c -s -T -t -v -V -x -i?=text!", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
   ruby: { options: "-e:runs -r:runs -I:path -n -p -a -l -w -W?=text -c -v --version -x -d -E:text", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
   php: { options: "-r:runs -f:read -l -S:runs -a! -d:runs -n -v -m -i", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
   deno: { anyFlag: true, operands: "text", subcommands: { run: { anyFlag: true, operands: { lead: ["read"], rest: "text", optionsFirst: true } }, test: { anyFlag: true, operands: "read" }, fmt: { anyFlag: true, operands: "write" }, lint: { anyFlag: true, operands: "read" }, check: { anyFlag: true, operands: "read" }, eval: { risk: "runs the code it is given", anyFlag: true, operands: "text" } } },
@@ -55,7 +54,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   pnpx: { options: "-y --yes -p:text --package:text", commandAt: 0 },
   bunx: { options: "--bun -p:text --package:text", commandAt: 0 },
   make: {
-    options: "-B -d -e -i -k -n -p -q -r -R -s -S -t -v -w -C:path -f:read -I:path -j?=text -l?=text -o:text -W:text -O?=text --always-make --debug?=text --environment-overrides --ignore-errors --keep-going --dry-run --just-print --recon --print-data-base --question --no-builtin-rules --no-builtin-variables --silent --quiet --no-silent --stop --touch --trace --version --print-directory --no-print-directory --directory:path --file:read --makefile:read --include-dir:path --jobs?=text --load-average?=text --old-file:text --assume-old:text --new-file:text --assume-new:text --what-if:text --output-sync?=text --eval:runs",
+    options: "-B -d -e -i -k -n -p -q -r -R -s -S -t -v -w -C:path -f:runs -I:path -j?=text -l?=text -o:text -W:text -O?=text --always-make --debug?=text --environment-overrides --ignore-errors --keep-going --dry-run --just-print --recon --print-data-base --question --no-builtin-rules --no-builtin-variables --silent --quiet --no-silent --stop --touch --trace --version --print-directory --no-print-directory --directory:path --file:runs --makefile:runs --include-dir:path --jobs?=text --load-average?=text --old-file:text --assume-old:text --new-file:text --assume-new:text --what-if:text --output-sync?=text --eval:runs",
     operands: "text",
   },
   cargo: { options: "-V --version -v -q --verbose --quiet --color:text --locked --offline --frozen -Z:runs --config:runs -C:path --list", operands: "text", subcommands: Object.fromEntries(["build", "b", "check", "c", "test", "t", "run", "r", "clippy", "fmt", "doc", "bench", "clean", "new", "init", "add", "remove", "update", "search", "tree", "metadata", "publish", "install", "uninstall", "fetch", "package", "vendor", "version", "help", "nextest", "generate-lockfile", "pkgid", "locate-project"].map((s) => [s, CARGO_SUB])) },

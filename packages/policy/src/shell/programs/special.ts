@@ -1,6 +1,7 @@
 import { classifyWords, emptyClassified, scriptFile, type Classified } from "../classify.js";
 import { sedEffects } from "../sed-script.js";
 import { defineSpec } from "../spec.js";
+import { RUNTIME_PROGRAMS } from "./runtimes.js";
 import type { ShellWord } from "../words.js";
 
 /** Programs whose words follow no getopt convention, or whose meaning depends on other words. */
@@ -14,8 +15,10 @@ const FIND_WRITES = new Map([["-fprint", 1], ["-fprint0", 1], ["-fls", 1], ["-fp
 
 function find(words: readonly ShellWord[], name: string): Classified {
   const out = emptyClassified(name, null);
+  // Where find deletes or runs commands, its starting points are written to, not only read.
+  const changes = words.some((w) => w.text === "-delete" || FIND_EXEC.has(w.text));
   let i = 1;
-  for (; i < words.length && !/^[-(!,)]/.test(words[i]!.text); i++) out.paths.push(words[i]!);
+  for (; i < words.length && !/^[-(!,)]/.test(words[i]!.text); i++) (changes ? out.writes : out.paths).push(words[i]!);
   while (i < words.length) {
     const t = words[i]!.text;
     if (FIND_EXEC.has(t)) {
@@ -80,12 +83,20 @@ function sedScripts(words: readonly ShellWord[], out: Classified): string[] {
   return scripts;
 }
 
+/** `-i`: the files a program is given are rewritten in place. */
+function inPlace(out: Classified, words: readonly ShellWord[]): void {
+  if (!words.some((w) => /^-[a-zA-Z]*i/.test(w.text) || w.text.startsWith("--in-place"))) return;
+  out.writes.push(...out.reads);
+  out.reads = [];
+}
+
 function sed(words: readonly ShellWord[], name: string): Classified {
   const out = classifyWords(words, SED, name);
+  inPlace(out, words);
   if (words.some((w) => /^-[a-zA-Z]*f|^--file/.test(w.text))) out.risk ??= "sed -f runs a script file the gate does not read";
   for (const script of sedScripts(words, out)) {
     const effects = sedEffects(script);
-    out.risk ??= effects.risk ?? (effects.writes.length > 0 ? "the sed script writes files (w)" : null);
+    out.risk ??= effects.risk ?? (effects.writes.length > 0 ? "the sed script writes files (w)" : effects.reads.length > 0 ? "the sed script reads other files (r)" : null);
     for (const file of effects.reads) out.reads.push({ text: file, raw: file, dynamic: false, glob: false });
     for (const file of effects.writes) out.writes.push({ text: file, raw: file, dynamic: false, glob: false });
   }
@@ -103,6 +114,7 @@ function awk(words: readonly ShellWord[], name: string): Classified {
   if (words.some((w) => /^(-f|--file)/.test(w.text))) out.risk ??= `${name} -f runs a program file the gate does not read`;
   const program = words.find((w, i) => i > 0 && (words[i - 1]!.text === "-e" || words[i - 1]!.text === "--source")) ?? out.operands[0];
   if (program && AWK_RUNS.test(program.text)) out.risk ??= `the ${name} program runs commands, reads other files or writes files`;
+  for (const m of program?.text.matchAll(/getline[^<;}]*<\s*"([^"]+)"/g) ?? []) out.reads.push({ text: m[1]!, raw: m[1]!, dynamic: false, glob: false });
   // `var=value` operands are assignments, not files.
   out.reads = out.reads.filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text));
   return out;
@@ -128,9 +140,23 @@ function tar(words: readonly ShellWord[], name: string): Classified {
 const SHELL_OPTIONS = "-c -e -u -x -v -n -f -h -m -B -C -E -H -P -T -b -p -l --login --norc --noprofile --posix --restricted -r --noediting --verbose --version --help -D --dump-strings -o:setopt -O:text --rcfile:read --init-file:read -i! --interactive! -s! -a! -k! -t!";
 const SHELL = defineSpec({ options: SHELL_OPTIONS, operands: { rest: "text", optionsFirst: true } });
 
+/** Words without `+x` options and the name after `+o` / `+O`, which only turn shell options off. */
+function withoutPlusOptions(words: readonly ShellWord[]): ShellWord[] {
+  const out: ShellWord[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (i > 0 && /^\+[a-zA-Z]+$/.test(t)) {
+      if (/[oO]$/.test(t)) i++;
+      continue;
+    }
+    out.push(words[i]!);
+  }
+  return out;
+}
+
 /** `bash -c SCRIPT [NAME ARGS]`, `bash FILE ARGS`, or a script from the input. */
 function shell(words: readonly ShellWord[], name: string): Classified {
-  const plusless = words.filter((w, i) => i === 0 || !/^\+[a-zA-Z]+$/.test(w.text));
+  const plusless = withoutPlusOptions(words);
   const out = classifyWords(plusless, SHELL, name);
   const inline = plusless.some((w, i) => i > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.text));
   const [first] = out.operands;
@@ -149,10 +175,47 @@ const env: SpecialReader = (words, name) => classifyWords(words, ENV, name);
 const command: SpecialReader = (words, name) => classifyWords(words, words.some((w) => /^-[pvV]*[vV]/.test(w.text)) ? COMMAND_DESCRIBE : COMMAND, name);
 
 const SET = defineSpec({ options: "-e -u -x -v -f -n -C -B -E -h -H -m -b -P -T -o:setopt", operands: "text" });
-const set: SpecialReader = (words, name) => classifyWords(words.filter((w, i) => i === 0 || !/^\+[a-zA-Z]+$/.test(w.text)), SET, name);
+const set: SpecialReader = (words, name) => classifyWords(withoutPlusOptions(words), SET, name);
+
+const RUNUSER_COMMAND = defineSpec({ options: "-u:text --user:text -g:text --group:text -G:text --supp-group:text -m -p --preserve-environment -P --pty -w:text --whitelist-environment:text", commandAt: 0, privileged: true });
+const RUNUSER_SHELL = defineSpec({ options: "-u:text --user:text -g:text --group:text -G:text --supp-group:text -l! --login! -c:script --command:script --session-command:script -f --fast -m -p --preserve-environment -s:runs --shell:runs -P --pty -w:text --whitelist-environment:text", operands: { lead: ["text"], rest: "runs" } });
+/** `runuser -u USER CMD ARGS` runs a command; `runuser USER -c STRING` runs a shell. */
+const runuser: SpecialReader = (words, name) => classifyWords(words, words.some((w) => w.text === "-u" || w.text.startsWith("--user")) && !words.some((w) => /^(-c|--command)/.test(w.text)) ? RUNUSER_COMMAND : RUNUSER_SHELL, name);
+
+/** `coproc CMD`, `coproc NAME { ...; }`: the command starts after the name when a group follows. */
+const coproc: SpecialReader = (words, name) => {
+  const out = emptyClassified(name, null);
+  const start = words[2]?.text === "{" ? 2 : 1;
+  if (words.length > start) out.inner.push({ start, end: words.length, via: name });
+  return out;
+};
+
+const PERL = defineSpec({ options: "-e:runs -E:runs -M:runs -m:runs -I:path -n -p -a -l -F:text -0?=text -w -W -X -c -s -T -t -v -V -x -i?=text!", operands: { lead: ["read"], leadUnless: ["-e", "-E"], rest: "read", optionsFirst: true }, scriptOperand: true });
+const perl: SpecialReader = (words, name) => {
+  const out = classifyWords(words, PERL, name);
+  inPlace(out, words);
+  return out;
+};
+
+const MAKE = defineSpec(RUNTIME_PROGRAMS.make!);
+/** `make VAR=value` overrides a variable of the Makefile (SHELL, CC, ...), which can change what it runs. */
+const make: SpecialReader = (words, name) => {
+  const out = classifyWords(words, MAKE, name);
+  const override = out.operands.find((w) => /^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(w.text));
+  if (override) out.risk ??= `make ${override.raw} overrides a variable of the Makefile, which can change what it runs`;
+  return out;
+};
+
+const SQLITE = defineSpec({ options: "--batch --bail --csv --json --line --list --markdown --table --box --column --header --noheader --readonly --echo --nullvalue:text --separator:text --newline:text --cmd:text --init:runs --safe --version --help --interactive!", operands: { lead: ["write"], rest: "text" } });
+/** sqlite3 dot-commands run programs (`.shell`, `.system`) and touch files (`.output`, `.import`, `.load`). */
+const sqlite: SpecialReader = (words, name) => {
+  const out = classifyWords(words.map((w) => (/^-[a-z]{3,}$/.test(w.text) ? { ...w, text: `-${w.text}` } : w)), SQLITE, name);
+  if (words.some((w, i) => i > 0 && /(^|\s|;)\.[a-z]/.test(w.text))) out.risk ??= `${name} is given dot-commands, which can run programs and touch files`;
+  return out;
+};
 
 export const SPECIAL_READERS: ReadonlyMap<string, SpecialReader> = new Map<string, SpecialReader>([
   ["find", find], ["dd", dd], ["sed", sed], ["awk", awk], ["gawk", awk], ["mawk", awk], ["nawk", awk], ["tar", tar],
   ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash"].map((s) => [s, shell] as [string, SpecialReader]),
-  ["env", env], ["command", command], ["set", set],
+  ["env", env], ["command", command], ["set", set], ["make", make], ["sqlite3", sqlite], ["runuser", runuser], ["coproc", coproc], ["perl", perl],
 ]);

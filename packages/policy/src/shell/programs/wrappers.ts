@@ -48,7 +48,6 @@ export const WRAPPER_PROGRAMS: Record<string, SpecInput> = {
   "xvfb-run": { options: "-a -e:write -f:write -n:text -p:text -s:text -w:text --auto-servernum --error-file:write --auth-file:write --server-num:text --server-args:text --wait:text", commandAt: 0 },
   linux32: { commandAt: 0 }, linux64: { commandAt: 0 },
   setarch: { options: "-v -R -F -Z -L -X -B -I -S -T -3 --verbose --addr-no-randomize --fdpic-funcptrs --mmap-page-zero --addr-compat-layout --read-implies-exec --32bit --short-inode --whole-seconds --sticky-timeouts --3gb --uname-2.6 --list", commandAt: 1 },
-  coproc: { commandAt: 0 },
   entr: { options: "-a -c -d -n -p -r -s! -z", commandAt: 0 },
   "systemd-run": { risk: "starts the command as a service, outside this call", anyFlag: true, operands: "text" },
   "start-stop-daemon": { risk: "starts a daemon outside this call", anyFlag: true, operands: "text" },
@@ -70,7 +69,6 @@ export const WRAPPER_PROGRAMS: Record<string, SpecInput> = {
   watch: { options: "-n:text -d?=text -t -b -e -g -c -x -p -w -q --interval:text --differences?=text --no-title --beep --errexit --chgexit --color --no-color --exec --precise --no-wrap --no-linewrap --equexit:text", operands: "script" },
   script: { options: "-a -e -f -q -c:script -t?=text -T:write -I:write -O:write -B:write -E:text --append --command:script --return --flush --quiet --timing?=text --log-in:write --log-out:write --log-io:write --log-timing:write --echo:text --force", operands: "write" },
   su: { options: "-c:script --command:script --session-command:script -l! --login! -m -p --preserve-environment -s:runs --shell:runs -g:text --group:text -G:text --supp-group:text -P --pty -w:text --whitelist-environment:text -f --fast", operands: { lead: ["text"], rest: "runs" } },
-  runuser: { options: "-u:text --user:text -g:text --group:text -G:text --supp-group:text -l! --login! -c:script --command:script --session-command:script -f --fast -m -p --preserve-environment -s:runs --shell:runs -P --pty -w:text --whitelist-environment:text", operands: { lead: ["text"], leadUnless: ["-u", "--user"], rest: "runs" } },
 };
 
 /** Wrappers that start an interactive shell when they are given no command. */

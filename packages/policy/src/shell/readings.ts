@@ -1,0 +1,48 @@
+import type { Classified } from "./classify.js";
+import { prefixLength } from "./arity.js";
+
+/** Other names of the same subcommand: a rule written for one must meet the others. */
+const ALIASES: ReadonlyMap<string, string> = new Map([
+  ...["npm", "pnpm", "yarn", "bun"].flatMap((pm) => [
+    [`${pm} run-script`, `${pm} run`], [`${pm} rum`, `${pm} run`], [`${pm} urn`, `${pm} run`], [`${pm} i`, `${pm} install`], [`${pm} in`, `${pm} install`],
+    [`${pm} isntall`, `${pm} install`], [`${pm} add`, `${pm} install`], [`${pm} t`, `${pm} test`], [`${pm} tst`, `${pm} test`], [`${pm} x`, `${pm} exec`],
+    [`${pm} rm`, `${pm} uninstall`], [`${pm} r`, `${pm} uninstall`], [`${pm} un`, `${pm} uninstall`], [`${pm} remove`, `${pm} uninstall`],
+    [`${pm} up`, `${pm} update`], [`${pm} upgrade`, `${pm} update`], [`${pm} ls`, `${pm} list`], [`${pm} pub`, `${pm} publish`],
+  ] as [string, string][]),
+  ["docker container ls", "docker ps"], ["docker container list", "docker ps"], ["docker container rm", "docker rm"], ["docker container run", "docker run"],
+  ["docker container exec", "docker exec"], ["docker container stop", "docker stop"], ["docker container kill", "docker kill"], ["docker container start", "docker start"],
+  ["docker container restart", "docker restart"], ["docker container logs", "docker logs"], ["docker container prune", "docker container prune"],
+  ["docker image rm", "docker rmi"], ["docker image ls", "docker images"], ["docker image build", "docker build"], ["docker image push", "docker push"],
+  ["docker image pull", "docker pull"], ["docker image tag", "docker tag"], ["docker-compose", "docker compose"], ["podman", "docker"],
+  ["kubectl rm", "kubectl delete"],
+]);
+
+function aliased(words: readonly string[]): string[] | null {
+  for (const n of [3, 2, 1]) {
+    const head = words.slice(0, n).join(" ");
+    const to = words.length >= n ? ALIASES.get(head) : undefined;
+    if (to && to !== head) return [...to.split(" "), ...words.slice(n)];
+  }
+  return null;
+}
+
+/**
+ * The same command as rules may have been written for it: long options under their full names
+ * (`--har` is `--hard`), options before operands (`git reset HEAD~1 --hard`), another name of the
+ * subcommand (`npm run-script`, `docker container rm`).
+ */
+export function readingsOf(words: readonly string[], classified: Classified | null): string[][] {
+  const out: string[][] = [];
+  const canonical = classified && classified.canonical.size > 0 ? words.map((w, i) => classified.canonical.get(i) ?? w) : null;
+  const base = canonical ?? [...words];
+  if (canonical) out.push(canonical);
+  const n = prefixLength(base);
+  const rest = base.slice(n);
+  const options = rest.filter((w) => w.startsWith("-"));
+  if (options.length > 0 && options.length < rest.length) out.push([...base.slice(0, n), ...options, ...rest.filter((w) => !w.startsWith("-"))]);
+  for (const reading of [base, ...out]) {
+    const other = aliased(reading);
+    if (other) out.push(other);
+  }
+  return out;
+}
