@@ -1,7 +1,7 @@
 import type { Classified } from "./classify.js";
 import { extractCommands, type Assignment, type FileRedirects, type SubCommand } from "./extract.js";
 import { withShellTree } from "./parser.js";
-import { classifyCommand } from "./programs/index.js";
+import { classifyCommand, isKnownProgram } from "./programs/index.js";
 import { joinContinuations, isLiteral, type ShellWord } from "./words.js";
 
 export const MAX_SCRIPT_DEPTH = 8;
@@ -115,6 +115,8 @@ class Analyzer {
   private inner(cmd: AnalyzedCommand, classified: Classified, start: number, end: number, via: string): void {
     const words = cmd.words.slice(start, end);
     if (words.length === 0) return;
+    // `python -m MODULE`: a module that is also a program (pip, pytest) is judged as that program.
+    if (via.endsWith(" -m") && !isKnownProgram(words[0]!.text)) return;
     cmd.wrapper ??= { innerIndex: start, privileged: classified.spec?.privileged ?? false };
     const assignments = classified.assignments.map((name) => ({ name, value: null }));
     const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via };

@@ -46,6 +46,8 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** Names of options that, unknown, may well run something: they ask even where any flag is accepted. */
 const RUNS_LIKE = /exec|cmd|command|shell|hook|pager|editor|program|script|run|eval|filter|tool|wrapper|helper|proxy|plugin|load|require|config/i;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Options that make a program print information and run nothing. */
+const INFORMATION: ReadonlySet<string> = new Set(["--version", "-v", "-V", "--help", "-h", "-c", "--check"]);
 const DECLARED = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d*\])?(\+?=(.*))?$/s;
 /** `set -o` options that change nothing about what runs or what is exported. */
 const SAFE_SET_OPTIONS: ReadonlySet<string> = new Set(["errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber", "errtrace", "functrace", "noexec", "posix", "notify", "ignoreeof", "monitor", "braceexpand", "hashall", "histexpand", "history", "emacs", "vi", "physical", "interactive-comments", "noglob"]);
@@ -143,7 +145,8 @@ class Classifier {
     const written = eq > 0 ? text.slice(0, eq) : text;
     const found = longOption(this.spec, written);
     if (!found) {
-      if (!this.spec.anyFlag || eq > 0 || RUNS_LIKE.test(written)) this.fail(`${this.out.name} has no option ${written} the gate knows`);
+      if (!this.spec.anyFlag || RUNS_LIKE.test(written)) this.fail(`${this.out.name} has no option ${written} the gate knows`);
+      else if (eq > 0) this.place("path", { ...this.words[i]!, text: text.slice(eq + 1) }, written);
       return 1;
     }
     const [name, def] = found;
@@ -206,12 +209,10 @@ class Classifier {
     this.out.name = `${this.out.name} ${word.text}`;
     this.spec = sub;
     this.out.spec = sub;
-    if (sub.risk) this.out.risk ??= `${this.out.name} ${sub.risk}`;
     return true;
   }
 
   run(start: number): Classified {
-    if (this.spec.risk) this.out.risk ??= `${this.out.name} ${this.spec.risk}`;
     let optionsEnded = false;
     let i = start;
     let pendingSub = this.spec.subcommands !== undefined;
@@ -242,15 +243,17 @@ class Classifier {
     if (pendingSub && !this.spec.subcommandOptional) this.fail(`${this.out.name} is given no subcommand`);
     this.placeOperands();
     this.out.operands = this.operands.map((o) => o.word);
+    const { risk, safeWith } = this.spec;
+    if (risk && !safeWith?.some((o) => this.given.has(o))) this.out.risk ??= `${this.out.name} ${risk}`;
     if (this.spec.scriptOperand && !this.inline()) scriptFile(this.out, this.out.operands[0]);
     return this.out;
   }
 
-  /** An option gave the program its code (`python -c`, `node -e`, `python -m`). */
+  /** An option gave the program its code (`python -c`, `python -m`) or asked only for information. */
   private inline(): boolean {
     for (const name of this.given) {
       const def = this.spec.options.get(name);
-      if (def?.value === "runs" || def?.ends) return true;
+      if (def?.value === "runs" || def?.value === "command" || def?.ends || INFORMATION.has(name)) return true;
     }
     return false;
   }
@@ -278,6 +281,7 @@ export function scriptFile(out: Classified, file: ShellWord | undefined): void {
     out.risk ??= `${out.name} runs a program read from its input`;
     return;
   }
+  if (file.dynamic) out.risk ??= `${out.name} runs ${file.raw}, a script only known when the shell runs`;
   if (!out.reads.includes(file)) out.reads.push(file);
   out.runsFile = file;
 }

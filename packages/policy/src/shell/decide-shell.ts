@@ -101,6 +101,8 @@ class ShellJudge {
   /** The file checks of one word: every directory the line may be in, the stricter counts. */
   file(tool: "read_file" | "write_file", word: ShellWord, how: string): Verdict | null {
     if (tool === "write_file" && HARMLESS_TARGETS.test(word.text)) return null;
+    // `<(cmd)` and `>(cmd)` name a pipe to a command the analysis judges on its own.
+    if (/^[<>]\(.*\)$/s.test(word.raw)) return null;
     const file = knownPath(word);
     if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
     if (file === "" || file.includes("\0")) return { action: "ask", subject: word.raw, rule: null, reason: `${how} an empty or unusable path` };
@@ -162,7 +164,7 @@ class ShellJudge {
       if (changesTheShell(d.name)) v = atLeast(v, "ask", `${c.name} sets ${d.name}, which changes what the shell runs`);
       else if (d.exported && !isHarmlessVariable(d.name)) v = atLeast(v, "ask", `${c.name} exports ${d.name}, a variable that may choose what runs`);
     }
-    if (cmd.unknownArgs && (c.reads.length > 0 || c.paths.length > 0 || c.operands.length === 0)) v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
+    if (cmd.unknownArgs && c.spec?.operands.rest === "read") v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
     return v;
   }
 

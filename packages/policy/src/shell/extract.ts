@@ -220,7 +220,13 @@ class Extractor {
     for (const r of redirectNodes) this.redirect(r, redirects);
     const body = node.childForFieldName("body");
     const fed = redirects.stdin ?? (redirects.reads.length > 0 ? null : stdin);
-    if (body && COMMAND_NODES.has(body.type)) this.command(body, fed, redirects);
+    if (body && COMMAND_NODES.has(body.type)) {
+      this.command(body, fed, redirects);
+      // `cmd - <<EOF`: tree-sitter drops a lone `-` before a heredoc; bash passes it as a word.
+      const gap = redirectNodes[0] ? this.source.slice(body.endIndex, redirectNodes[0].startIndex).trim() : "";
+      if (gap === "-") this.out.commands[this.out.commands.length - 1]?.words.push(literalWord("-"));
+      else if (gap !== "") this.out.parseError = true;
+    }
     else {
       this.out.loose.writes.push(...redirects.writes);
       this.out.loose.reads.push(...redirects.reads);
@@ -245,6 +251,10 @@ class Extractor {
       if (!child) continue;
       // Two words with nothing between them are one word to bash; tree-sitter split it (`{\rm`).
       if (child.startIndex === previousEnd && !child.type.endsWith("_redirect")) this.out.parseError = true;
+      // `cmd - <<EOF`: tree-sitter drops a lone `-` before a heredoc; bash passes it as a word.
+      const gap = previousEnd >= 0 && child.type.endsWith("_redirect") ? this.source.slice(previousEnd, child.startIndex).trim() : "";
+      if (gap === "-") cmd.words.push(literalWord("-"));
+      else if (gap !== "") this.out.parseError = true;
       // `0<<<x`: tree-sitter reads the descriptor as a word of its own; bash reads it as part of the redirection.
       if (child.startIndex === previousEnd && child.type.endsWith("_redirect") && previousType === "number") cmd.words.pop();
       previousEnd = child.endIndex;

@@ -67,6 +67,8 @@ export interface ProgramSpec {
   anyFlag?: boolean;
   /** Why this program (or subcommand) runs code the gate cannot read, whatever its words. */
   risk?: string;
+  /** Options that make it only read, clearing `risk` (`git config --get`). */
+  safeWith?: readonly string[];
   /** A wrapper: where the command it runs starts (an index among operands). */
   commandAt?: number;
   /** A wrapper that runs its command as another user (sudo, doas). */
@@ -94,6 +96,7 @@ export interface SpecInput {
   subcommandOptional?: boolean;
   anyFlag?: boolean;
   risk?: string;
+  safeWith?: readonly string[];
   commandAt?: number;
   privileged?: boolean;
   addsArguments?: boolean;
@@ -137,8 +140,8 @@ export function defineSpec(input: SpecInput, inherited: ReadonlyMap<string, Opti
   const operands: OperandSpec = typeof input.operands === "string" ? { rest: input.operands } : (input.operands ?? { rest: "text" });
   const spec: ProgramSpec = { options, operands };
   if (input.subcommands) spec.subcommands = new Map(Object.entries(input.subcommands).map(([name, s]) => [name, defineSpec(s, input.inheritOptions ? options : undefined)]));
-  const { subcommandOptional, anyFlag, risk, commandAt, privileged, addsArguments, assignments, scriptOperand } = input;
-  return Object.assign(spec, clean({ subcommandOptional, anyFlag, risk, commandAt, privileged, addsArguments, assignments, scriptOperand }));
+  const { subcommandOptional, anyFlag, risk, safeWith, commandAt, privileged, addsArguments, assignments, scriptOperand } = input;
+  return Object.assign(spec, clean({ subcommandOptional, anyFlag, risk, safeWith, commandAt, privileged, addsArguments, assignments, scriptOperand }));
 }
 
 function clean<T extends object>(o: T): Partial<T> {

@@ -17,7 +17,8 @@ export const FILE_PROGRAMS: Record<string, SpecInput> = {
   tail: { options: "-c:text -f -F -n:text -q -s:text -v -z -# --bytes:text --follow?=text --lines:text --max-unchanged-stats:text --pid:text --quiet --retry --silent --sleep-interval:text --verbose --zero-terminated", operands: "read" },
   less: PAGER,
   more: PAGER,
-  wc: { options: "-c -m -l -L -w --bytes --chars --lines --max-line-length --words --files0-from:read --total?=text", operands: "read" },
+  // wc shows counts, not content: what it is given is checked as a path named.
+  wc: { options: "-c -m -l -L -w --bytes --chars --lines --max-line-length --words --files0-from:read --total?=text", operands: "path" },
   sort: {
     options: "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z -k:text -t:text -o:write -S:text -T:path --parallel:text --compress-program:runs --files0-from:read --output:write --key:text --field-separator:text --buffer-size:text --temporary-directory:path --ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort --ignore-nonprinting --month-sort --numeric-sort --random-sort --reverse --version-sort --check?=text --merge --stable --unique --zero-terminated --random-source:read --sort:text --debug",
     operands: "read",
