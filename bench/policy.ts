@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, evaluate, loadShellParser, RulesFileCache, type EvaluationContext, type ToolCall } from "@gatehouse/policy";
+import { DEFAULT_RULES_TEXT, evaluate, loadShellParser, parseShellOnly, RulesFileCache, type EvaluationContext, type ToolCall } from "@gatehouse/policy";
 
 const HOME = "/home/ada";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-"));
@@ -30,6 +30,28 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
+/** p50 in µs of `run` over n rounds, after a warm-up. */
+function p50(n: number, run: (i: number) => void): number {
+  for (let i = 0; i < Math.min(n, 2000); i++) run(i);
+  const samples = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    run(i);
+    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  samples.sort();
+  return percentile(samples, 0.5);
+}
+
+/** A shell decision beside the bare tree-sitter parse of the same text: the gate's own cost is the ratio. */
+function versusParse(name: string, command: string, n: number): void {
+  const fixed = ctx();
+  const call: ToolCall = { tool: "shell_exec", args: { command } };
+  const parse = p50(n, () => parseShellOnly(command));
+  const decide = p50(n, () => evaluate(call, fixed));
+  console.log([name.padEnd(30), parse.toFixed(2).padStart(10), decide.toFixed(2).padStart(12), `${(decide / parse).toFixed(2)}x`.padStart(8)].join(" "));
+}
+
 function measure(name: string, calls: ToolCall[], n: number, withFileCheck: boolean): void {
   const fixed = ctx();
   for (let i = 0; i < Math.min(n, 2000); i++) evaluate(calls[i % calls.length]!, withFileCheck ? ctx() : fixed);
@@ -53,6 +75,13 @@ measure("file tool, rules file checked (stat) per call", files, 200_000, true);
 measure("short shell command (6 commands)", short, 50_000, false);
 measure("pipeline with substitutions (3 commands)", pipelines, 20_000, false);
 measure("2 KB script", scripts, 500, false);
+
+console.log("");
+console.log(`${"shell input".padEnd(30)} ${"parse µs".padStart(10)} ${"decision µs".padStart(12)} ${"ratio".padStart(8)}`);
+versusParse("git status", "git status", 20_000);
+versusParse("ls -la", "ls -la", 20_000);
+versusParse("pipeline of readers", "cat README.md | grep -n foo | sort | uniq -c | head", 10_000);
+versusParse("2 KB script", script.slice(0, 2048), 500);
 
 const mix = [...files, ...files, ...short, ...pipelines];
 global.gc?.();

@@ -466,7 +466,7 @@ beforeAll(async () => {
   const results = await scratch.proveAll(all.map((c) => ({ cmd: c.cmd, proof: c.proof! })));
   all.forEach((c, i) => proven.push({ c, result: results[i]! }));
 }, 60_000);
-afterAll(() => scratch.dispose());
+afterAll(() => scratch.dispose(), 60_000);
 
 describe("real bash confirms that the bypass cases run what they hide", () => {
   it("runs every proof; each one that can run does what the case says", () => {

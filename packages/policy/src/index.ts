@@ -1,5 +1,5 @@
 export { ACTIONS, isAction, stricter, type Action } from "./action.js";
-export { suggestPatterns, commandPattern } from "./always.js";
+export { commandPattern, escapeGlob, overbroadPattern, suggestPatterns } from "./always.js";
 export { appendRule, appendRuleText, type AppendRule } from "./append-rule.js";
 export { criticalInFile } from "./critical.js";
 export { decideFile, decideSubject, type DecideContext } from "./decide.js";
@@ -16,5 +16,5 @@ export { APPROVAL_MARK, parseRules, parseRulesOrThrow, RulesFileCache, seedRules
 export { findLast, Ruleset, type Layers, type Match, type Subject } from "./ruleset.js";
 export { analyzeShell, type AnalyzedCommand, type ShellAnalysis } from "./shell/analyze.js";
 export { arityOf } from "./shell/arity.js";
-export { loadShellParser } from "./shell/parser.js";
+export { loadShellParser, parseShellOnly } from "./shell/parser.js";
 export { defaultTier, TIERS, type Tier } from "./tiers.js";

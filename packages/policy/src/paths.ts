@@ -24,16 +24,17 @@ export function unusablePath(raw: string): string | null {
 
 // A relative path with no ".", "..", "//" or trailing slash needs no normalising.
 const NEEDS_RESOLVE = /^[/~$]|(^|\/)\.\.?(\/|$)|\/\/|\/$/;
-let lastCwd = "";
-let lastRoot = "";
+const roots = new Map<string, string>();
 
-/** The work directory, normalised; the last one is remembered because it rarely changes. */
+/** A directory, normalised; remembered, because a process sees few work directories. */
 export function normalRoot(cwd: string): string {
-  if (cwd !== lastCwd) {
-    lastRoot = path.posix.resolve(cwd);
-    lastCwd = cwd;
+  let root = roots.get(cwd);
+  if (root === undefined) {
+    if (roots.size >= 256) roots.clear();
+    root = path.posix.resolve(cwd);
+    roots.set(cwd, root);
   }
-  return lastRoot;
+  return root;
 }
 
 export function absolutePath(raw: string, cwd: string, home: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandPattern, loadShellParser, suggestPatterns } from "../src/index.js";
+import { commandPattern, loadShellParser, overbroadPattern, suggestPatterns } from "../src/index.js";
 import { decide, shell } from "./helpers.js";
 
 await loadShellParser();
@@ -23,13 +23,26 @@ describe("always patterns (seed 002)", () => {
   });
 
   it("gives a wrapper its name and *, and a privilege wrapper its inner prefix", () => {
-    expect(suggestPatterns(shell("timeout 5 npm test"))).toEqual(["timeout *", "npm test"]);
+    expect(suggestPatterns(shell("timeout 5 npm test"))).toEqual(["timeout 5 npm test", "npm test"]);
     expect(suggestPatterns(shell("sudo apt-get install x"))).toEqual(["sudo apt-get *", "apt-get *"]);
     expect(suggestPatterns(shell("sudo -u root systemctl restart nginx"))).toEqual(["sudo -u root systemctl restart *", "systemctl restart *"]);
   });
 
   it("suggests nothing for sub-commands that did not ask", () => {
     expect(suggestPatterns(shell("cat .env; ls"))).toEqual(["ls"]);
+  });
+
+  it("never offers a pattern that matches everything, and escapes globs that came from the command", () => {
+    for (const p of ["*", "**", " * ", "/**", "sudo *", "bash * *", "xargs *", "* foo", "env *"]) expect(overbroadPattern(p), p).not.toBeNull();
+    for (const p of ["git push *", "sudo apt-get *", "src/*.ts", "npm test"]) expect(overbroadPattern(p), p).toBeNull();
+    expect(suggestPatterns(shell("ls *.md"))).toEqual(["ls *"]);
+    expect(suggestPatterns(shell("echo '[a]*'"))).toEqual(["echo *"]);
+    expect(suggestPatterns(shell("./build[1].sh"))).toEqual(["./build\\[1\\].sh"]);
+    expect(suggestPatterns(decide("write_file", { path: "notes/*.md" }))).toEqual(["notes/\\*.md"]);
+  });
+
+  it("offers nothing for a critical call", () => {
+    expect(suggestPatterns(shell("rm -rf /"))).toEqual([]);
   });
 
   it("suggests the path for file tools", () => {

@@ -93,7 +93,7 @@ class Analyzer {
 
   private command(sub: SubCommand, depth: number, unknownArgs: boolean): void {
     // `! cmd` and `{ cmd` where tree-sitter left the keyword as a word (`time { rm x; }`, `! ! rm x`).
-    while (sub.words.length > 1 && isLiteral(sub.words[0]!) && (sub.words[0]!.text === "!" || sub.words[0]!.text === "{")) sub.words = sub.words.slice(1);
+    while (sub.words.length > 1 && (sub.words[0]!.raw === "!" || sub.words[0]!.raw === "{")) sub.words = sub.words.slice(1);
     const head = sub.words[0];
     const program = head ? programName(head.text) : "";
     const classified = head && isLiteral(head) ? classifyCommand(sub.words, program) : null;

@@ -17,9 +17,8 @@ export type Construct = "unmodelled" | "function" | "expansion" | "arithmetic" |
 const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
 
 /** What a node means to the checks on shell constructs, or null when it needs none. */
-export function constructOf(node: SyntaxNode): Construct | null {
-  if (!node.isNamed) return null;
-  switch (node.type) {
+export function constructOf(node: SyntaxNode, type: string): Construct | null {
+  switch (type) {
     case "function_definition": return "function";
     case "expansion": return "expansion";
     case "for_statement": return "loop";
@@ -29,7 +28,7 @@ export function constructOf(node: SyntaxNode): Construct | null {
       return node.parent?.type === "test_command" && ARITHMETIC_TEST.test(node.childForFieldName("operator")?.text ?? "") ? "arithmetic" : null;
     case "unary_expression":
       return /^-[vR]$/.test(node.children[0]?.text ?? "") ? "variable-test" : null;
-    default: return MODELLED.has(node.type) ? null : "unmodelled";
+    default: return MODELLED.has(type) || !node.isNamed ? null : "unmodelled";
   }
 }
 

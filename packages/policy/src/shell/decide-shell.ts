@@ -32,9 +32,15 @@ export interface ShellDecision {
 
 const text = (s: string): { kind: "text"; text: string } => ({ kind: "text", text: s });
 
+/** Verdicts built with one shape: V8 keeps the code that reads them fast. */
+function verdictOf(action: Action, subject: string, rule: Verdict["rule"], reason: string, command?: Verdict["command"]): Verdict {
+  const v: Verdict = { action, subject, rule, reason };
+  if (command) v.command = command;
+  return v;
+}
+
 function atLeast(v: Verdict, action: Action, reason: string, rule: Verdict["rule"] = null): Verdict {
-  if (!isStricter(action, v.action)) return v;
-  return { action, subject: v.subject, rule, reason, ...(v.command ? { command: v.command } : {}) };
+  return isStricter(action, v.action) ? verdictOf(action, v.subject, rule, reason, v.command) : v;
 }
 
 /** The last rule stricter than allow that names these words with options anywhere (loose match). */
@@ -65,7 +71,7 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
     const seen = reading.join(" ");
     const v = decideSubject(layers, TOOL, text(seen), subject);
     // A catch-all speaks of no command in particular; only a rule that names one may tighten.
-    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action)) verdict = { ...v, reason: `seen as "${seen}": ${v.reason}` };
+    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action)) verdict = verdictOf(v.action, subject, v.rule, `seen as "${seen}": ${v.reason}`);
   }
   if (verdict.action !== "deny") {
     for (const reading of [words, ...readings]) {
@@ -115,7 +121,7 @@ class ShellJudge {
       let v = decideAbsolute(tool, absolute, this.ctx);
       // After `cd link` or through `dir/..`, the kernel resolves the path from where links point.
       if (file.includes("..") || dir !== this.ctx.cwd) v = physically(tool, file, dir, this.ctx, v);
-      if (!worst || isStricter(v.action, worst.action)) worst = { ...v, subject: file, reason: `${how} ${file}, checked as ${tool}: ${v.reason}` };
+      if (!worst || isStricter(v.action, worst.action)) worst = verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
     }
     return worst;
   }
@@ -123,7 +129,8 @@ class ShellJudge {
   command(cmd: AnalyzedCommand): Verdict {
     const words = cmd.words.map((w) => w.text);
     if (words.length === 0) return this.assignmentsOnly(cmd);
-    let v: Verdict = { ...matchCommand(words, this.ctx.layers, cmd.classified), command: { words, ...(cmd.wrapper ? { wrapper: cmd.wrapper } : {}) } };
+    let v = matchCommand(words, this.ctx.layers, cmd.classified);
+    v.command = cmd.wrapper ? { words, wrapper: cmd.wrapper } : { words };
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
     v = this.understanding(cmd, v);
     v = this.files(cmd, v);
@@ -200,7 +207,7 @@ class ShellJudge {
       ...(c?.reads ?? []).map((w) => this.insideDenied(w, c!.name)),
       ...(c?.writes ?? []).map((w) => this.file("write_file", w, `${c!.name} writes`)),
     ];
-    for (const f of checks) if (f && isStricter(f.action, v.action)) v = { ...f, subject: v.subject, ...(v.command ? { command: v.command } : {}) };
+    for (const f of checks) if (f && isStricter(f.action, v.action)) v = atLeast(v, f.action, f.reason, f.rule);
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
     for (const word of named) v = this.named(word, cmd.program, v, unknown);
     return v;

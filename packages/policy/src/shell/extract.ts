@@ -48,6 +48,7 @@ const NO_REDIRECTS: FileRedirects = { writes: [], reads: [], stdin: null };
 const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const READ_OPS = new Set(["<", "<>"]);
 const COMMAND_NODES = new Set(["command", "declaration_command", "unset_command"]);
+const LEAVES = new Set(["word", "number", "raw_string", "ansi_c_string", "comment", "file_descriptor"]);
 
 /** Collects a redirection's files; false when tree-sitter gave it more than one target word. */
 function redirectOf(node: SyntaxNode, into: FileRedirects): boolean {
@@ -138,11 +139,12 @@ class Extractor {
 
   /** Marks the input as unparsed where tree-sitter-bash is known to lose track of a script. */
   private checkWord(node: SyntaxNode): void {
-    const construct = constructOf(node);
+    const type = node.type;
+    const construct = constructOf(node, type);
     if (construct) this.construct(node, construct);
-    if (node.type === "word" && /[`\n]/.test(node.text)) this.out.parseError = true;
-    if (node.type === "simple_expansion" && /\s/.test(node.text)) this.out.parseError = true;
-    if (node.type === "concatenation" && node.children.some((c) => c !== null && !c.isNamed && c.text.includes("`"))) this.out.parseError = true;
+    if (type === "word" && /[`\n]/.test(node.text)) this.out.parseError = true;
+    if (type === "simple_expansion" && /\s/.test(node.text)) this.out.parseError = true;
+    if (type === "concatenation" && node.children.some((c) => c !== null && !c.isNamed && c.text.includes("`"))) this.out.parseError = true;
     if (this.afterEscapedBlank(node.startIndex)) this.out.parseError = true;
   }
 
@@ -273,7 +275,8 @@ class Extractor {
         const word = child.namedChildren[0];
         if (word) cmd.words.push(resolveWord(word));
       } else if (child.type !== "comment") cmd.words.push(resolveWord(child));
-      this.children(child, null);
+      // Plain words have no children worth visiting; asking the parser for them costs a marshal each.
+      if (!LEAVES.has(child.type)) this.children(child, null);
     }
     if (node.type !== "command") cmd.words.unshift(resolveKeyword(node));
     cmd.writes.push(...own.writes);

@@ -32,3 +32,8 @@ export function withShellTree<T>(source: string, visit: (root: SyntaxNode) => T)
     tree.delete();
   }
 }
+
+/** Parses and deletes the tree: the parser's own cost, for measuring the gate against it. */
+export function parseShellOnly(source: string): void {
+  withShellTree(source, () => undefined);
+}

@@ -16,7 +16,7 @@ export const WRAPPER_PROGRAMS: Record<string, SpecInput> = {
   nice: { options: "-n:text -# --adjustment:text", commandAt: 0 },
   nohup: { commandAt: 0 },
   timeout: { options: "-s:text -k:text -v -f -p --signal:text --kill-after:text --preserve-status --foreground --verbose", commandAt: 1 },
-  time: { options: "-f:text -o:write -a -p -q -v --format:text --output:write --append --portability --quiet --verbose", commandAt: 0 },
+  time: { options: "-f:text -o:write -a -p -q -v --format:text --output:write --append --portability --quiet --verbose", commandAt: 0, assignments: true },
   exec: { options: "-a:text -c -l", commandAt: 0 },
   builtin: { commandAt: 0 },
   stdbuf: { options: "-i:text -o:text -e:text --input:text --output:text --error:text", commandAt: 0 },
