@@ -53,9 +53,11 @@ describe("the approval lifecycle (seed 002)", () => {
     const results = s.events.of("tool_result");
     expect(results[0]).toMatchObject({ toolName: "read_file", ok: true, output: "hello from a" });
     expect(results[1]!.output).toMatch(/^ToolDeniedError: .*\*\.env/);
+    expect(results.map((r) => r.outcome)).toEqual(["ok", "denied"]);
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });
     await s.events.next("turn_ended", (e) => e.reason === "completed");
     expect(s.events.of("tool_result")[2]).toMatchObject({ ok: true, output: expect.stringContaining("approved-2") });
+    expect(s.events.of("tool_result")[2]).toMatchObject({ outcome: "ok", output: "approved-2\n", exitCode: 0 });
     expect(s.events.of("assistant_message").at(-1)!.message).toMatchObject({ text: expect.stringContaining("Result: approved-2") });
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: false });
   });
@@ -114,6 +116,7 @@ describe("the approval lifecycle (seed 002)", () => {
     const results = s.events.of("tool_result");
     expect(results[0]!.output).toContain("Feedback: stop");
     expect(results[1]!.output).toMatch(/rejected an earlier call of this batch/);
+    expect(results.map((r) => r.outcome)).toEqual(["rejected", "rejected"]);
     expect(s.events.of("assistant_message")).toHaveLength(1);
   });
 
@@ -213,6 +216,7 @@ describe("abort and failures", () => {
     const failed = await running.events.next("tool_result", () => true, 2000);
     expect(Date.now() - killedAt).toBeLessThan(2000);
     expect(failed).toMatchObject({ ok: false, output: expect.stringMatching(/worker w1 disconnected/) });
+    expect(failed.outcome).toBe("failed");
     await running.events.next("worker_disconnected");
     expect(await waiting.events.next("tool_approval_resolved", () => true, 2000)).toMatchObject({ approvalId: ask.approvalId, outcome: "cancelled" });
   });
@@ -311,7 +315,7 @@ describe("sessions, modes and the permissions file", () => {
     const s = await session(cluster, client, [{ text: "idle" }]);
     const out = await client.session.shell.mutate({ sessionId: s.id, command: "echo typed > typed.txt; cat typed.txt; exit 4" });
     expect(out).toEqual({ exitCode: 4, stdout: "typed\n", stderr: "" });
-    expect(await s.events.next("shell_command")).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", exitCode: 4, by: "ada" });
+    expect(await s.events.next("shell_command")).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", exitCode: 4, output: "typed\n", stderr: "", by: "ada" });
     expect(s.events.of("tool_approval_required")).toHaveLength(0);
   });
 
@@ -353,6 +357,7 @@ describe("sessions, modes and the permissions file", () => {
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "timed_out" });
     await s.events.next("turn_ended");
+    expect(s.events.of("tool_result")[0]!.outcome).toBe("timed_out");
     expect(s.events.of("assistant_message").at(-1)!.message).toMatchObject({ text: expect.stringContaining("nobody answered the approval request") });
   });
 

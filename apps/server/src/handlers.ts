@@ -84,11 +84,11 @@ export function createHandlers(s: Services): Handlers {
       },
       async shell(p, input) {
         const current = session(input.sessionId);
-        const outcome = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current) });
-        const parsed = parseShellOutput(outcome.output);
+        const ran = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current) });
+        const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
         s.store.audit({ at: now(), sessionId: current.id, workerId: current.workerId, toolName: "shell_exec", arguments: JSON.stringify({ command: input.command }), action: "user_shell", reason: "typed by a person (!command), not gated", rule: null, by: p.name });
-        s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: parsed.exitCode, output: outcome.output, by: p.name });
-        return parsed;
+        s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: shell.exitCode, output: shell.stdout, stderr: shell.stderr, by: p.name });
+        return shell;
       },
     }),
     agent: guarded({
@@ -129,7 +129,8 @@ export function createHandlers(s: Services): Handlers {
         return s.registry.requests(input.workerId, signal);
       },
       async result(_p, input) {
-        return { accepted: s.registry.result(input.workerId, input.requestId, { ok: input.ok, output: input.output }) };
+        const { workerId, requestId, ...output } = input;
+        return { accepted: s.registry.result(workerId, requestId, output) };
       },
       async heartbeat(_p, input) {
         s.registry.heartbeat(input.workerId);
@@ -148,17 +149,5 @@ export function createHandlers(s: Services): Handlers {
         return { decision, suggestedPatterns: suggestPatterns(decision) };
       },
     }),
-  };
-}
-
-/** The worker's shell_exec output ends with an `exit code: N` line; the rest is what the command printed. */
-export function parseShellOutput(output: string): { exitCode: number | null; stdout: string; stderr: string } {
-  const m = /\nexit code: (-?\d+|none)\s*$/.exec(output);
-  const body = m ? output.slice(0, m.index) : output;
-  const split = body.indexOf("\n--- stderr ---\n");
-  return {
-    exitCode: m && m[1] !== "none" ? Number(m[1]) : null,
-    stdout: split === -1 ? body : body.slice(0, split),
-    stderr: split === -1 ? "" : body.slice(split + "\n--- stderr ---\n".length),
   };
 }

@@ -40,7 +40,8 @@ export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry): vo
     }
     if (workerId === null) return send({ type: "error", message: "register first" });
     if (message.type === "heartbeat") return registry.heartbeat(workerId);
-    registry.result(workerId, message.requestId, { ok: message.ok, output: message.output });
+    const { type: _type, requestId, ...output } = message;
+    registry.result(workerId, requestId, output);
   });
   socket.on("close", () => detach());
 }

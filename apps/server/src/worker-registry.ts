@@ -1,17 +1,12 @@
-import type { ToolDescriptor, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import type { ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import { GatehouseError } from "./errors.js";
 
 type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
-export interface ToolOutcome {
-  ok: boolean;
-  output: string;
-}
-
 interface InFlight {
   sessionId: string;
-  resolve: (outcome: ToolOutcome) => void;
+  resolve: (output: ToolOutput) => void;
   reject: (err: Error) => void;
 }
 
@@ -113,11 +108,11 @@ export class WorkerRegistry {
   }
 
   /** Sends a tool call to the worker and waits for its result. */
-  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId">, signal?: AbortSignal): Promise<ToolOutcome> {
+  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId">, signal?: AbortSignal): Promise<ToolOutput> {
     const conn = this.connections.get(workerId);
     if (!conn) return Promise.reject(new GatehouseError("WORKER_OFFLINE", `worker ${workerId} is offline`));
     const requestId = nanoid();
-    return new Promise<ToolOutcome>((resolve, reject) => {
+    return new Promise<ToolOutput>((resolve, reject) => {
       const done = () => signal?.removeEventListener("abort", onAbort);
       const onAbort = () => {
         if (!conn.inflight.delete(requestId)) return;
@@ -137,12 +132,12 @@ export class WorkerRegistry {
   }
 
   /** A worker's answer to a request; false when nobody waits for it any more. */
-  result(workerId: string, requestId: string, outcome: ToolOutcome): boolean {
+  result(workerId: string, requestId: string, output: ToolOutput): boolean {
     const conn = this.connections.get(workerId);
     const call = conn?.inflight.get(requestId);
     if (!conn || !call) return false;
     conn.inflight.delete(requestId);
-    call.resolve(outcome);
+    call.resolve(output);
     return true;
   }
 

@@ -40,12 +40,12 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
   const stop = new AbortController();
   let stopped!: (result: ToolResult) => void;
   const halted = new Promise<ToolResult>((resolve) => (stopped = resolve));
-  const halt = (why: string) => {
+  const halt = (result: ToolResult) => {
     stop.abort();
-    stopped({ ok: false, output: why });
+    stopped(result);
   };
-  const onAbort = () => halt("the call was aborted");
-  const timer = setTimeout(() => halt(`${tool.name} timed out after ${msg.timeoutMs} ms`), msg.timeoutMs);
+  const onAbort = () => halt({ ok: false, output: "the call was aborted" });
+  const timer = setTimeout(() => halt({ ok: false, output: `${tool.name} timed out after ${msg.timeoutMs} ms`, timedOut: true }), msg.timeoutMs);
   if (signal.aborted) onAbort();
   signal.addEventListener("abort", onAbort, { once: true });
   try {

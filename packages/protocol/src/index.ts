@@ -1,4 +1,5 @@
 export * from "./schemas.js";
+export * from "./tool-output.js";
 export * from "./events.js";
 export * from "./procedures.js";
 export { createAppRouter, describeIssues, type AppRouter, type Context, type Handlers, type Principal, type TrackedEvent } from "./router.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentDefinition, ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+import { ToolOutput } from "./tool-output.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
 
@@ -51,8 +52,7 @@ export const WorkerRef = z.object({ workerId: WorkerId });
 export const WorkerResultInput = z.object({
   workerId: WorkerId,
   requestId: z.string().min(1).max(200),
-  ok: z.boolean(),
-  output: z.string().max(10_000_000),
+  ...ToolOutput.shape,
 });
 
 export const PermissionsGetOutput = z.object({ file: z.string(), text: z.string(), error: z.string().nullable() });

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { defineTool, limitOutput, type ToolContext } from "../tool.js";
+import { defineTool, limitedResult, type ToolContext } from "../tool.js";
 
 const MAX_FILES = 20_000;
 const SKIP_DIRS = new Set([".git", "node_modules"]);
@@ -52,7 +52,7 @@ export const glob = defineTool({
       else found.push(path.relative(ctx.workDir, file) || ".");
     }
     found.sort();
-    return { ok: true, output: limitOutput(`${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped)}`) };
+    return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped)}`);
   },
 });
 
@@ -85,6 +85,6 @@ export const grep = defineTool({
       });
       if (lines.length > 5000) break;
     }
-    return { ok: true, output: limitOutput(`${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${skippedNote(skipped)}`) };
+    return limitedResult(true, `${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${skippedNote(skipped)}`);
   },
 });
