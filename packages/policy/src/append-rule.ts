@@ -4,6 +4,7 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, type FormattingOptio
 import type { Action } from "./action.js";
 import { PolicyError } from "./errors.js";
 import { APPROVAL_MARK, JSONC_OPTIONS } from "./rules-file.js";
+import { toolKeyMatches } from "./ruleset.js";
 
 export interface AppendRule {
   tool: string;
@@ -27,12 +28,15 @@ function rootOf(text: string): Node {
   return root;
 }
 
-/** A top-level "*" written after the tool's entry would override the new rule: move the entry last. */
+/** A top-level "*" or glob key (`github_*`) written after the tool's entry would override the new rule: move the entry last. */
 function moveEntryLast(text: string, tool: string, fmt: FormattingOptions): string {
   const root = rootOf(text);
   const props = root.children ?? [];
   const at = props.findIndex((p) => p.children?.[0]?.value === tool);
-  const laterCatchAll = props.slice(at + 1).some((p) => p.children?.[0]?.value === "*");
+  const laterCatchAll = props.slice(at + 1).some((p) => {
+    const key: unknown = p.children?.[0]?.value;
+    return typeof key === "string" && key !== tool && toolKeyMatches(key, tool);
+  });
   if (at < 0 || !laterCatchAll) return text;
   const value = props[at]!.children![1]!;
   const raw = text.slice(value.offset, value.offset + value.length);
