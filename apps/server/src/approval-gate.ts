@@ -1,4 +1,4 @@
-import { evaluate, loadShellParser, Ruleset, suggestPatterns, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
+import { evaluate, isToolGlob, loadShellParser, Ruleset, suggestPatterns, toolKeyMatches, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
 import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import os from "node:os";
 import { nanoid } from "nanoid";
@@ -182,8 +182,10 @@ export class ApprovalGate {
   /** The file-tool rules of every layer and the protected paths, for the worker's real-path re-check. */
   guard(session: SessionInfo): Guard {
     const rules = this.o.permissions.load(session.workerId);
+    // A glob key (`*_file`) reaches the worker as one rule for each file tool it covers.
+    const toolsOf = (key: string) => (key === "*" || FILE_TOOLS.has(key) ? [key] : isToolGlob(key) ? [...FILE_TOOLS].filter((t) => toolKeyMatches(key, t)) : []);
     const pick = (set: Ruleset | undefined) =>
-      (set?.rules ?? []).filter((r) => r.tool === "*" || FILE_TOOLS.has(r.tool)).map((r) => ({ tool: r.tool, pattern: r.pattern, action: r.action, origin: r.origin }));
+      (set?.rules ?? []).flatMap((r) => toolsOf(r.tool).map((tool) => ({ tool, pattern: r.pattern, action: r.action, origin: r.origin })));
     const agent = this.o.agentLayer(session);
     return { agent: agent ? pick(agent) : null, static: rules.ok ? pick(rules.ruleset) : [], runtime: pick(this.runtime.get(session.id)), protectedPaths: this.o.protectedPaths };
   }
