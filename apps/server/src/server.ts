@@ -78,7 +78,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     protectedPaths: [config.dataDir, ...config.protectedPaths],
     approvalTimeoutMs: config.approvalTimeoutMs,
-    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call, whole),
+    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText, mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp }, session, call, whole),
     agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
   });
   const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });

@@ -40,6 +40,7 @@ export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry): vo
     }
     if (workerId === null) return send({ type: "error", message: "register first" });
     if (message.type === "heartbeat") return registry.heartbeat(workerId);
+    if (message.type === "tools") return registry.setTools(workerId, message.tools);
     const { type: _type, requestId, ...output } = message;
     registry.result(workerId, requestId, output);
   });

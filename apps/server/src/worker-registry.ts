@@ -63,6 +63,12 @@ export class WorkerRegistry {
     return [...this.entries.values()];
   }
 
+  /** A registered worker's tools changed (an MCP server came or went): later steps see the new list. */
+  setTools(workerId: string, tools: ToolDescriptor[]): void {
+    const entry = this.entries.get(workerId);
+    if (entry) entry.tools = tools;
+  }
+
   heartbeat(workerId: string): void {
     const entry = this.entries.get(workerId);
     if (entry) entry.lastSeen = Date.now();
