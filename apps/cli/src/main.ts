@@ -27,8 +27,8 @@ usage: gatehouse <command>
   server  [--config FILE] [--port N] [--host H] [--data-dir DIR] [--model PROVIDER:MODEL] [--scenario FILE]
           [--approval-timeout-ms N]
           runs the server (tRPC over WebSocket and HTTP on one port)
-  worker  --server URL --token T --id ID [--dir DIR]
-          registers with a server and runs its tool calls in DIR
+  worker  --server URL --token T --id ID [--dir DIR] [--mcp FILE]
+          registers with a server and runs its tool calls in DIR; FILE lists MCP servers (docs/mcp.md)
 
 usage: gatehouse permissions <command>
 

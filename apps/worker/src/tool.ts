@@ -1,5 +1,5 @@
 import type { Tier } from "@gatehouse/policy";
-import type { ToolOutput } from "@gatehouse/protocol";
+import type { McpOrigin, ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 
@@ -16,6 +16,9 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   description: string;
   tier: Tier;
   input: S;
+  /** The JSON Schema offered to the model when it is not derived from `input` (an MCP tool's own). */
+  inputSchema?: Record<string, unknown>;
+  mcp?: McpOrigin;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

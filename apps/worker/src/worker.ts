@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ToolDescriptor, WorkerMessage } from "@gatehouse/protocol";
+import type { ToolDescriptor, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
@@ -9,6 +9,8 @@ import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { listSkills } from "./tools/skill.js";
 import { loadAgents } from "./agents.js";
+import type { McpServerConfig } from "./mcp/config.js";
+import { McpServers } from "./mcp/servers.js";
 
 export interface WorkerOptions {
   server: string;
@@ -16,6 +18,8 @@ export interface WorkerOptions {
   id: string;
   dir: string;
   tools?: readonly Tool[];
+  /** MCP servers whose tools the worker offers as `{server}_{tool}`. */
+  mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
   log?: (line: string) => void;
 }
@@ -27,7 +31,8 @@ export interface RunningWorker {
 type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
 function descriptor(tool: Tool): ToolDescriptor {
-  return { name: tool.name, description: tool.description, tier: tool.tier, inputSchema: z.toJSONSchema(tool.input) as Record<string, unknown> };
+  const inputSchema = tool.inputSchema ?? (z.toJSONSchema(tool.input) as Record<string, unknown>);
+  return { name: tool.name, description: tool.description, tier: tool.tier, inputSchema, ...(tool.mcp ? { mcp: tool.mcp } : {}) };
 }
 
 /** Runs one tool call: arguments checked, files guarded, output limited, time bounded. */
@@ -62,8 +67,19 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
 /** Connects to a server, registers, and runs the tool calls it sends until closed. */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workDir = fs.realpathSync(path.resolve(opts.dir));
-  const tools = opts.tools ?? BUILTIN_TOOLS;
+  const builtins = opts.tools ?? BUILTIN_TOOLS;
   const log = opts.log ?? (() => undefined);
+  let link: ServerLink | undefined;
+  const mcp = new McpServers(opts.mcpServers ?? [], {
+    reserved: new Set([...builtins.map((t) => t.name), "task"]),
+    log,
+    onToolsChanged: () => {
+      if (!link) return;
+      registration.tools = tools().map(descriptor);
+      link.send({ type: "tools", tools: registration.tools });
+    },
+  });
+  const tools = () => [...builtins, ...mcp.tools()];
   const running = new Map<string, AbortController>();
   const guards = new GuardCache(workDir);
   const abortAll = () => {
@@ -74,15 +90,17 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     if (msg.type === "cancel") return running.get(msg.requestId)?.abort();
     const controller = new AbortController();
     running.set(msg.requestId, controller);
-    void runTool(tools, msg, guards.get(msg.guard), controller.signal).then((result) => {
+    void runTool(tools(), msg, guards.get(msg.guard), controller.signal).then((result) => {
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
-      if (!link.send({ type: "result", requestId: msg.requestId, ...result })) log(`could not send the result of ${msg.requestId}: not connected`);
+      if (!link?.send({ type: "result", requestId: msg.requestId, ...result })) log(`could not send the result of ${msg.requestId}: not connected`);
     });
   };
-  const link: ServerLink = new ServerLink({
+  await mcp.start();
+  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, tools: tools().map(descriptor), agents: loadAgents(workDir, log), skills: listSkills(workDir) };
+  link = new ServerLink({
     server: opts.server,
     token: opts.token,
-    registration: { workerId: opts.id, workDir, tools: tools.map(descriptor), agents: loadAgents(workDir, log), skills: listSkills(workDir) },
+    registration,
     heartbeatMs: opts.heartbeatMs ?? 1000,
     log,
     onMessage: handle,
@@ -95,7 +113,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   return {
     close: async () => {
       abortAll();
-      await link.close();
+      await mcp.close();
+      await link?.close();
     },
   };
 }

@@ -1,20 +1,22 @@
 import { parseArgs } from "node:util";
-import { startWorker } from "@gatehouse/worker";
+import { loadMcpConfig, McpConfigError, startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
 import { existingDir } from "../flags.js";
 
-/** `gatehouse worker --server URL --token T --id ID --dir DIR`: runs until SIGINT or SIGTERM. */
+/** `gatehouse worker --server URL --token T --id ID --dir DIR [--mcp FILE]`: runs until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" } } });
+  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" }, mcp: { type: "string" } } });
   const token = values.token ?? process.env.GATEHOUSE_WORKER_TOKEN;
   for (const [flag, v] of [["server", values.server], ["token", token], ["id", values.id]] as const) {
     if (!v) throw new CliError(`missing --${flag}`);
   }
+  const dir = existingDir("dir", values.dir ?? process.cwd());
   const worker = await startWorker({
     server: values.server!,
     token: token!,
     id: values.id!,
-    dir: existingDir("dir", values.dir ?? process.cwd()),
+    dir,
+    mcpServers: values.mcp ? mcpServers(values.mcp, dir) : [],
     log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
   });
   await new Promise<void>((resolve) => {
@@ -23,4 +25,13 @@ export async function workerCommand(argv: string[]): Promise<number> {
   });
   await worker.close();
   return 0;
+}
+
+function mcpServers(file: string, dir: string) {
+  try {
+    return loadMcpConfig(file, dir);
+  } catch (err) {
+    if (err instanceof McpConfigError) throw new CliError(err.message);
+    throw err;
+  }
 }
