@@ -21,12 +21,18 @@ export interface ClusterOptions {
   config?: Record<string, unknown>;
   /** Extra environment for the server process (an API key, say). */
   env?: Record<string, string>;
+  /** The worker's MCP servers (the `mcpServers` object of its --mcp file). */
+  mcpServers?: (workDir: string) => Record<string, unknown>;
+  /** Extra environment for the worker process. */
+  workerEnv?: Record<string, string>;
 }
 
 /** A server and a worker as real processes on loopback, in a temporary folder. */
 export class Cluster {
   readonly clients: GatehouseClient[] = [];
   worker: ChildProcess | undefined;
+  /** What the worker wrote to stderr: one JSON object a line. */
+  workerLog = "";
 
   private constructor(
     readonly root: string,
@@ -74,12 +80,19 @@ export class Cluster {
       server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
     });
     const cluster = new Cluster(root, server, port);
-    await cluster.startWorker();
+    const extra: string[] = [];
+    if (opts.mcpServers) {
+      fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify({ mcpServers: opts.mcpServers(path.join(root, "work")) }));
+      extra.push("--mcp", path.join(root, "mcp.json"));
+    }
+    await cluster.startWorker(extra, opts.workerEnv);
     return cluster;
   }
 
-  async startWorker(): Promise<void> {
-    this.worker = spawn(process.execPath, [BIN, "worker", "--server", this.url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", this.workDir], { stdio: ["ignore", "ignore", "pipe"] });
+  async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
+    const args = [BIN, "worker", "--server", this.url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", this.workDir, ...extra];
+    this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+    this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));
     const probe = this.client();
     await waitUntil(async () => {
       const sessions = await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(() => true, () => false);
