@@ -1,4 +1,4 @@
-import { limitOutput, type ToolResult } from "../tool.js";
+import { limitedResult, type ToolResult } from "../tool.js";
 
 type Block = { type: string; [key: string]: unknown };
 
@@ -39,5 +39,5 @@ export function mcpResult(result: Record<string, unknown>): ToolResult {
   let text = content.map(blockText).join("\n");
   if (content.length === 0 && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent, null, 2);
   if (content.length === 0 && "toolResult" in result) text = JSON.stringify(result.toolResult, null, 2);
-  return { ok: result.isError !== true, output: limitOutput(text) };
+  return limitedResult(result.isError !== true, text);
 }
