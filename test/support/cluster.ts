@@ -66,8 +66,8 @@ export class Cluster {
     const config = {
       port: 0,
       dataDir: path.join(root, "data"),
-      workerTokens: [{ token: WORKER_TOKEN, name: "worker" }],
-      clientTokens: [{ token: CLIENT_TOKEN, name: "ada" }],
+      workerTokens: [{ token: WORKER_TOKEN, name: "worker", workers: ["w1", "w2", "w3"] }],
+      clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }],
       heartbeatTimeoutMs: 3000,
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
       ...opts.config,

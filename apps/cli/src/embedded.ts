@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { seedRulesFile } from "@gatehouse/policy";
-import { GatehouseError, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
+import { GatehouseError, guardProcess, loadServerConfig, startServer, streamLog, workerRulesFile } from "@gatehouse/server";
 import { startWorker } from "@gatehouse/worker";
 import { existingDir, type ModelChoice } from "./flags.js";
 
@@ -46,15 +46,17 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     dataDir: opts.dataDir,
     scenario: opts.scenario,
     ...opts.model,
-    workerTokens: [{ token: workerToken, name: "local-worker" }],
-    clientTokens: [{ token: clientToken, name: os.userInfo().username }],
+    workerTokens: [{ token: workerToken, name: "local-worker", workers: [opts.workerId] }],
+    clientTokens: [{ token: clientToken, name: os.userInfo().username, role: "admin" }],
   });
   const rulesFile = workerRulesFile(config.dataDir, opts.workerId);
   if (opts.seedRules) seedRulesFile(rulesFile, opts.seedRules);
   const logFile = path.join(config.dataDir, "gatehouse.log");
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = fs.createWriteStream(logFile, { flags: "a" });
-  const server = await startServer(config);
+  const serverLog = streamLog(log);
+  guardProcess(serverLog);
+  const server = await startServer(config, { log: serverLog });
   const worker = await startWorker({
     server: server.url,
     token: workerToken,

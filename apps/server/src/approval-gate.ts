@@ -142,11 +142,24 @@ export class ApprovalGate {
     this.finish(input.approvalId, { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") });
     if (scope === "once") return true;
     this.addRuntimeRules(p.session.id, p.call.tool, patterns);
-    if (scope === "always") {
-      for (const pattern of patterns) await this.o.permissions.append(p.session.workerId, p.call.tool, pattern, `by ${by} ${new Date().toISOString()}`);
-    }
+    if (scope === "always") await this.saveAlways(p.session, p.call.tool, patterns, by);
     this.recheck(p.session.id);
     return true;
+  }
+
+  /**
+   * Appends "always" rules to the permissions file. When the file cannot take them (invalid, gone,
+   * not a regular file) the answer still holds for the session and every client is told why the
+   * rule was not saved.
+   */
+  private async saveAlways(session: SessionInfo, tool: string, patterns: string[], by: string): Promise<void> {
+    try {
+      for (const pattern of patterns) await this.o.permissions.append(session.workerId, tool, pattern, `by ${by} ${new Date().toISOString()}`);
+    } catch (err) {
+      const file = this.o.permissions.file(session.workerId);
+      const detail = `the approved rule was kept for this session only; it could not be saved: ${(err as Error).message}`;
+      this.o.hub.publish({ type: "permissions_invalid", sessionId: session.id, at: new Date().toISOString(), workerId: session.workerId, file, line: 1, column: 1, message: detail });
+    }
   }
 
   deny(by: string, input: DenyInput): boolean {

@@ -1,6 +1,5 @@
 import { suggestPatterns } from "@gatehouse/policy";
 import type { Handlers, SessionInfo } from "@gatehouse/protocol";
-import fs from "node:fs";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
 import { agentNames, findAgent } from "./agents.js";
@@ -140,7 +139,7 @@ export function createHandlers(s: Services): Handlers {
     permissions: guarded({
       async get(_p, input) {
         const loaded = s.permissions.load(input.workerId);
-        return { file: loaded.file, text: fs.readFileSync(loaded.file, "utf8"), error: loaded.ok ? null : loaded.error.message };
+        return { file: loaded.file, text: s.permissions.text(input.workerId), error: loaded.ok ? null : loaded.error.message };
       },
       async explain(_p, input) {
         const w = worker(input.workerId);

@@ -3,3 +3,7 @@ export { loadServerConfig, ServerConfig, type ServerConfigInput } from "./config
 export { parseScenario, loadScenario, ScriptedProvider, type Scenario } from "./providers/scripted.js";
 export { GatehouseError } from "./errors.js";
 export { workerRulesFile } from "./worker-permissions.js";
+export { watchConfig } from "./config-watch.js";
+export { guardProcess } from "./process-guard.js";
+export { streamLog, silentLog, type Log } from "./log.js";
+export { hashToken } from "./auth.js";

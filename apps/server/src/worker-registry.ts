@@ -44,12 +44,22 @@ export class WorkerRegistry {
   constructor(
     private readonly events: RegistryEvents,
     private readonly heartbeatTimeoutMs = 5000,
+    /** A second connection for an online worker id replaces the first instead of being refused. */
+    private readonly replaceOnline = false,
   ) {
     this.timer = setInterval(() => this.reapSilent(), Math.max(250, heartbeatTimeoutMs / 4));
     this.timer.unref();
   }
 
+  /** Refuses a worker id that is online, unless replacing is allowed: one id, one connection. */
+  private refuseIfOnline(workerId: string): void {
+    if (this.connections.has(workerId) && !this.replaceOnline) {
+      throw new GatehouseError("REFUSED", `worker ${workerId} is already connected; a second connection for it is refused (the server's replaceOnlineWorkers setting lets it replace the first)`);
+    }
+  }
+
   register(input: WorkerRegisterInput): WorkerEntry {
+    this.refuseIfOnline(input.workerId);
     const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
     this.entries.set(input.workerId, entry);
     return entry;
@@ -75,12 +85,13 @@ export class WorkerRegistry {
   }
 
   /**
-   * Makes `send` the worker's connection, replacing (and ending) any earlier one. The returned
+   * Makes `send` the worker's connection, replacing (and ending) an earlier one when allowed. The returned
    * function detaches it again; its calls in flight then fail.
    */
   attach(workerId: string, send: (message: WorkerMessage) => void, end: () => void = () => undefined): () => void {
     const entry = this.entries.get(workerId);
     if (!entry) throw new GatehouseError("NOT_FOUND", `worker ${workerId} has not registered`);
+    this.refuseIfOnline(workerId);
     if (this.connections.has(workerId)) this.disconnect(workerId, "replaced by a new connection");
     const conn = new Connection(send, end);
     this.connections.set(workerId, conn);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type FormattingOptions, type Node, type ParseError } from "jsonc-parser";
 import type { Action } from "./action.js";
 import { PolicyError } from "./errors.js";
-import { APPROVAL_MARK, JSONC_OPTIONS } from "./rules-file.js";
+import { APPROVAL_MARK, JSONC_OPTIONS, readRulesText } from "./rules-file.js";
 import { toolKeyMatches } from "./ruleset.js";
 
 export interface AppendRule {
@@ -121,7 +121,7 @@ function lockFile(file: string): () => void {
 function appendNow(file: string, rule: AppendRule): void {
   const release = lockFile(file);
   try {
-    const text = fs.readFileSync(file, "utf8");
+    const text = readRulesText(file);
     const next = appendRuleText(text, rule);
     const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
     fs.writeFileSync(tmp, next, { mode: fs.statSync(file).mode });
@@ -141,8 +141,9 @@ export function appendRule(file: string, rule: AppendRule): Promise<void> {
   const previous = queues.get(key) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(() => appendNow(key, rule));
   queues.set(key, next);
-  void next.finally(() => {
-    if (queues.get(key) === next) queues.delete(key);
-  });
+  void next.then(
+    () => queues.get(key) === next && queues.delete(key),
+    () => queues.get(key) === next && queues.delete(key),
+  );
   return next;
 }

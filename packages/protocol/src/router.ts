@@ -8,10 +8,20 @@ import {
 } from "./procedures.js";
 import { Presentation, SessionInfo } from "./schemas.js";
 
+export type Role = "admin" | "approver" | "viewer";
+
 /** Who is calling: a person's client or a worker, as established from its token. */
 export interface Principal {
   kind: "client" | "worker";
   name: string;
+  /** Identifies the token (its SHA-256), never the token itself. */
+  tokenId?: string;
+  /** A client's role. */
+  role?: Role;
+  /** The worker ids a worker token may register, or an approver or viewer may use; "*" is any. */
+  workers?: readonly string[];
+  /** Whether an approver may run a person's `!command`. */
+  shell?: boolean;
 }
 
 export interface Context {

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { loadServerConfig, startServer } from "@gatehouse/server";
+import { guardProcess, loadServerConfig, startServer, streamLog, watchConfig } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { MODEL_FLAGS, modelChoice } from "../flags.js";
 
@@ -22,20 +22,25 @@ export async function serverCommand(argv: string[]): Promise<number> {
     if (!/^\d+$/.test(v)) throw new CliError(`--${flag} must be a whole number (got "${v}")`);
     return Number(v);
   };
-  const config = loadServerConfig(values.config, {
+  const overrides = {
     port: num("port", values.port),
     host: values.host,
     dataDir: values["data-dir"],
     scenario: values.scenario,
     approvalTimeoutMs: num("approval-timeout-ms", values["approval-timeout-ms"]),
     ...modelChoice(values),
-  });
-  const server = await startServer(config);
-  process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model })}\n`);
+  };
+  const config = loadServerConfig(values.config, overrides);
+  const log = streamLog();
+  guardProcess(log);
+  const server = await startServer(config, { log });
+  const stopWatching = values.config ? watchConfig(values.config, () => loadServerConfig(values.config, overrides), server, log) : () => undefined;
+  process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model, ...(server.fingerprint ? { fingerprint: server.fingerprint } : {}) })}\n`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  stopWatching();
   await server.close();
   return 0;
 }
