@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ToolDescriptor, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import { MAX_WORKER_TOOLS, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
@@ -72,6 +72,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let link: ServerLink | undefined;
   const mcp = new McpServers(opts.mcpServers ?? [], {
     reserved: new Set([...builtins.map((t) => t.name), "task"]),
+    maxTools: MAX_WORKER_TOOLS - builtins.length,
     log,
     onToolsChanged: () => {
       if (!link) return;

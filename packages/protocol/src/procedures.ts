@@ -40,10 +40,13 @@ export type DenyInput = z.infer<typeof DenyInput>;
 export const Applied = z.object({ applied: z.boolean() });
 export const ViewInput = z.object({ sessionId: SessionId, approvalId: ApprovalId });
 
+/** The most tools one worker registers (its built-ins and its MCP servers' tools together). */
+export const MAX_WORKER_TOOLS = 1000;
+
 export const WorkerRegisterInput = z.object({
   workerId: WorkerId,
   workDir: z.string().min(1).startsWith("/", "workDir must be an absolute path"),
-  tools: z.array(ToolDescriptor).max(1000),
+  tools: z.array(ToolDescriptor).max(MAX_WORKER_TOOLS),
   agents: z.array(AgentDefinition).max(200).default([]),
   skills: z.array(SkillInfo).max(1000).default([]),
 });
