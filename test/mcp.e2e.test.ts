@@ -1,12 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil } from "./support/cluster.js";
 
+const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const TEST_SERVER = path.resolve(import.meta.dirname, "support/mcp-test-server.mjs");
 const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
 const demo = () => ({ demo: { command: process.execPath, args: [TEST_SERVER] } });
@@ -138,5 +140,22 @@ describe("MCP servers on a worker, under the gate", () => {
     expect(write).toEqual(["files_write_file", false, expect.stringMatching(/^ToolDeniedError: /)]);
     expect(fs.existsSync(path.join(work, "b.txt"))).toBe(false);
     expect(list).toEqual(["files_list_directory", true, expect.stringContaining("[FILE] a.txt")]);
+  });
+
+  it("gatehouse run --mcp: the embedded worker offers the file's servers; a bad file is one line naming the field", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-run-mcp-"));
+    fs.mkdirSync(path.join(dir, "work"));
+    fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: demo() }));
+    fs.writeFileSync(path.join(dir, "s.json"), JSON.stringify({ steps: [{ toolCalls: [call("demo_echo", { text: "from run" })] }, { text: "done" }] }));
+    fs.writeFileSync(path.join(dir, "bad.json"), `{"mcpServers": {"demo": {"command": 1}}}`);
+    const gatehouse = (mcp: string) => spawnSync(process.execPath, [BIN, "run", "--prompt", "go", "--json", "--mode", "yolo", "--dir", path.join(dir, "work"), "--data-dir", path.join(dir, "data"), "--scenario", path.join(dir, "s.json"), "--mcp", mcp], { encoding: "utf8", env: { ...process.env, GATEHOUSE_MODEL: "" } });
+    const ok = gatehouse(path.join(dir, "mcp.json"));
+    const bad = gatehouse(path.join(dir, "bad.json"));
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(ok.status).toBe(0);
+    const result = ok.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; toolName?: string; output?: string }).find((e) => e.type === "tool_result");
+    expect(result).toMatchObject({ toolName: "demo_echo", output: expect.stringContaining("echo: from run") });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^gatehouse: --mcp: .*bad\.json:1:37: mcpServers\.demo\.command: must be a non-empty string\n$/);
   });
 });

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { seedRulesFile } from "@gatehouse/policy";
 import { GatehouseError, guardProcess, loadServerConfig, startServer, streamLog, workerRulesFile } from "@gatehouse/server";
-import { startWorker } from "@gatehouse/worker";
-import { existingDir, type ModelChoice } from "./flags.js";
+import { startWorker, type McpServerConfig } from "@gatehouse/worker";
+import { existingDir, mcpServersFlag, type ModelChoice } from "./flags.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
@@ -20,6 +20,7 @@ export interface EmbeddedOptions {
   /** Written as the worker's rules file when it has none yet. */
   seedRules?: string;
   model?: ModelChoice;
+  mcpServers?: McpServerConfig[];
 }
 
 export interface Embedded {
@@ -62,6 +63,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     token: workerToken,
     id: opts.workerId,
     dir: opts.dir,
+    mcpServers: opts.mcpServers ?? [],
     log: (msg) => log.write(`${JSON.stringify({ at: new Date().toISOString(), worker: opts.workerId, msg })}\n`),
   }).catch(async (err: unknown) => {
     await server.close();
@@ -96,6 +98,8 @@ export interface LocalOptions {
   dataDir?: string | undefined;
   scenario?: string | undefined;
   model?: ModelChoice;
+  /** A file of MCP servers for the worker (`--mcp`). */
+  mcp?: string | undefined;
 }
 
 export interface Local extends Embedded {
@@ -118,11 +122,19 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
   const playsDemo = scripted && !opts.scenario;
   const demoRules = playsDemo || opts.demo === true;
   const removeProject = () => project && fs.rmSync(project, { recursive: true, force: true });
+  let mcpServers: McpServerConfig[];
+  try {
+    mcpServers = mcpServersFlag(opts.mcp, dir);
+  } catch (err) {
+    removeProject();
+    throw err;
+  }
   const embedded = await startEmbedded({
     dir,
     dataDir: opts.dataDir,
     workerId: demoRules ? "demo" : "local",
     scenario,
+    mcpServers,
     ...(opts.model ? { model: opts.model } : {}),
     ...(demoRules ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
   }).catch((err: unknown) => {

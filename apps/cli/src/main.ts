@@ -11,7 +11,7 @@ import { startCommand } from "./commands/start.js";
 import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
 
-export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mode MODE] [--data-dir DIR]
+export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mode MODE] [--data-dir DIR] [--mcp FILE]
 
           a server and a worker on DIR (default: here; --demo: a demo project it creates) and the
           terminal client; with no model configured, the scripted model plays a demo tour
@@ -20,7 +20,7 @@ usage: gatehouse <command>
 
   connect --server URL --token T (--session ID | --worker ID) [--mode MODE]
           the terminal client on a remote server
-  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE]
+  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mcp FILE]
           [--server URL --token T --worker ID]
           one turn without the terminal client; asks are denied without a TTY (strict mode)
           exit codes: 0 the turn completed, 3 a call was denied, 1 an error

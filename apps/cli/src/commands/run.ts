@@ -23,6 +23,7 @@ interface TargetFlags {
   dir?: string | undefined;
   "data-dir"?: string | undefined;
   scenario?: string | undefined;
+  mcp?: string | undefined;
   model?: string | undefined;
   "base-url"?: string | undefined;
   "api-key-env"?: string | undefined;
@@ -37,7 +38,7 @@ async function target(flags: TargetFlags): Promise<Target> {
     const client = await connectClient(flags.server, token);
     return { client, workerId: flags.worker, close: () => closeClient(client) };
   }
-  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario, model: modelChoice(flags) });
+  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario, mcp: flags.mcp, model: modelChoice(flags) });
   const client = await connectClient(local.url, local.clientToken).catch(async (err: unknown) => {
     await local.close();
     throw err;
@@ -61,7 +62,7 @@ async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Prom
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, ...MODEL_FLAGS, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" } },
+    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, mcp: { type: "string" }, ...MODEL_FLAGS, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" } },
   });
   if (!values.prompt) throw new CliError("missing --prompt TEXT");
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);

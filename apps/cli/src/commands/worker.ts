@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import { loadMcpConfig, McpConfigError, startWorker } from "@gatehouse/worker";
+import { startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
-import { existingDir } from "../flags.js";
+import { existingDir, mcpServersFlag } from "../flags.js";
 
 /** `gatehouse worker --server URL --token T --id ID --dir DIR [--mcp FILE]`: runs until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
@@ -16,7 +16,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     token: token!,
     id: values.id!,
     dir,
-    mcpServers: values.mcp ? mcpServers(values.mcp, dir) : [],
+    mcpServers: mcpServersFlag(values.mcp, dir),
     log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
   });
   await new Promise<void>((resolve) => {
@@ -27,11 +27,3 @@ export async function workerCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function mcpServers(file: string, dir: string) {
-  try {
-    return loadMcpConfig(file, dir);
-  } catch (err) {
-    if (err instanceof McpConfigError) throw new CliError(err.message);
-    throw err;
-  }
-}
