@@ -30,6 +30,12 @@ usage: gatehouse <command>
   worker  --server URL --token T --id ID [--dir DIR] [--mcp FILE]
           registers with a server and runs its tool calls in DIR; FILE lists MCP servers (docs/mcp.md)
 
+trust (connect, run --server, worker): wss:// servers are verified by --ca FILE, else by the public CAs,
+        else by their certificate's fingerprint: --fingerprint SHA256, or pinned on first use in
+        --known-servers FILE (default ~/.gatehouse/known_servers); a changed certificate is refused.
+        Plain ws:// only to loopback unless --allow-plain. Environment: GATEHOUSE_CA,
+        GATEHOUSE_FINGERPRINT, GATEHOUSE_KNOWN_SERVERS, GATEHOUSE_ALLOW_PLAIN=1
+
 usage: gatehouse permissions <command>
 
   eval    --rules FILE [--cwd DIR] [--mode MODE] [--protect DIR]...

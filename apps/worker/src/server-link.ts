@@ -1,10 +1,13 @@
 import { WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { trustServer, type TlsClientOptions, type TrustOptions } from "@gatehouse/protocol/node";
 import WebSocket from "ws";
 
 export interface ServerLinkOptions {
   /** ws:// or wss:// address of the server. */
   server: string;
   token: string;
+  /** How to trust a wss:// server; see trustServer. */
+  trust?: TrustOptions;
   registration: WorkerRegisterInput;
   onMessage(message: WorkerMessage): void;
   /** The connection is gone; calls in flight cannot report back on it. */
@@ -57,9 +60,21 @@ export class ServerLink {
     });
   }
 
+  /** Decides whether to trust the server before the token is sent; a refusal is logged and retried like a lost link. */
   private connect(): void {
     if (this.closed) return;
-    const socket = new WebSocket(linkUrl(this.opts.server), { headers: { authorization: `Bearer ${this.opts.token}` } });
+    trustServer(this.opts.server, { ...this.opts.trust, onFirstUse: (server, fp, file) => this.opts.log(`trusting ${server} on first use: certificate ${fp}, remembered in ${file}`) }).then(
+      (tls) => this.open(tls),
+      (err: Error) => {
+        this.opts.log(`not connecting to ${this.opts.server}: ${err.message}`);
+        this.lost();
+      },
+    );
+  }
+
+  private open(tls: TlsClientOptions): void {
+    if (this.closed) return;
+    const socket = new WebSocket(linkUrl(this.opts.server), { headers: { authorization: `Bearer ${this.opts.token}` }, ...(tls as WebSocket.ClientOptions) });
     this.socket = socket;
     socket.on("open", () => {
       this.send({ type: "register", registration: this.opts.registration });

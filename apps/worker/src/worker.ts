@@ -4,6 +4,7 @@ import { MAX_WORKER_TOOLS, type ToolDescriptor, type WorkerMessage, type WorkerR
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
+import type { TrustOptions } from "@gatehouse/protocol/node";
 import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
@@ -15,6 +16,8 @@ import { McpServers } from "./mcp/servers.js";
 export interface WorkerOptions {
   server: string;
   token: string;
+  /** How to trust a wss:// server: a CA, a fingerprint, or the known-servers file (trust on first use). */
+  trust?: TrustOptions;
   id: string;
   dir: string;
   tools?: readonly Tool[];
@@ -101,6 +104,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   link = new ServerLink({
     server: opts.server,
     token: opts.token,
+    ...(opts.trust ? { trust: opts.trust } : {}),
     registration,
     heartbeatMs: opts.heartbeatMs ?? 1000,
     log,

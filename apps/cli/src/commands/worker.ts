@@ -2,10 +2,11 @@ import { parseArgs } from "node:util";
 import { startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
 import { existingDir, mcpServersFlag } from "../flags.js";
+import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
 
 /** `gatehouse worker --server URL --token T --id ID --dir DIR [--mcp FILE]`: runs until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" }, mcp: { type: "string" } } });
+  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" }, mcp: { type: "string" }, ...TRUST_FLAGS } });
   const token = values.token ?? process.env.GATEHOUSE_WORKER_TOKEN;
   for (const [flag, v] of [["server", values.server], ["token", token], ["id", values.id]] as const) {
     if (!v) throw new CliError(`missing --${flag}`);
@@ -15,6 +16,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     server: values.server!,
     token: token!,
     id: values.id!,
+    trust: trustOptions(values, process.env, (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`)),
     dir,
     mcpServers: mcpServersFlag(values.mcp, dir),
     log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
