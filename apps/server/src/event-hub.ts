@@ -46,13 +46,15 @@ export class EventHub {
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {
-      const after = Number(filter.lastEventId ?? this.store.lastEventId());
-      const missed = this.missed(Number.isFinite(after) ? after : 0, filter.sessionId);
+      const requested = Number(filter.lastEventId ?? this.store.lastEventId());
+      // An id beyond the log was issued before a restart that emptied it: all of the log is new to that client.
+      const after = Number.isFinite(requested) && requested <= this.store.lastEventId() ? requested : 0;
+      const missed = this.missed(after, filter.sessionId);
       const missedIds = new Set(missed.map((m) => m.id));
       for (const p of this.pending(filter.sessionId)) {
         if (!missedIds.has(p.eventId)) yield { id: String(p.eventId), event: p.event };
       }
-      let last = missed.at(-1)?.id ?? (Number.isFinite(after) ? after : 0);
+      let last = missed.at(-1)?.id ?? after;
       for (const s of missed) yield { id: String(s.id), event: s.event };
       while (!signal?.aborted) {
         while (buffer.length > 0) {

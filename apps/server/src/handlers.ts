@@ -2,7 +2,7 @@ import { suggestPatterns } from "@gatehouse/policy";
 import type { Handlers, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
-import { agentNames, findAgent } from "./agents.js";
+import { agentNames, agentsOf, findAgent } from "./agents.js";
 import type { ApprovalGate } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
@@ -116,6 +116,11 @@ export function createHandlers(s: Services): Handlers {
         const found = await s.gate.view(input.sessionId, input.approvalId);
         if (found === undefined) throw new GatehouseError("NOT_FOUND", `approval ${input.approvalId} is not pending in session ${input.sessionId}`);
         return found;
+      },
+    }),
+    workers: guarded({
+      async list() {
+        return s.registry.list().map((w) => ({ id: w.id, workDir: w.workDir, connected: w.connected, tools: w.tools.map((t) => t.name), agents: agentsOf(w).map((a) => a.name) }));
       },
     }),
     worker: guarded({

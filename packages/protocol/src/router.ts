@@ -6,7 +6,7 @@ import {
   PromptInput, SessionCreateInput, SessionGetOutput, SessionRef, SessionSetModeInput, SessionShellInput, ShellOutput,
   ViewInput, WorkerRef, WorkerRegisterInput, WorkerResultInput,
 } from "./procedures.js";
-import { Presentation, SessionInfo } from "./schemas.js";
+import { Presentation, SessionInfo, WorkerInfo } from "./schemas.js";
 
 export type Role = "admin" | "approver" | "viewer";
 
@@ -55,6 +55,9 @@ export interface Handlers {
     deny(p: Principal, input: In<typeof DenyInput>): Promise<Out<typeof Applied>>;
     /** A pending approval's presentation whole, not cut; null when there is nothing to show. */
     view(p: Principal, input: In<typeof ViewInput>): Promise<Presentation | null>;
+  };
+  workers: {
+    list(p: Principal): Promise<Out<typeof WorkerInfo>[]>;
   };
   worker: {
     register(p: Principal, input: In<typeof WorkerRegisterInput>): Promise<{ ok: true }>;
@@ -113,6 +116,9 @@ export function createAppRouter(h: Handlers) {
       approve: client.input(ApproveInput).output(Applied).mutation(({ ctx, input }) => h.tool.approve(ctx.principal, input)),
       deny: client.input(DenyInput).output(Applied).mutation(({ ctx, input }) => h.tool.deny(ctx.principal, input)),
       view: client.input(ViewInput).output(Presentation.nullable()).query(({ ctx, input }) => h.tool.view(ctx.principal, input)),
+    }),
+    workers: t.router({
+      list: client.output(z.array(WorkerInfo)).query(({ ctx }) => h.workers.list(ctx.principal)),
     }),
     worker: t.router({
       register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => h.worker.register(ctx.principal, input)),

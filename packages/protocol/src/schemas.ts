@@ -135,3 +135,13 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
 export const SkillInfo = z.object({ name: z.string().max(200), description: z.string().max(2000) });
 export type SkillInfo = z.infer<typeof SkillInfo>;
+
+/** A registered worker as clients see it: where it works, whether it is connected, what it offers. */
+export const WorkerInfo = z.object({
+  id: z.string(),
+  workDir: z.string(),
+  connected: z.boolean(),
+  tools: z.array(z.string()),
+  agents: z.array(z.string()),
+});
+export type WorkerInfo = z.infer<typeof WorkerInfo>;
