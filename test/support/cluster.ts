@@ -36,8 +36,9 @@ export class Cluster {
 
   private constructor(
     readonly root: string,
-    readonly server: ChildProcess,
+    public server: ChildProcess,
     readonly port: number,
+    private readonly env: Record<string, string> | undefined,
   ) {}
 
   get url(): string {
@@ -73,13 +74,8 @@ export class Cluster {
       ...opts.config,
     };
     fs.writeFileSync(path.join(root, "config.json"), JSON.stringify(config));
-    const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...opts.env } });
-    const port = await new Promise<number>((resolve, reject) => {
-      const lines = readline.createInterface({ input: server.stdout! });
-      lines.once("line", (line) => resolve(JSON.parse(line).port));
-      server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-    });
-    const cluster = new Cluster(root, server, port);
+    const { server, port } = await spawnServer(root, [], opts.env);
+    const cluster = new Cluster(root, server, port, opts.env);
     const extra: string[] = [];
     if (opts.mcpServers) {
       fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify({ mcpServers: opts.mcpServers(path.join(root, "work")) }));
@@ -87,6 +83,14 @@ export class Cluster {
     }
     await cluster.startWorker(extra, opts.workerEnv);
     return cluster;
+  }
+
+  /** Kills the server (SIGKILL) and starts it again on the same port, with the same config. */
+  async restartServer(): Promise<void> {
+    const exited = new Promise((resolve) => this.server.once("exit", resolve));
+    this.server.kill("SIGKILL");
+    await exited;
+    this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env)).server;
   }
 
   async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
@@ -119,6 +123,16 @@ export class Cluster {
     this.server.kill("SIGKILL");
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+async function spawnServer(root: string, flags: string[], env: Record<string, string> | undefined): Promise<{ server: ChildProcess; port: number }> {
+  const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json"), ...flags], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const port = await new Promise<number>((resolve, reject) => {
+    const lines = readline.createInterface({ input: server.stdout! });
+    lines.once("line", (line) => resolve(JSON.parse(line).port));
+    server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { server, port };
 }
 
 export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;

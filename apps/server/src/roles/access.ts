@@ -70,6 +70,9 @@ export function withAccess(h: Handlers, store: Store, log: Log): Handlers {
       deny: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), h.tool.deny(p, i)),
       view: async (p, i) => (onSession(p, i.sessionId, "watch", "view approvals"), h.tool.view(p, i)),
     },
+    workers: {
+      list: async (p) => (await h.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
+    },
     worker: {
       register: async (p, i) => (ownWorker(p, i.workerId), h.worker.register(p, i)),
       requests: (p, i, signal) => (ownWorker(p, i.workerId), h.worker.requests(p, i, signal)),
