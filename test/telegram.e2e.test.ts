@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -185,6 +186,54 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     await waitUntil(() => cards().filter((m) => m.text.includes("echo approved-once")).length === 3, 10_000, "a card from the new server");
     expect(api.unknownMethods).toEqual([]);
   }, 60_000);
+});
+
+describe("gatehouse telegram, and the bot inside the server", () => {
+  const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+
+  it("runs as its own process with --server, --token and --users, and stops on SIGTERM", async () => {
+    const own = await FakeBotApi.start();
+    const state = path.join(path.dirname(stateFile), "cli-state.json");
+    const args = ["telegram", "--server", cluster.url, "--token", CLIENT_TOKEN, "--users", "222", "--state", state, "--api-root", own.apiRoot];
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TELEGRAM_BOT_TOKEN: own.token } });
+    try {
+      own.userSends(222, "/workers");
+      await own.waitForMessage(222, (m) => m.text.includes("<code>w1</code> connected"), "the worker list", 15_000);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(fs.existsSync(state)).toBe(true);
+    } finally {
+      child.kill("SIGKILL");
+      await own.stop();
+    }
+  }, 30_000);
+
+  it("starts inside the server from the telegram section of its config; a card that times out says so", async () => {
+    const own = await FakeBotApi.start();
+    const embedded = await Cluster.start({
+      rules: `{ "*": "ask" }`,
+      approvalTimeoutMs: 1500,
+      config: { telegram: { users: [{ id: 333, token: CLIENT_TOKEN }], apiRoot: own.apiRoot, botTokenEnv: "GH_TEST_BOT_TOKEN" } },
+      env: { GH_TEST_BOT_TOKEN: own.token },
+    });
+    try {
+      own.userSends(333, "/workers");
+      expect((await own.waitForMessage(333, () => true, "the worker list", 15_000)).text).toContain("<code>w1</code> connected");
+      own.userSends(444, "/workers");
+      expect((await own.waitForMessage(444, () => true, "a refusal")).text).toContain("private");
+
+      const client = embedded.client();
+      const session = await client.session.create.mutate({ workerId: "w1", scenario: embedded.scenario("slow", [{ text: "", toolCalls: [shell("echo late")] }, { text: "ok" }]) });
+      await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+      const card = await own.waitForMessage(333, (m) => m.text.includes("echo late"), "the card");
+      expect(card.replyMarkup?.inline_keyboard).toBeDefined();
+      await waitUntil(() => card.text.includes("Timed out") && card.replyMarkup === undefined, 10_000, "the card to time out");
+    } finally {
+      await embedded.stop();
+      await own.stop();
+    }
+  }, 30_000);
 });
 
 async function pendingApproval(client: ReturnType<Cluster["client"]>): Promise<string> {

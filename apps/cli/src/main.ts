@@ -8,6 +8,7 @@ import { connectCommand } from "./commands/connect.js";
 import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
 import { startCommand } from "./commands/start.js";
+import { telegramCommand } from "./commands/telegram.js";
 import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
 
@@ -29,6 +30,8 @@ usage: gatehouse <command>
           runs the server (tRPC over WebSocket and HTTP on one port)
   worker  --server URL --token T --id ID [--dir DIR] [--mcp FILE]
           registers with a server and runs its tool calls in DIR; FILE lists MCP servers (docs/mcp.md)
+  telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]
+          the Telegram bot; its token from TELEGRAM_BOT_TOKEN (docs/telegram.md)
 
 trust (connect, run --server, worker): wss:// servers are verified by --ca FILE, else by the public CAs,
         else by their certificate's fingerprint: --fingerprint SHA256, or pinned on first use in
@@ -81,6 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     if (group === "worker") return await workerCommand(rest);
     if (group === "connect") return await connectCommand(rest);
     if (group === "run") return await runCommand(rest);
+    if (group === "telegram") return await telegramCommand(rest);
     if (group === "--help" || group === "-h" || group === "help") {
       process.stdout.write(`${USAGE}\n`);
       return 0;

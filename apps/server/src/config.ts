@@ -103,6 +103,8 @@ export const ServerConfig = z.strictObject({
   scenario: z.string().optional(),
   /** Paths no tool may write besides the data directory (the worker's own configuration, say). */
   protectedPaths: z.array(z.string()).default([]),
+  /** The Telegram bot run inside the server process; its fields are checked by the bot (docs/telegram.md). */
+  telegram: z.record(z.string(), z.unknown(), { error: "telegram must be an object (docs/telegram.md)" }).optional(),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 export type ServerConfigInput = z.input<typeof ServerConfig>;

@@ -7,3 +7,4 @@ export { watchConfig } from "./config-watch.js";
 export { guardProcess } from "./process-guard.js";
 export { streamLog, silentLog, type Log } from "./log.js";
 export { hashToken } from "./auth.js";
+export { readConfigFile } from "./config-file.js";

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { guardProcess, loadServerConfig, startServer, streamLog, watchConfig } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { MODEL_FLAGS, modelChoice } from "../flags.js";
+import { embeddedTelegram } from "./telegram.js";
 
 /** `gatehouse server`: runs until SIGINT or SIGTERM. */
 export async function serverCommand(argv: string[]): Promise<number> {
@@ -36,11 +37,21 @@ export async function serverCommand(argv: string[]): Promise<number> {
   const server = await startServer(config, { log });
   const stopWatching = values.config ? watchConfig(values.config, () => loadServerConfig(values.config, overrides), server, log) : () => undefined;
   process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model, ...(server.fingerprint ? { fingerprint: server.fingerprint } : {}) })}\n`);
+  const local = ["0.0.0.0", "::"].includes(config.host) ? server.url.replace(/\/\/[^/]+:(\d+)$/, "//127.0.0.1:$1") : server.url;
+  let telegram: Awaited<ReturnType<typeof embeddedTelegram>> = null;
+  try {
+    telegram = await embeddedTelegram(config.telegram, values.config, local, config.dataDir);
+  } catch (err) {
+    stopWatching();
+    await server.close();
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
   stopWatching();
+  await telegram?.stop();
   await server.close();
   return 0;
 }
