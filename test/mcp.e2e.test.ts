@@ -7,6 +7,8 @@ import readline from "node:readline";
 import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil } from "./support/cluster.js";
+import { ModelReplay } from "./support/model-replay.js";
+import { anthropic } from "./support/wire-formats.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const TEST_SERVER = path.resolve(import.meta.dirname, "support/mcp-test-server.mjs");
@@ -157,5 +159,29 @@ describe("MCP servers on a worker, under the gate", () => {
     expect(result).toMatchObject({ toolName: "demo_echo", output: expect.stringContaining("echo: from run") });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^gatehouse: --mcp: .*bad\.json:1:37: mcpServers\.demo\.command: must be a non-empty string\n$/);
+  });
+
+  it("a real model is offered MCP tools with their own input schemas and reads their results", async () => {
+    const replay = await ModelReplay.start();
+    try {
+      cluster = await Cluster.start({
+        mcpServers: demo,
+        rules: `{"*": "allow"}`,
+        config: { model: "replay:m", providers: { replay: { api: "anthropic", baseURL: replay.baseURL, apiKeyEnv: "REPLAY_KEY" } } },
+        env: { REPLAY_KEY: "k" },
+      });
+      replay.push(anthropic.stream([], [{ id: "toolu_1", name: "demo_echo", argumentPieces: ['{"text":"model"}'] }]), anthropic.stream(["ok"]));
+      const client = cluster.client();
+      const info = await client.session.create.mutate({ workerId: "w1" });
+      const events = new Events(client, { sessionId: info.id });
+      await new Promise((r) => setTimeout(r, 100));
+      await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+      await events.next("turn_ended", undefined, 10_000);
+      const offered = (replay.requests[0]!.body as { tools: { name: string; input_schema: unknown }[] }).tools.find((t) => t.name === "demo_echo");
+      expect(offered?.input_schema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+      expect(JSON.stringify(replay.requests[1]!.body)).toContain("echo: model");
+    } finally {
+      await replay.close();
+    }
   });
 });
