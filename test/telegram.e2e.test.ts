@@ -6,6 +6,7 @@ import { startTelegramBot, type TelegramBot } from "@gatehouse/telegram";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Cluster, CLIENT_TOKEN, waitUntil } from "./support/cluster.js";
 import { FakeBotApi, type ChatMessage } from "./support/fake-bot-api.js";
+import { ServerProcess } from "./support/server-process.js";
 
 const ADA = 111;
 const STRANGER = 999;
@@ -231,6 +232,25 @@ describe("gatehouse telegram, and the bot inside the server", () => {
       await waitUntil(() => card.text.includes("Timed out") && card.replyMarkup === undefined, 10_000, "the card to time out");
     } finally {
       await embedded.stop();
+      await own.stop();
+    }
+  }, 30_000);
+
+  it("inside a server that speaks TLS, trusts the server's own certificate", async () => {
+    const own = await FakeBotApi.start();
+    process.env.GH_TEST_TLS_BOT_TOKEN = own.token;
+    const tls = await ServerProcess.start({
+      tls: "self-signed",
+      clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }],
+      telegram: { users: [{ id: 555, token: CLIENT_TOKEN }], apiRoot: own.apiRoot, botTokenEnv: "GH_TEST_TLS_BOT_TOKEN" },
+    });
+    try {
+      expect(tls.url).toMatch(/^wss:/);
+      own.userSends(555, "/workers");
+      expect((await own.waitForMessage(555, () => true, "an answer over wss", 15_000)).text).toBe("No worker has registered with the server.");
+    } finally {
+      delete process.env.GH_TEST_TLS_BOT_TOKEN;
+      await tls.stop();
       await own.stop();
     }
   }, 30_000);

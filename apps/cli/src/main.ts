@@ -30,10 +30,10 @@ usage: gatehouse <command>
           runs the server (tRPC over WebSocket and HTTP on one port)
   worker  --server URL --token T --id ID [--dir DIR] [--mcp FILE]
           registers with a server and runs its tool calls in DIR; FILE lists MCP servers (docs/mcp.md)
-  telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]
+  telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL] [trust flags]
           the Telegram bot; its token from TELEGRAM_BOT_TOKEN (docs/telegram.md)
 
-trust (connect, run --server, worker): wss:// servers are verified by --ca FILE, else by the public CAs,
+trust (connect, run --server, worker, telegram): wss:// servers are verified by --ca FILE, else by the public CAs,
         else by their certificate's fingerprint: --fingerprint SHA256, or pinned on first use in
         --known-servers FILE (default ~/.gatehouse/known_servers); a changed certificate is refused.
         Plain ws:// only to loopback unless --allow-plain. Environment: GATEHOUSE_CA,

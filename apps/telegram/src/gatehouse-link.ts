@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
-import { createNodeClient } from "@gatehouse/protocol/node";
+import { createNodeClient, type TlsClientOptions } from "@gatehouse/protocol/node";
 import type { Log } from "./log.js";
 
 export type EventHandler = (id: string, event: GatehouseEvent) => Promise<void>;
@@ -25,9 +25,10 @@ export class GatehouseLink {
     readonly url: string,
     token: string,
     private readonly log: Log,
+    tls: TlsClientOptions = {},
   ) {
     this.key = tokenDigest(token);
-    this.client = createNodeClient({ url, token });
+    this.client = createNodeClient({ url, token, tls });
   }
 
   start(lastEventId: string | undefined, handle: EventHandler): void {

@@ -1,4 +1,5 @@
 import type { ApprovalRequired, EventOf, GatehouseEvent } from "@gatehouse/protocol";
+import type { TlsClientOptions } from "@gatehouse/protocol/node";
 import { Bot, GrammyError, InputFile, type Context } from "grammy";
 import { approvalCard, approvalKeyboard, denyKeyboard, NO_LONGER_PENDING, outcomeLine } from "./approval-card.js";
 import { BotState, type ApprovalRecord } from "./bot-state.js";
@@ -16,6 +17,8 @@ export interface TelegramBotOptions {
   /** Allowed Telegram user ids, each with the Gatehouse client token it acts with. */
   users: { id: number; token: string }[];
   stateFile: string;
+  /** How to trust a wss:// server (a pinned certificate, say), as decided before the start. */
+  tls?: TlsClientOptions | undefined;
   /** The Bot API root; Telegram's own when absent. */
   apiRoot?: string | undefined;
   log?: Log;
@@ -59,7 +62,7 @@ export class TelegramBot {
     for (const user of opts.users) {
       let link = this.links.get(tokenDigest(user.token));
       if (!link) {
-        link = new GatehouseLink(opts.url, user.token, this.log);
+        link = new GatehouseLink(opts.url, user.token, this.log, opts.tls);
         this.links.set(link.key, link);
       }
       this.linkOfUser.set(user.id, link);

@@ -2,10 +2,12 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { closeClient } from "@gatehouse/protocol";
+import { trustServer, type TlsClientOptions } from "@gatehouse/protocol/node";
 import { botTokenFrom, parseTelegramSettings, startTelegramBot, usersWithTokens, type TelegramBot, type TelegramSettings } from "@gatehouse/telegram";
 import { readConfigFile } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
+import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
 
 /** A JSONC config file's value; a syntax error names its line and column. */
 function readJson(file: string): unknown {
@@ -48,20 +50,20 @@ async function runUntilSignal(bot: TelegramBot): Promise<void> {
   await bot.stop();
 }
 
-async function start(url: string, botToken: string, settings: TelegramSettings, users: { id: number; token: string }[], stateFile: string): Promise<TelegramBot> {
+async function start(url: string, tls: TlsClientOptions, botToken: string, settings: TelegramSettings, users: { id: number; token: string }[], stateFile: string): Promise<TelegramBot> {
   try {
-    return await checked(() => startTelegramBot({ url, botToken, users, stateFile, apiRoot: settings.apiRoot }));
+    return await checked(() => startTelegramBot({ url, tls, botToken, users, stateFile, apiRoot: settings.apiRoot }));
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError((err as Error).message, 1);
   }
 }
 
-/** `gatehouse telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]`. */
+/** `gatehouse telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]` and the trust flags. */
 export async function telegramCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { server: { type: "string" }, token: { type: "string" }, users: { type: "string" }, config: { type: "string" }, state: { type: "string" }, "api-root": { type: "string" } },
+    options: { server: { type: "string" }, token: { type: "string" }, users: { type: "string" }, config: { type: "string" }, state: { type: "string" }, "api-root": { type: "string" }, ...TRUST_FLAGS },
   });
   if (!values.server) throw new CliError("missing --server (the Gatehouse server, ws://HOST:PORT)");
   const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
@@ -75,23 +77,26 @@ export async function telegramCommand(argv: string[]): Promise<number> {
   const settings = checked(() => parseTelegramSettings(raw, where));
   const users = checked(() => usersWithTokens(settings.users, token, where));
   const botToken = checked(() => botTokenFrom(process.env, settings.botTokenEnv));
-  for (const t of new Set(users.map((u) => u.token))) await closeClient(await connectClient(values.server, t));
+  const trust = trustOptions(values);
+  for (const t of new Set(users.map((u) => u.token))) await closeClient(await connectClient(values.server, t, trust));
+  const tls = await trustServer(values.server, trust);
   const stateFile = path.resolve(values.state ?? settings.stateFile ?? path.join(os.homedir(), ".gatehouse", "telegram-state.json"));
-  const bot = await start(values.server, botToken, settings, users, stateFile);
+  const bot = await start(values.server, tls, botToken, settings, users, stateFile);
   process.stdout.write(`${JSON.stringify({ msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile })}\n`);
   await runUntilSignal(bot);
   return 0;
 }
 
 /**
- * The bot inside the server process, when the server's config file has a `telegram` section:
- * every user there names the client token they act with.
+ * The bot inside the server process, when the server's config has a `telegram` section: every
+ * user there names the client token they act with. Over TLS it trusts the server's own certificate.
  */
-export async function embeddedTelegram(section: unknown, configFile: string | undefined, serverUrl: string, dataDir: string): Promise<TelegramBot | null> {
+export async function embeddedTelegram(section: unknown, configFile: string | undefined, server: { url: string; fingerprint: string | null }, dataDir: string): Promise<TelegramBot | null> {
   if (section === undefined) return null;
   const where = `${configFile ?? "config"}: telegram`;
   const settings = checked(() => parseTelegramSettings(section, where));
   const users = checked(() => usersWithTokens(settings.users, undefined, where));
   const botToken = checked(() => botTokenFrom(process.env, settings.botTokenEnv));
-  return start(serverUrl, botToken, settings, users, path.resolve(settings.stateFile ?? path.join(dataDir, "telegram-state.json")));
+  const tls = server.fingerprint ? await trustServer(server.url, { fingerprint: server.fingerprint }) : {};
+  return start(server.url, tls, botToken, settings, users, path.resolve(settings.stateFile ?? path.join(dataDir, "telegram-state.json")));
 }
