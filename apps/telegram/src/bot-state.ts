@@ -113,6 +113,10 @@ export class BotState {
     return Object.values(this.data.approvals).find((a) => a.chatId === chatId && a.approvalId === approvalId);
   }
 
+  openApprovals(): ApprovalRecord[] {
+    return Object.values(this.data.approvals).filter((a) => a.status !== "closed");
+  }
+
   approvalsOf(approvalId: string): ApprovalRecord[] {
     return Object.values(this.data.approvals).filter((a) => a.approvalId === approvalId);
   }

@@ -31,11 +31,13 @@ export class GatehouseLink {
     this.client = createNodeClient({ url, token, tls });
   }
 
-  start(lastEventId: string | undefined, handle: EventHandler): void {
+  /** Follows the server's events; `onFollowing` runs on every (re)subscription, in the event order. */
+  start(lastEventId: string | undefined, handle: EventHandler, onFollowing: () => Promise<void>): void {
     this.subscription = this.client.agent.onEvents.subscribe(lastEventId ? { lastEventId } : {}, {
       onStarted: () => {
         if (!this.online) this.log("telegram: following the server's events", { url: this.url, connection: this.key });
         this.online = true;
+        this.queue = this.queue.then(onFollowing).catch((err: unknown) => this.log("telegram: open approvals could not be checked", { error: (err as Error).message }));
       },
       onData: (d) => {
         const event = d.data as GatehouseEvent;

@@ -82,7 +82,7 @@ export class TelegramBot {
       throw new Error(refused ? "Telegram refused the bot token (401): check it with BotFather" : `cannot reach the Telegram Bot API: ${describeProblem(err)}`);
     }
     await this.bot.api.setMyCommands(COMMANDS.map(([command, description]) => ({ command, description }))).catch((err: unknown) => this.log("telegram: could not set the command list", { error: describeProblem(err) }));
-    for (const link of this.links.values()) link.start(this.state.lastEventId(link.key), (id, e) => this.onEvent(link, id, e));
+    for (const link of this.links.values()) link.start(this.state.lastEventId(link.key), (id, e) => this.onEvent(link, id, e), () => this.checkOpenCards(link));
     await new Promise<void>((resolve, reject) => {
       this.polling = this.bot.start({ timeout: this.opts.pollSeconds ?? 30, allowed_updates: ["message", "callback_query"], onStart: () => resolve() });
       this.polling.catch((err: unknown) => {
@@ -138,7 +138,7 @@ export class TelegramBot {
   // --- events from Gatehouse ---
 
   private async onEvent(link: GatehouseLink, id: string, e: GatehouseEvent): Promise<void> {
-    const chats = this.opts.users.filter((u) => this.linkOfUser.get(u.id) === link).map((u) => u.id);
+    const chats = this.chatsOf(link);
     if (e.type === "tool_approval_required") {
       for (const chat of chats) await this.showApproval(link, chat, e);
     } else if (e.type === "tool_approval_resolved") {
@@ -151,6 +151,28 @@ export class TelegramBot {
       if (line) for (const chat of chats) if (this.state.chat(chat).follows.includes(e.sessionId)) this.addLine(chat, e.sessionId, line);
     }
     this.advance(link, id, e);
+  }
+
+  private chatsOf(link: GatehouseLink): number[] {
+    return this.opts.users.filter((u) => this.linkOfUser.get(u.id) === link).map((u) => u.id);
+  }
+
+  /**
+   * After a (re)subscription, cards whose approval the server no longer holds (lost in a restart
+   * of a server that keeps state in memory) say so and lose their buttons.
+   */
+  private async checkOpenCards(link: GatehouseLink): Promise<void> {
+    const chats = this.chatsOf(link);
+    for (const rec of this.state.openApprovals().filter((a) => chats.includes(a.chatId))) {
+      const gone = await link.client.tool.view.query({ sessionId: rec.sessionId, approvalId: rec.approvalId }).then(
+        () => false,
+        (err: { data?: { code?: string } }) => err.data?.code === "NOT_FOUND",
+      );
+      if (gone && !rec.resolved && rec.status !== "closed") {
+        this.state.update(rec, { status: "closed" });
+        await this.editCard(rec, NO_LONGER_PENDING);
+      }
+    }
   }
 
   private repeated(link: GatehouseLink, sessionId: string, id: string): boolean {
