@@ -101,22 +101,25 @@ describe("the approval lifecycle (seed 002)", () => {
     expect(fs.existsSync(path.join(cluster.workDir, "forbidden.txt"))).toBe(false);
   });
 
-  it("deny hard: the rest of the batch is rejected and the turn ends", async () => {
+  it("deny hard: the rest of the batch is rejected, its pending asks cancelled, and the turn ends", async () => {
     cluster = await Cluster.start({ files: { "a.txt": "A" } });
     const client = cluster.client();
     const s = await session(cluster, client, [
-      { text: "Batch.", toolCalls: [shell("echo first"), { tool: "read_file", args: { path: "a.txt" } }] },
+      { text: "Batch.", toolCalls: [shell("echo first"), { tool: "read_file", args: { path: "a.txt" } }, shell("echo third")] },
       { text: "this step must not be played" },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     const ask = await s.events.next("tool_approval_required");
-    expect(ask.batch).toEqual({ index: 0, total: 2, remaining: [{ toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }] });
+    expect(ask.batch).toEqual({ index: 0, total: 3, remaining: [{ toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }, { toolName: "shell_exec", arguments: JSON.stringify({ command: "echo third" }) }] });
+    const third = await s.events.next("tool_approval_required", (e) => e.batch.index === 2);
     await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId, mode: "hard", feedback: "stop" });
     await s.events.next("turn_ended", (e) => e.reason === "rejected");
     const results = s.events.of("tool_result");
     expect(results[0]!.output).toContain("Feedback: stop");
     expect(results[1]!.output).toMatch(/rejected an earlier call of this batch/);
-    expect(results.map((r) => r.outcome)).toEqual(["rejected", "rejected"]);
+    expect(results.map((r) => r.outcome)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(s.events.of("tool_approval_resolved").find((e) => e.approvalId === third.approvalId)).toMatchObject({ outcome: "cancelled" });
+    expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: third.approvalId })).toEqual({ applied: false });
     expect(s.events.of("assistant_message")).toHaveLength(1);
   });
 

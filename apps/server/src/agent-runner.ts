@@ -127,6 +127,7 @@ export class AgentRunner {
       if (signal.aborted) return "aborted";
       const started = performance.now();
       const decision = decisions[i];
+      if (hardRejected && approvals[i]) this.o.gate.cancel(approvals[i].approvalId, null);
       const result: CallResult = hardRejected
         ? notRun("rejected", toolMessages.batchRejected(call.toolName))
         : decision

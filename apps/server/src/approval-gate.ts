@@ -138,7 +138,7 @@ export class ApprovalGate {
     const p = this.pending.get(input.approvalId);
     if (!p || p.session.id !== input.sessionId) return false;
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
-    const patterns = input.pattern ? [input.pattern] : p.event.suggestedPatterns;
+    const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
     this.finish(input.approvalId, { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") });
     if (scope === "once") return true;
     this.addRuntimeRules(p.session.id, p.call.tool, patterns);
@@ -166,6 +166,11 @@ export class ApprovalGate {
     const p = this.pending.get(input.approvalId);
     if (!p || p.session.id !== input.sessionId) return false;
     return this.finish(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined;
+  }
+
+  /** Cancels one pending approval (its call will not run: an earlier call of its batch was denied hard). */
+  cancel(approvalId: string, by: string | null): void {
+    this.finish(approvalId, { outcome: "cancelled", scope: null, feedback: null, hard: false, by });
   }
 
   /** Cancels every pending approval of a session (abort, worker lost). */

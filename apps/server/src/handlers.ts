@@ -1,5 +1,6 @@
-import { suggestPatterns } from "@gatehouse/policy";
+import { lintRules, suggestPatterns } from "@gatehouse/policy";
 import type { Handlers, SessionInfo } from "@gatehouse/protocol";
+import os from "node:os";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
 import { agentNames, agentsOf, findAgent } from "./agents.js";
@@ -120,7 +121,14 @@ export function createHandlers(s: Services): Handlers {
     }),
     workers: guarded({
       async list() {
-        return s.registry.list().map((w) => ({ id: w.id, workDir: w.workDir, connected: w.connected, tools: w.tools.map((t) => t.name), agents: agentsOf(w).map((a) => a.name) }));
+        return s.registry.list().map((w) => ({
+          id: w.id,
+          workDir: w.workDir,
+          connected: w.connected,
+          tools: w.tools.map(({ name, description, tier }) => ({ name, description, tier })),
+          agents: agentsOf(w).map((a) => a.name),
+          skills: w.skills,
+        }));
       },
     }),
     worker: guarded({
@@ -144,7 +152,9 @@ export function createHandlers(s: Services): Handlers {
     permissions: guarded({
       async get(_p, input) {
         const loaded = s.permissions.load(input.workerId);
-        return { file: loaded.file, text: s.permissions.text(input.workerId), error: loaded.ok ? null : loaded.error.message };
+        const text = s.permissions.text(input.workerId);
+        const warnings = loaded.ok ? lintRules(text, { file: loaded.file, home: os.homedir() }).warnings : [];
+        return { file: loaded.file, text, error: loaded.ok ? null : loaded.error.message, warnings: warnings.map(({ line, column, message }) => ({ line, column, message })) };
       },
       async explain(_p, input) {
         const w = worker(input.workerId);

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import os from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -31,6 +31,7 @@ import { TokenLimits, withLimits } from "./limits.js";
 import { streamLog, type Log } from "./log.js";
 import { withAccess } from "./roles/access.js";
 import { isLoopback, serverTls } from "./tls.js";
+import { createConsoleHandler } from "./web-console.js";
 import { WorkerPermissions } from "./worker-permissions.js";
 import { WorkerRegistry } from "./worker-registry.js";
 
@@ -62,7 +63,7 @@ const FALLBACK_SCENARIO = parseScenario(
 
 const now = () => new Date().toISOString();
 
-/** Starts the server: tRPC over WebSocket and HTTP on one port. */
+/** Starts the server: tRPC over WebSocket and HTTP, and the browser console, on one port. */
 export async function startServer(config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? streamLog();
   await ApprovalGate.ready();
@@ -141,7 +142,11 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     if (error.code === "INTERNAL_SERVER_ERROR") log.error("unhandled error in a procedure", { path, error: String((error.cause as Error | undefined)?.stack ?? error.message) });
   };
   const tls = await serverTls(config.tls, config.host, config.dataDir);
-  const handler = createHTTPHandler({ router, maxBodySize: limits.frameBytes, onError, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
+  const rpc = createHTTPHandler({ router, maxBodySize: limits.frameBytes, onError, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
+  const webConsole = createConsoleHandler();
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (!webConsole(req, res)) rpc(req, res);
+  };
   const http = tls ? https.createServer({ key: tls.key, cert: tls.cert }, handler) : createPlainServer(handler);
   http.on("tlsClientError", (err: Error) => log.warn("TLS handshake failed", { error: err.message }));
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preAuthFrameBytes });

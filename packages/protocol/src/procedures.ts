@@ -28,6 +28,8 @@ export const ApproveInput = z.object({
   always: z.boolean().optional(),
   scope: z.enum(["once", "session", "always"]).optional(),
   pattern: text("pattern", 1000).min(1, "pattern must not be empty").optional(),
+  /** Every pattern to save, each as the person edited it; replaces the suggested patterns (and `pattern`). */
+  patterns: z.array(text("pattern", 1000).min(1, "pattern must not be empty")).min(1, "patterns must not be empty").max(50, "at most 50 patterns").optional(),
 });
 export type ApproveInput = z.infer<typeof ApproveInput>;
 export const DenyInput = z.object({
@@ -58,7 +60,9 @@ export const WorkerResultInput = z.object({
   ...ToolOutput.shape,
 });
 
-export const PermissionsGetOutput = z.object({ file: z.string(), text: z.string(), error: z.string().nullable() });
+const LintIssue = z.object({ line: z.number(), column: z.number(), message: z.string() });
+export const PermissionsGetOutput = z.object({ file: z.string(), text: z.string(), error: z.string().nullable(), warnings: z.array(LintIssue) });
+
 export const PermissionsExplainInput = z.object({
   workerId: WorkerId,
   sessionId: SessionId.optional(),
@@ -67,3 +71,13 @@ export const PermissionsExplainInput = z.object({
   mode: Mode.optional(),
 });
 export const PermissionsExplainOutput = z.object({ decision: Decision, suggestedPatterns: z.array(z.string()) });
+
+/** Who a client token is and what its role lets it do (docs/operations.md). */
+export const WhoAmI = z.object({
+  name: z.string(),
+  role: z.enum(["admin", "approver", "viewer"]),
+  /** The workers whose sessions it may see; "*" is any. */
+  workers: z.array(z.string()),
+  /** Whether it may run a person's `!command`. */
+  shell: z.boolean(),
+});

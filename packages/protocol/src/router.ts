@@ -4,7 +4,7 @@ import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
   Applied, ApproveInput, DenyInput, OnEventsInput, PermissionsExplainInput, PermissionsExplainOutput, PermissionsGetOutput,
   PromptInput, SessionCreateInput, SessionGetOutput, SessionRef, SessionSetModeInput, SessionShellInput, ShellOutput,
-  ViewInput, WorkerRef, WorkerRegisterInput, WorkerResultInput,
+  ViewInput, WhoAmI, WorkerRef, WorkerRegisterInput, WorkerResultInput,
 } from "./procedures.js";
 import { Presentation, SessionInfo, WorkerInfo } from "./schemas.js";
 
@@ -56,14 +56,14 @@ export interface Handlers {
     /** A pending approval's presentation whole, not cut; null when there is nothing to show. */
     view(p: Principal, input: In<typeof ViewInput>): Promise<Presentation | null>;
   };
-  workers: {
-    list(p: Principal): Promise<Out<typeof WorkerInfo>[]>;
-  };
   worker: {
     register(p: Principal, input: In<typeof WorkerRegisterInput>): Promise<{ ok: true }>;
     requests(p: Principal, input: In<typeof WorkerRef>, signal: AbortSignal | undefined): AsyncIterable<WorkerMessage>;
     result(p: Principal, input: In<typeof WorkerResultInput>): Promise<{ accepted: boolean }>;
     heartbeat(p: Principal, input: In<typeof WorkerRef>): Promise<{ ok: true }>;
+  };
+  workers: {
+    list(p: Principal): Promise<Out<typeof WorkerInfo>[]>;
   };
   permissions: {
     get(p: Principal, input: In<typeof WorkerRef>): Promise<Out<typeof PermissionsGetOutput>>;
@@ -117,9 +117,6 @@ export function createAppRouter(h: Handlers) {
       deny: client.input(DenyInput).output(Applied).mutation(({ ctx, input }) => h.tool.deny(ctx.principal, input)),
       view: client.input(ViewInput).output(Presentation.nullable()).query(({ ctx, input }) => h.tool.view(ctx.principal, input)),
     }),
-    workers: t.router({
-      list: client.output(z.array(WorkerInfo)).query(({ ctx }) => h.workers.list(ctx.principal)),
-    }),
     worker: t.router({
       register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => h.worker.register(ctx.principal, input)),
       onToolRequests: worker.input(WorkerRef).subscription(async function* ({ ctx, input, signal }) {
@@ -127,6 +124,12 @@ export function createAppRouter(h: Handlers) {
       }),
       result: worker.input(WorkerResultInput).mutation(({ ctx, input }) => h.worker.result(ctx.principal, input)),
       heartbeat: worker.input(WorkerRef).mutation(({ ctx, input }) => h.worker.heartbeat(ctx.principal, input)),
+    }),
+    auth: t.router({
+      whoami: client.output(WhoAmI).query(({ ctx: { principal: p } }) => ({ name: p.name, role: p.role ?? "admin", workers: [...(p.workers ?? ["*"])], shell: p.shell ?? p.role !== "viewer" })),
+    }),
+    workers: t.router({
+      list: client.output(z.array(WorkerInfo)).query(({ ctx }) => h.workers.list(ctx.principal)),
     }),
     permissions: t.router({
       get: client.input(WorkerRef).output(PermissionsGetOutput).query(({ ctx, input }) => h.permissions.get(ctx.principal, input)),

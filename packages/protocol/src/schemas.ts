@@ -141,7 +141,9 @@ export const WorkerInfo = z.object({
   id: z.string(),
   workDir: z.string(),
   connected: z.boolean(),
-  tools: z.array(z.string()),
+  tools: z.array(ToolDescriptor.pick({ name: true, description: true, tier: true })),
+  /** Every agent type a session on it may take: the built-in ones and its agent files'. */
   agents: z.array(z.string()),
+  skills: z.array(SkillInfo),
 });
 export type WorkerInfo = z.infer<typeof WorkerInfo>;

@@ -70,14 +70,14 @@ export function withAccess(h: Handlers, store: Store, log: Log): Handlers {
       deny: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), h.tool.deny(p, i)),
       view: async (p, i) => (onSession(p, i.sessionId, "watch", "view approvals"), h.tool.view(p, i)),
     },
-    workers: {
-      list: async (p) => (await h.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
-    },
     worker: {
       register: async (p, i) => (ownWorker(p, i.workerId), h.worker.register(p, i)),
       requests: (p, i, signal) => (ownWorker(p, i.workerId), h.worker.requests(p, i, signal)),
       result: async (p, i) => (ownWorker(p, i.workerId), h.worker.result(p, i)),
       heartbeat: async (p, i) => (ownWorker(p, i.workerId), h.worker.heartbeat(p, i)),
+    },
+    workers: {
+      list: async (p) => (await h.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
     },
     permissions: {
       get: async (p, i) => (admin(p, "read permissions files"), h.permissions.get(p, i)),
