@@ -132,6 +132,8 @@ async function spawnServer(root: string, flags: string[], env: Record<string, st
     lines.once("line", (line) => resolve(JSON.parse(line).port));
     server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
+  // The log is read as it comes (and dropped), so that a full pipe never stalls the server.
+  server.stderr!.resume();
   return { server, port };
 }
 

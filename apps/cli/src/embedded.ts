@@ -2,8 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createLog } from "@gatehouse/log";
 import { seedRulesFile } from "@gatehouse/policy";
-import { GatehouseError, guardProcess, loadServerConfig, startServer, streamLog, workerRulesFile } from "@gatehouse/server";
+import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
 import { existingDir, mcpServersFlag, type ModelChoice } from "./flags.js";
 
@@ -52,10 +53,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
   });
   const rulesFile = workerRulesFile(config.dataDir, opts.workerId);
   if (opts.seedRules) seedRulesFile(rulesFile, opts.seedRules);
-  const logFile = path.join(config.dataDir, "gatehouse.log");
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const log = fs.createWriteStream(logFile, { flags: "a" });
-  const serverLog = streamLog(log);
+  const log = createLog({ destination: path.join(config.dataDir, "gatehouse.log"), format: "json" });
+  const serverLog = log.child({ component: "server" });
   guardProcess(serverLog);
   const server = await startServer(config, { log: serverLog });
   const worker = await startWorker({
@@ -64,10 +63,9 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     id: opts.workerId,
     dir: opts.dir,
     mcpServers: opts.mcpServers ?? [],
-    log: (msg) => log.write(`${JSON.stringify({ at: new Date().toISOString(), worker: opts.workerId, msg })}\n`),
+    log: log.child({ component: "worker" }),
   }).catch(async (err: unknown) => {
     await server.close();
-    log.end();
     throw err;
   });
   return {
@@ -80,7 +78,6 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     close: async () => {
       await worker.close();
       await server.close();
-      log.end();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { LogSettingError } from "@gatehouse/log";
 import { RulesFileError } from "@gatehouse/policy";
 import { CliError } from "./cli-error.js";
 import { permissionsEval } from "./commands/permissions-eval.js";
@@ -93,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new CliError(`unknown command "${group}"\n${USAGE}`);
   } catch (err) {
     if (err instanceof RulesFileError) process.stderr.write(`${err.message}\n`);
-    else if (err instanceof CliError) process.stderr.write(`gatehouse: ${err.message}\n`);
+    else if (err instanceof CliError || err instanceof LogSettingError) process.stderr.write(`gatehouse: ${err.message}\n`);
     else if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) process.stderr.write(`gatehouse: ${(err as Error).message}\n${USAGE}\n`);
     else if ((err as Error).name === "GatehouseError") process.stderr.write(`gatehouse: ${(err as Error).message}\n`);
     else {

@@ -1,5 +1,6 @@
 import type { Decision } from "@gatehouse/policy";
 import { toolOutputText, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
@@ -25,6 +26,7 @@ export interface RunnerOptions {
   toolTimeoutMs: number;
   maxToolResultChars: number;
   systemPrompt: (session: SessionInfo) => string;
+  log: Log;
 }
 
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
@@ -65,6 +67,8 @@ export class AgentRunner {
     } catch (err) {
       if (!controller.signal.aborted) {
         const code = err instanceof GatehouseError ? err.code : "INTERNAL";
+        if (code === "INTERNAL") this.o.log.error("a turn failed", { err, sessionId: session.id });
+        else this.o.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
         this.o.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
       }
       end = "error";

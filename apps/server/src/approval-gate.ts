@@ -2,6 +2,7 @@ import { evaluate, isToolGlob, loadShellParser, Ruleset, suggestPatterns, toolKe
 import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import os from "node:os";
 import { nanoid } from "nanoid";
+import type { Log } from "@gatehouse/log";
 import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
 import type { WorkerPermissions } from "./worker-permissions.js";
@@ -39,6 +40,7 @@ export interface GateOptions {
   present: (session: SessionInfo, call: ToolCall, whole?: boolean) => Promise<Presentation | null>;
   /** The session's agent layer (DESIGN §2.3); undefined for a session without one. */
   agentLayer: (session: SessionInfo) => Ruleset | undefined;
+  log: Log;
 }
 
 /** Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6). */
@@ -92,14 +94,20 @@ export class ApprovalGate {
 
   /** What a person will see for a call that asks; null when it cannot be shown. */
   presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
-    return this.o.present(session, call).catch(() => null);
+    return this.o.present(session, call).catch((err: unknown) => this.unpresentable(err, session, call));
   }
 
   /** A pending approval's presentation, whole; undefined when the approval is not pending. */
   async view(sessionId: string, approvalId: string): Promise<Presentation | null | undefined> {
     const p = this.pending.get(approvalId);
     if (!p || p.session.id !== sessionId) return undefined;
-    return this.o.present(p.session, p.call, true).catch(() => null);
+    return this.o.present(p.session, p.call, true).catch((err: unknown) => this.unpresentable(err, p.session, p.call));
+  }
+
+  /** A presentation that failed (the worker could not read the file, say): the person sees none, the log says why. */
+  private unpresentable(err: unknown, session: SessionInfo, call: ToolCall): null {
+    this.o.log.warn("could not prepare what the person sees for an approval", { err, sessionId: session.id, tool: call.tool });
+    return null;
   }
 
   /** Holds a call for a person's answer; the promise settles with the answer. */

@@ -1,6 +1,7 @@
 import { lintRules, suggestPatterns } from "@gatehouse/policy";
 import type { Handlers, SessionInfo } from "@gatehouse/protocol";
 import os from "node:os";
+import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
 import { agentNames, agentsOf, findAgent } from "./agents.js";
@@ -22,6 +23,7 @@ export interface Services {
   openModel: (session: SessionInfo, scenario: string | undefined) => void;
   defaultModel: string;
   toolTimeoutMs: number;
+  log: Log;
 }
 
 const now = () => new Date().toISOString();
@@ -60,13 +62,14 @@ export function createHandlers(s: Services): Handlers {
 
   return {
     session: guarded({
-      async create(_p, input) {
+      async create(p, input) {
         const w = worker(input.workerId);
         if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentNames(w)}`);
         const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, model: input.model ?? s.defaultModel, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
         s.openModel(info, input.scenario);
         s.store.putSession(info);
         s.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
+        s.log.info("session created", { sessionId: info.id, workerId: info.workerId, agent: info.agent, model: info.model, mode: info.mode, by: p.name });
         return info;
       },
       async list() {

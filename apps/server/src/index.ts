@@ -5,6 +5,6 @@ export { GatehouseError } from "./errors.js";
 export { workerRulesFile } from "./worker-permissions.js";
 export { watchConfig } from "./config-watch.js";
 export { guardProcess } from "./process-guard.js";
-export { streamLog, silentLog, type Log } from "./log.js";
+export { createLog, silentLog, type Log } from "./log.js";
 export { hashToken } from "./auth.js";
 export { readConfigFile } from "./config-file.js";

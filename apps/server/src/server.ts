@@ -28,7 +28,8 @@ import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { Connections } from "./connections.js";
 import { TokenLimits, withLimits } from "./limits.js";
-import { streamLog, type Log } from "./log.js";
+import { createLog, type Log } from "./log.js";
+import { logProcedureError } from "./procedure-errors.js";
 import { withAccess } from "./roles/access.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
@@ -65,7 +66,7 @@ const now = () => new Date().toISOString();
 
 /** Starts the server: tRPC over WebSocket and HTTP, and the browser console, on one port. */
 export async function startServer(config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? streamLog();
+  const log = opts.log ?? createLog();
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const store = new MemoryStore();
@@ -87,6 +88,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
         }
       },
     },
+    log,
     config.heartbeatTimeoutMs,
     config.replaceOnlineWorkers,
   );
@@ -104,6 +106,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     approvalTimeoutMs: config.approvalTimeoutMs,
     present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText, mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp }, session, call, whole),
     agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
+    log,
   });
   const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });
   const runner = new AgentRunner({
@@ -125,9 +128,10 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       const worker = registry.get(s.workerId);
       return systemPrompt({ workDir: worker?.workDir ?? "an unknown directory", agent: findAgent(worker, s.agent), skills: worker?.skills ?? [] });
     },
+    log,
   });
   const handlers = createHandlers({
-    store, hub, gate, runner, registry, permissions, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
+    store, hub, gate, runner, registry, permissions, log, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
     openModel: (session, scenario) => {
       const file = scenario ?? config.scenario;
       models.open(session, file ? loadScenario(file) : undefined);
@@ -138,9 +142,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const connections = new Connections(() => limits.connectionsPerToken, log);
   const tokenLimits = new TokenLimits(() => limits, log);
   const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
-  const onError = ({ error, path }: { error: { code: string; message: string; cause?: unknown }; path?: string | undefined }) => {
-    if (error.code === "INTERNAL_SERVER_ERROR") log.error("unhandled error in a procedure", { path, error: String((error.cause as Error | undefined)?.stack ?? error.message) });
-  };
+  const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
   const rpc = createHTTPHandler({ router, maxBodySize: limits.frameBytes, onError, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
   const webConsole = createConsoleHandler();
@@ -193,6 +195,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const url = `${tls ? "wss" : "ws"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   if (tls) log.info("serving TLS", { certificate: tls.certFile, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned });
   else if (!isLoopback(config.host)) log.warn("serving plain text on a host other machines can reach (tls: off)", { host: config.host });
+  log.info("server listening", { url, dataDir: config.dataDir, model: config.model });
   return {
     url,
     port,
@@ -206,6 +209,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       return closed;
     },
     close: async () => {
+      log.info("server stopping");
       registry.close();
       gate.close();
       wsHandler.broadcastReconnectNotification();

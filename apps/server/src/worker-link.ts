@@ -49,7 +49,10 @@ export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry, pri
   };
   socket.on("message", (data) => {
     const message = parse(String(data));
-    if (typeof message === "string") return send({ type: "error", message });
+    if (typeof message === "string") {
+      log.warn("refused a worker link message", { workerId, problem: message });
+      return send({ type: "error", message });
+    }
     if (message.type === "register") {
       if (workerId !== null) return send({ type: "error", message: "this link is already registered" });
       return register(message.registration);

@@ -1,4 +1,5 @@
 import type { ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import { GatehouseError } from "./errors.js";
 
@@ -43,6 +44,7 @@ export class WorkerRegistry {
 
   constructor(
     private readonly events: RegistryEvents,
+    private readonly log: Log,
     private readonly heartbeatTimeoutMs = 5000,
     /** A second connection for an online worker id replaces the first instead of being refused. */
     private readonly replaceOnline = false,
@@ -62,6 +64,7 @@ export class WorkerRegistry {
     this.refuseIfOnline(input.workerId);
     const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
     this.entries.set(input.workerId, entry);
+    this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
     return entry;
   }
 
@@ -97,6 +100,7 @@ export class WorkerRegistry {
     this.connections.set(workerId, conn);
     entry.connected = true;
     entry.lastSeen = Date.now();
+    this.log.info("worker connected", { workerId });
     this.events.connected(workerId);
     return () => {
       if (this.connections.get(workerId) === conn) this.disconnect(workerId, "its connection closed");
@@ -165,12 +169,14 @@ export class WorkerRegistry {
     const entry = this.entries.get(workerId);
     if (entry) entry.connected = false;
     const sessions = new Set<string>();
+    const failedCalls = conn.inflight.size;
     for (const call of conn.inflight.values()) {
       sessions.add(call.sessionId);
       call.reject(new GatehouseError("WORKER_LOST", `worker ${workerId} disconnected while the tool was running (${why})`));
     }
     conn.inflight.clear();
     conn.end();
+    this.log.info("worker disconnected", { workerId, why, failedCalls });
     this.events.disconnected(workerId, [...sessions]);
   }
 

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { silentLog, type Log } from "@gatehouse/log";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { z } from "zod";
@@ -24,7 +25,7 @@ export interface WorkerOptions {
   /** MCP servers whose tools the worker offers as `{server}_{tool}`. */
   mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
-  log?: (line: string) => void;
+  log?: Log;
 }
 
 export interface RunningWorker {
@@ -39,7 +40,7 @@ function descriptor(tool: Tool): ToolDescriptor {
 }
 
 /** Runs one tool call: arguments checked, files guarded, output limited, time bounded. */
-export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal): Promise<ToolResult> {
+export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal, log: Log = silentLog): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
   const parsed = tool.input.safeParse(msg.args);
@@ -60,6 +61,7 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
     return await Promise.race([tool.run(parsed.data, { workDir: guard.workDir, guard, signal: stop.signal, timeoutMs: msg.timeoutMs }), halted]);
   } catch (err) {
     if (err instanceof ToolRefused) return { ok: false, output: err.message };
+    log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {
     clearTimeout(timer);
@@ -71,12 +73,12 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workDir = fs.realpathSync(path.resolve(opts.dir));
   const builtins = opts.tools ?? BUILTIN_TOOLS;
-  const log = opts.log ?? (() => undefined);
+  const log = (opts.log ?? silentLog).child({ workerId: opts.id });
   let link: ServerLink | undefined;
   const mcp = new McpServers(opts.mcpServers ?? [], {
     reserved: new Set([...builtins.map((t) => t.name), "task"]),
     maxTools: MAX_WORKER_TOOLS - builtins.length,
-    log,
+    log: (line) => log.info(line),
     onToolsChanged: () => {
       if (!link) return;
       registration.tools = tools().map(descriptor);
@@ -94,13 +96,14 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     if (msg.type === "cancel") return running.get(msg.requestId)?.abort();
     const controller = new AbortController();
     running.set(msg.requestId, controller);
-    void runTool(tools(), msg, guards.get(msg.guard), controller.signal).then((result) => {
+    log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
+    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log).then((result) => {
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
-      if (!link?.send({ type: "result", requestId: msg.requestId, ...result })) log(`could not send the result of ${msg.requestId}: not connected`);
+      if (!link?.send({ type: "result", requestId: msg.requestId, ...result })) log.warn("could not send a result: not connected", { requestId: msg.requestId });
     });
   };
   await mcp.start();
-  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, tools: tools().map(descriptor), agents: loadAgents(workDir, log), skills: listSkills(workDir) };
+  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir) };
   link = new ServerLink({
     server: opts.server,
     token: opts.token,
@@ -110,7 +113,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     log,
     onMessage: handle,
     onLost: () => {
-      if (running.size > 0) log(`connection lost: killing ${running.size} running call(s)`);
+      if (running.size > 0) log.warn("connection lost: killing the running calls", { calls: running.size });
       abortAll();
     },
   });

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { guardProcess, loadServerConfig, startServer, streamLog, watchConfig } from "@gatehouse/server";
+import { createLog } from "@gatehouse/log";
+import { guardProcess, loadServerConfig, startServer, watchConfig } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { MODEL_FLAGS, modelChoice } from "../flags.js";
 import { embeddedTelegram } from "./telegram.js";
@@ -32,7 +33,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
     ...modelChoice(values),
   };
   const config = loadServerConfig(values.config, overrides);
-  const log = streamLog();
+  const log = createLog().child({ component: "server" });
   guardProcess(log);
   const server = await startServer(config, { log });
   const stopWatching = values.config ? watchConfig(values.config, () => loadServerConfig(values.config, overrides), server, log) : () => undefined;

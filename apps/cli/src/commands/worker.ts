@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { createLog } from "@gatehouse/log";
 import { startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
 import { existingDir, mcpServersFlag } from "../flags.js";
@@ -19,7 +20,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     trust: trustOptions(values, process.env, (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`)),
     dir,
     mcpServers: mcpServersFlag(values.mcp, dir),
-    log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
+    log: createLog().child({ component: "worker" }),
   });
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
