@@ -30,6 +30,8 @@ export interface ClusterOptions {
 /** A server and a worker as real processes on loopback, in a temporary folder. */
 export class Cluster {
   readonly clients: GatehouseClient[] = [];
+  /** What the server logged; read as it comes, so a chatty server never blocks on a full pipe. */
+  serverLog: string[] = [];
   worker: ChildProcess | undefined;
   /** What the worker wrote to stderr: one JSON object a line. */
   workerLog = "";
@@ -74,8 +76,10 @@ export class Cluster {
       ...opts.config,
     };
     fs.writeFileSync(path.join(root, "config.json"), JSON.stringify(config));
-    const { server, port } = await spawnServer(root, [], opts.env);
+    const serverLog: string[] = [];
+    const { server, port } = await spawnServer(root, [], opts.env, serverLog);
     const cluster = new Cluster(root, server, port, opts.env);
+    cluster.serverLog = serverLog;
     const extra: string[] = [];
     if (opts.mcpServers) {
       fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify({ mcpServers: opts.mcpServers(path.join(root, "work")) }));
@@ -90,7 +94,7 @@ export class Cluster {
     const exited = new Promise((resolve) => this.server.once("exit", resolve));
     this.server.kill("SIGKILL");
     await exited;
-    this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env)).server;
+    this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env, this.serverLog)).server;
   }
 
   async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
@@ -125,8 +129,9 @@ export class Cluster {
   }
 }
 
-async function spawnServer(root: string, flags: string[], env: Record<string, string> | undefined): Promise<{ server: ChildProcess; port: number }> {
+async function spawnServer(root: string, flags: string[], env: Record<string, string> | undefined, log: string[]): Promise<{ server: ChildProcess; port: number }> {
   const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json"), ...flags], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  readline.createInterface({ input: server.stderr! }).on("line", (l) => log.push(l));
   const port = await new Promise<number>((resolve, reject) => {
     const lines = readline.createInterface({ input: server.stdout! });
     lines.once("line", (line) => resolve(JSON.parse(line).port));
