@@ -57,6 +57,8 @@ const PROCEDURES = {
   "tool.deny": answer({ feedback: maybe(str), mode: maybe(often(fc.constantFrom("soft", "hard"))) }),
   "tool.view": fc.record({ sessionId, approvalId }),
   "permissions.get": fc.record({ workerId }),
+  "auth.whoami": fc.oneof(fc.constant(undefined), junk),
+  "workers.list": fc.oneof(fc.constant(undefined), junk),
   "permissions.explain": fc.record({ workerId, sessionId: maybe(sessionId), tool, args, mode: maybe(mode) }),
   "agent.onEvents": fc.oneof(fc.record({ sessionId: maybe(sessionId), lastEventId: maybe(fc.oneof(fc.constantFrom("0", "-1", "1e9", "NaN"), str)) }), junk),
   "worker.register": fc.record({ workerId, workDir: fc.oneof(fc.constant("/tmp"), str), tools: fc.oneof(fc.array(toolDescriptor, { maxLength: 3 }), junk) }),
@@ -66,7 +68,7 @@ const PROCEDURES = {
 } as const;
 
 type Name = keyof typeof PROCEDURES;
-const QUERIES: readonly Name[] = ["session.list", "session.get", "tool.view", "permissions.get", "permissions.explain"];
+const QUERIES: readonly Name[] = ["session.list", "session.get", "tool.view", "permissions.get", "permissions.explain", "auth.whoami", "workers.list"];
 const ANSWERS: readonly Name[] = ["tool.approve", "tool.deny", "tool.view"];
 const call = fc.oneof(...(Object.keys(PROCEDURES) as Name[]).map((name) => ({ weight: ANSWERS.includes(name) ? 4 : 1, arbitrary: PROCEDURES[name].map((input) => ({ name, input })) })));
 
@@ -173,4 +175,10 @@ describe("a server no input can end", () => {
     junkSocket.close();
     await serverAnswers();
   });
+});
+
+it("the fuzz table names every procedure of the router", async () => {
+  const { createAppRouter } = await import("@gatehouse/protocol");
+  const router = createAppRouter({} as never);
+  expect(Object.keys(router._def.procedures).sort()).toEqual(Object.keys(PROCEDURES).sort());
 });
