@@ -1,4 +1,5 @@
 import type { ApprovalRequired, GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
+import { GatehouseError } from "./errors.js";
 import { familyOf, isWithin } from "./session-family.js";
 import type { Store, StoredEvent } from "./store.js";
 
@@ -8,7 +9,11 @@ type Listener = (stored: StoredEvent) => void;
 export class EventHub {
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Events held for one subscriber that does not take them; past this it is ended, not grown. */
+    private readonly maxBacklog = 10_000,
+  ) {}
 
   publish(event: GatehouseEvent): StoredEvent {
     const stored = this.store.appendEvent(event.sessionId, event);
@@ -37,9 +42,13 @@ export class EventHub {
   async *subscribe(filter: { sessionId?: string | undefined; lastEventId?: string | null | undefined }, signal?: AbortSignal): AsyncGenerator<TrackedEvent> {
     const buffer: StoredEvent[] = [];
     let wake: (() => void) | null = null;
+    let overflowed = false;
     const listener: Listener = (s) => {
-      if (filter.sessionId !== undefined && !isWithin(this.store, s.sessionId, filter.sessionId)) return;
-      buffer.push(s);
+      if (overflowed || (filter.sessionId !== undefined && !isWithin(this.store, s.sessionId, filter.sessionId))) return;
+      if (buffer.length >= this.maxBacklog) {
+        overflowed = true;
+        buffer.length = 0;
+      } else buffer.push(s);
       wake?.();
     };
     this.listeners.add(listener);
@@ -64,6 +73,7 @@ export class EventHub {
           yield { id: String(s.id), event: s.event };
         }
         if (signal?.aborted) break;
+        if (overflowed) throw new GatehouseError("BUSY", `this subscriber fell more than ${this.maxBacklog} events behind and was cut off; subscribe again with lastEventId ${last} to catch up`);
         await new Promise<void>((resolve) => (wake = resolve));
         wake = null;
       }

@@ -2,6 +2,7 @@ import type { Handlers, Principal } from "@gatehouse/protocol";
 import { TRPCError } from "@trpc/server";
 import type { Limits } from "./config.js";
 import type { Connections } from "./connections.js";
+import { GatehouseError } from "./errors.js";
 import type { Log } from "./log.js";
 
 interface Bucket {
@@ -91,6 +92,8 @@ export function withLimits(h: Handlers, limits: TokenLimits, connections: Connec
         }
         yield item;
       }
+    } catch (err) {
+      throw err instanceof GatehouseError ? err.toTRPC() : err;
     } finally {
       release();
     }
