@@ -132,5 +132,15 @@ describe("identity and roles", () => {
     await s.log.next(/"msg":"tokens reloaded".*"connectionsClosed":1/);
     expect(await refusal(viewer.session.list.query())).toMatch(/^UNAUTHORIZED/);
     expect(await admin.session.list.query()).toEqual([]);
+
+    // A config that no longer loads leaves the tokens in use; SIGHUP reads the file again.
+    fs.writeFileSync(s.configFile, `{ "clientTokens": [], "tlss": 1 }`);
+    expect(await s.log.next(/config not reloaded.*unknown key \\"tlss\\"/)).toBeTruthy();
+    expect(await admin.session.list.query()).toEqual([]);
+    s.writeConfig({ ...cfg, port: Number(new URL(s.url).port), dataDir: s.dataDir });
+    await waitUntil(() => s.log.lines.filter((l) => /tokens reloaded/.test(l)).length === 2, 5000, "the second reload");
+    s.server.kill("SIGHUP");
+    await waitUntil(() => s.log.lines.filter((l) => /tokens reloaded/.test(l)).length === 3, 5000, "the reload on SIGHUP");
+    expect(await (await s.client(VIEWER)).session.list.query()).toEqual([]);
   });
 });
