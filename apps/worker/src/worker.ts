@@ -78,7 +78,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const mcp = new McpServers(opts.mcpServers ?? [], {
     reserved: new Set([...builtins.map((t) => t.name), "task"]),
     maxTools: MAX_WORKER_TOOLS - builtins.length,
-    log: (line) => log.info(line),
+    log,
     onToolsChanged: () => {
       if (!link) return;
       registration.tools = tools().map(descriptor);

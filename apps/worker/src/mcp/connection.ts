@@ -1,3 +1,4 @@
+import type { Log } from "@gatehouse/log";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -10,7 +11,8 @@ import { mcpResult } from "./results.js";
 export interface ConnectionOptions {
   /** Names a server's tool may not take: the built-in tools'. */
   reserved: ReadonlySet<string>;
-  log(line: string): void;
+  /** The worker's log; each server's lines carry `mcpServer`. */
+  log: Log;
   /** The server's tools came, went or changed. */
   onToolsChanged(): void;
   /** The wait before restart number `attempt` (0 first). */
@@ -35,11 +37,14 @@ export class McpConnection {
   private upSince = 0;
   private retry: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> = Promise.resolve();
+  private readonly log: Log;
 
   constructor(
     readonly config: McpServerConfig,
     private readonly o: ConnectionOptions,
-  ) {}
+  ) {
+    this.log = o.log.child({ mcpServer: config.name });
+  }
 
   get running(): boolean {
     return this.client !== null;
@@ -49,9 +54,9 @@ export class McpConnection {
   async start(): Promise<void> {
     if (this.closed) return;
     const client = new Client({ name: "gatehouse-worker", version: "0.1.0" }, { capabilities: {} });
-    const transport = openTransport(this.config, (line) => this.o.log(`mcp ${this.config.name}: ${line}`));
+    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }));
     client.onclose = () => this.lost(client, "its connection closed");
-    client.onerror = (err) => this.o.log(`mcp ${this.config.name}: ${err.message}`);
+    client.onerror = (err) => this.log.warn("MCP connection error", { err });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.client === client) this.refreshing = this.refreshing.then(() => this.refresh(client));
     });
@@ -62,9 +67,9 @@ export class McpConnection {
       this.upSince = Date.now();
       this.refreshing = this.refresh(client);
       await this.refreshing;
-      this.o.log(`mcp ${this.config.name}: connected, ${this.tools.length} tool(s)`);
+      this.log.info("MCP server connected", { tools: this.tools.length });
     } catch (err) {
-      this.o.log(`mcp ${this.config.name}: could not start: ${(err as Error).message}`);
+      this.log.warn(`MCP server ${this.config.name} could not start: ${(err as Error).message}`);
       client.onclose = undefined;
       await client.close().catch(() => undefined);
       if (this.client === client) this.client = null;
@@ -87,7 +92,7 @@ export class McpConnection {
     this.tools = [];
     this.o.onToolsChanged();
     if (this.closed) return;
-    this.o.log(`mcp ${this.config.name}: stopped (${why}); its tools are withdrawn until it is back`);
+    this.log.warn(`MCP server ${this.config.name} stopped (${why}); its tools are withdrawn until it is back`);
     if (Date.now() - this.upSince > STABLE_MS) this.attempt = 0;
     this.scheduleRestart();
   }
@@ -110,12 +115,12 @@ export class McpConnection {
         if (!cursor) break;
       }
     } catch (err) {
-      this.o.log(`mcp ${this.config.name}: could not list its tools: ${(err as Error).message}`);
+      this.log.warn(`MCP server ${this.config.name}: could not list its tools: ${(err as Error).message}`);
       return;
     }
     if (this.client !== client) return;
     const { named, refused } = nameTools(this.config.name, listed.slice(0, MAX_TOOLS).map((t) => ({ name: t.name, item: t })), this.o.reserved);
-    for (const why of refused) this.o.log(`mcp ${this.config.name}: ${why}`);
+    for (const why of refused) this.log.warn(why);
     this.tools = named.map(({ name, item }) => this.tool(name, item));
     this.o.onToolsChanged();
   }

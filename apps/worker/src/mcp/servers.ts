@@ -31,7 +31,7 @@ export class McpServers {
     const all = this.connections.flatMap((c) => c.tools);
     if (all.length > this.o.maxTools && all.length !== this.overflowNoted) {
       this.overflowNoted = all.length;
-      this.o.log(`mcp: the servers offer ${all.length} tools; only the first ${this.o.maxTools} are offered`);
+      this.o.log.warn(`the MCP servers offer ${all.length} tools; only the first ${this.o.maxTools} are offered`);
     }
     return all.slice(0, this.o.maxTools);
   }
