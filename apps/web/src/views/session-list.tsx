@@ -70,27 +70,34 @@ function NewSession({ console: c }: { console: Console }) {
       <fieldset>
         <legend>Start a session</legend>
         <div class="fields">
-          <label>Worker
-            <select value={worker?.id} onChange={(e) => setWorkerId(e.currentTarget.value)}>
+          <div>
+            <label for="new-worker">Worker</label>
+            <select id="new-worker" value={worker?.id} onChange={(e) => setWorkerId(e.currentTarget.value)}>
               {online.map((w) => <option key={w.id} value={w.id}>{w.id}</option>)}
             </select>
-          </label>
-          <label>Agent
-            <select value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+          </div>
+          <div>
+            <label for="new-agent">Agent</label>
+            <select id="new-agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
               {agents.map((a) => <option key={a} value={a}>{a}</option>)}
             </select>
-          </label>
-          <label>Mode
-            <select value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
+          </div>
+          <div>
+            <label for="new-mode">Mode</label>
+            <select id="new-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
               {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
             </select>
-          </label>
-          <label>Model <span class="hint">(blank: the server's)</span>
-            <input value={model} placeholder="provider:model" onInput={(e) => setModel(e.currentTarget.value)} />
-          </label>
-          <label>Scenario <span class="hint">(scripted model: a file on the server)</span>
-            <input value={scenario} onInput={(e) => setScenario(e.currentTarget.value)} />
-          </label>
+          </div>
+          <div>
+            <label for="new-model">Model</label>
+            <input id="new-model" value={model} placeholder="provider:model" aria-describedby="new-model-hint" onInput={(e) => setModel(e.currentTarget.value)} />
+            <span id="new-model-hint" class="hint">Blank: the server's model.</span>
+          </div>
+          <div>
+            <label for="new-scenario">Scenario</label>
+            <input id="new-scenario" value={scenario} aria-describedby="new-scenario-hint" onInput={(e) => setScenario(e.currentTarget.value)} />
+            <span id="new-scenario-hint" class="hint">For the scripted model: a file on the server.</span>
+          </div>
         </div>
         <button type="submit" disabled={busy}>Start session</button>
       </fieldset>

@@ -77,11 +77,10 @@ export function SessionView({ console: c, id }: { console: Console; id: string }
           {parent && <> · started by <a href={`#/sessions/${encodeURIComponent(parent.id)}`}>{parent.agent} session {parent.id.slice(0, 8)}</a></>}
         </p>
         {mayUse && <div class="controls">
-          <label>Mode{" "}
-            <select value={s.mode} onChange={(e) => void c.call((cl) => cl.session.setMode.mutate({ sessionId: s.id, mode: e.currentTarget.value as (typeof MODES)[number] }))}>
-              {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
-            </select>
-          </label>
+          <label for="session-mode">Mode</label>
+          <select id="session-mode" value={s.mode} onChange={(e) => void c.call((cl) => cl.session.setMode.mutate({ sessionId: s.id, mode: e.currentTarget.value as (typeof MODES)[number] }))}>
+            {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
+          </select>
           <button type="button" class="no" disabled={s.status !== "running"} onClick={() => void c.call((cl) => cl.agent.abort.mutate({ sessionId: s.id }))}>Abort turn</button>
         </div>}
         {children.length > 0 && (
