@@ -1,20 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, signedIn } from "./support/browser.js";
+import { describe, expect, it } from "vitest";
+import { chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
 
-let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let cluster: Cluster | undefined;
 let proxy: Proxy | undefined;
-beforeAll(async () => {
-  chromium = await launchChromium();
-}, 30_000);
-afterAll(async () => chromium?.close());
-afterEach(async () => {
-  for (const c of chromium.browser.contexts()) await c.close();
+const chromium = chromiumForFile(async () => {
   await proxy?.close();
   await cluster?.stop();
   cluster = proxy = undefined;
@@ -33,7 +27,7 @@ describe("the browser console, live", () => {
     const info = await client.session.create.mutate({ workerId: "w1", scenario: cluster.scenario("s", [{ toolCalls: [{ tool: "write_file", args: { path: "late.txt", content: "late\n" } }] }, { text: "done" }]) });
     const events = new Events(client, { sessionId: info.id });
     const port = Number(new URL(proxy.url).port);
-    const { page } = await signedIn(chromium.browser, port, CLIENT_TOKEN);
+    const { page } = await signedIn(chromium.browser(), port, CLIENT_TOKEN);
 
     proxy.hold();
     proxy.cut();
@@ -59,7 +53,7 @@ describe("the browser console, live", () => {
     ], { general: [{ toolCalls: [{ tool: "write_file", args: { path: "notes.md", content: "from the child\n" } }] }, { text: "Wrote notes.md." }] });
     const info = await client.session.create.mutate({ workerId: "w1", scenario });
     const events = new Events(client, { sessionId: info.id });
-    const { page } = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
 
     const write = card(page, "write_file");
@@ -83,7 +77,7 @@ describe("the browser console, live", () => {
   it("starts a session, prompts it, changes its mode and aborts its turn from the browser", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const scenario = cluster.scenario("s", [{ text: "Running it.", toolCalls: [{ tool: "shell_exec", args: { command: "echo hi" } }] }, { text: "not reached" }]);
-    const { page } = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await page.getByRole("link", { name: "Sessions" }).click();
     await page.getByLabel("Scenario", { exact: true }).fill(scenario);
     await page.getByLabel("Mode", { exact: true }).selectOption("strict");
@@ -112,7 +106,7 @@ describe("the browser console, live", () => {
     });
     const client = cluster.client();
     const info = await client.session.create.mutate({ workerId: "w1", scenario: cluster.scenario("s", [{ toolCalls: [{ tool: "shell_exec", args: { command: "ls -la" } }] }, { text: "done" }]) });
-    const viewer = await signedIn(chromium.browser, cluster.port, VIEWER_TOKEN, { viewport: { width: 390, height: 844 } });
+    const viewer = await signedIn(chromium.browser(), cluster.port, VIEWER_TOKEN, { viewport: { width: 390, height: 844 } });
     await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
     const shell = card(viewer.page, "shell_exec");
     await shell.waitFor();
@@ -123,7 +117,7 @@ describe("the browser console, live", () => {
     await viewer.page.locator('[data-worker="w1"]').click();
     await viewer.page.getByText("Only an admin token may read rules files").waitFor();
 
-    const admin = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN, { viewport: { width: 320, height: 256 } });
+    const admin = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN, { viewport: { width: 320, height: 256 } });
     const overflow = `document.documentElement.scrollWidth - document.documentElement.clientWidth`;
     for (const page of [viewer.page, admin.page]) {
       await page.goto(`${new URL(page.url()).origin}/#/inbox`);

@@ -1,18 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, signedIn } from "./support/browser.js";
+import { describe, expect, it } from "vitest";
+import { chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
 
-let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let cluster: Cluster | undefined;
-beforeAll(async () => {
-  chromium = await launchChromium();
-}, 30_000);
-afterAll(async () => chromium?.close());
-afterEach(async () => {
-  for (const c of chromium.browser.contexts()) await c.close();
+const chromium = chromiumForFile(async () => {
   await cluster?.stop();
   cluster = undefined;
 });
@@ -40,7 +34,7 @@ describe("the browser console", () => {
     expect([asset.headers.get("content-type"), asset.headers.get("cache-control")]).toEqual(["text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
     expect((await fetch(`http://127.0.0.1:${cluster.port}/assets/..%2f..%2fpackage.json`)).status).toBe(404);
 
-    const context = await chromium.browser.newContext();
+    const context = await chromium.browser().newContext();
     const page = await context.newPage();
     await page.goto(`http://127.0.0.1:${cluster.port}/`);
     await page.getByLabel("Client token").fill("not-a-token");
@@ -71,7 +65,7 @@ describe("the browser console", () => {
       { text: "The model was told: {{lastResult}}", toolCalls: [{ tool: "write_file", args: { path: "third.txt", content: "y" } }, { tool: "write_file", args: { path: "fourth.txt", content: "z" } }] },
       { text: "not reached" },
     ]);
-    const { page } = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await s.prompt();
 
     const write = card(page, "write_file");
@@ -120,7 +114,7 @@ describe("the browser console", () => {
   it("saves an edited pattern with always, and the rules file holds it", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const s = await session(cluster, [{ toolCalls: [{ tool: "shell_exec", args: { command: "npm run build --silent" } }] }, { text: "built" }]);
-    const { page } = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await s.prompt();
     const shell = card(page, "shell_exec");
     await shell.waitFor();
@@ -144,8 +138,8 @@ describe("the browser console", () => {
   it("two browsers see the same approval; one answer applies and the other card goes", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: "a" } }] }, { text: "done" }]);
-    const a = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN);
-    const b = await signedIn(chromium.browser, cluster.port, CLIENT_TOKEN);
+    const a = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    const b = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await s.prompt();
     await Promise.all([card(a.page, "write_file").waitFor(), card(b.page, "write_file").waitFor()]);
     await Promise.all([

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 const CHROMIUM = "/usr/bin/chromium";
 const WEB = path.resolve(import.meta.dirname, "../../apps/web");
@@ -50,4 +51,26 @@ export async function signedIn(browser: Browser, port: number, token: string, op
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
   return { context, page };
+}
+
+/**
+ * One Chromium for the calling test file (launched before its tests, closed after them); after
+ * each test its contexts close and then `cleanup` runs.
+ */
+export function chromiumForFile(cleanup: () => Promise<void>): { browser(): Browser } {
+  let launched: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  beforeAll(async () => {
+    launched = await launchChromium();
+  }, 30_000);
+  afterAll(async () => launched?.close());
+  afterEach(async () => {
+    for (const c of launched?.browser.contexts() ?? []) await c.close();
+    await cleanup();
+  });
+  return {
+    browser: () => {
+      if (!launched) throw new Error("Chromium has not started");
+      return launched.browser;
+    },
+  };
 }

@@ -13,7 +13,7 @@ export function PresentationView({ p }: { p: Presentation }) {
   if (p.kind === "diff") {
     return (
       <pre class="diff" aria-label="Changes (unified diff)" tabIndex={0}>
-        {p.content.split("\n").map((line, i) => (
+        {p.content.replace(/\n$/, "").split("\n").map((line, i) => (
           <span key={i} class={lineClass(line)}>{line}{"\n"}</span>
         ))}
       </pre>

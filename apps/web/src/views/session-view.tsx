@@ -25,7 +25,7 @@ function EntryView({ e }: { e: Entry }) {
       return <div class="e assistant" aria-busy={e.streaming}><span class="who">Model</span><p>{e.text}</p></div>;
     case "tool":
       return (
-        <div class={`e tool st-${e.status}`}>
+        <div class={`e call st-${e.status}`}>
           <span class="mark" aria-label={e.status}>{MARK[e.status]}</span>{" "}
           <span class="tool">{e.toolName}</span> <code>{brief(e.args)}</code>
           {e.why && <span class="why-line"> — {e.why}</span>}
