@@ -145,6 +145,29 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     await said("Done other.");
   });
 
+  it("aborts a turn (its card says cancelled), changes the mode, and switches back to a session by its id prefix", async () => {
+    const first = api.botMessages(ADA).find((m) => m.text.includes("is current and followed"))!;
+    const firstId = /<code>(\w+)<\/code>/.exec(first.text)![1]!;
+    api.userSends(ADA, "/new w1 accept-edits");
+    const second = await said("(accept-edits) is current and followed");
+    api.userSends(ADA, "echo in the second session");
+    const card = await api.waitForMessage(ADA, (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(/<code>(\w+)<\/code>/.exec(second.text)![1]!), "a card of the second session");
+    api.userSends(ADA, "/abort");
+    await said("Aborted the turn of session");
+    await answered(card, "Cancelled");
+    await said("— turn aborted");
+    api.userSends(ADA, "/mode read-only");
+    await said("is now in mode read-only");
+    await said("mode: read-only");
+    api.userSends(ADA, "/mode sideways");
+    await said('"sideways" is not a mode');
+    api.userSends(ADA, `/use ${firstId.slice(0, 5)}`);
+    await said(`Session <code>${firstId}</code> is current and followed.`);
+    api.userSends(ADA, "/sessions");
+    const list = await said("read-only · idle (followed)");
+    expect(list.text).toContain(`<code>${firstId}</code> on w1 · general · default · idle (current, followed)`);
+  });
+
   it("survives its own restart: a pending card is not sent twice, and an answer given meanwhile shows", async () => {
     api.userSends(ADA, "again");
     const card = await cardFor("echo again");
@@ -170,10 +193,13 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
   });
 
   it("survives a restart of the server: cards it lost say so by themselves, new approvals arrive", async () => {
+    const sessionsStarted = () => api.botMessages(ADA).filter((m) => m.text.includes("is current and followed")).length;
+    const echoCards = () => cards().filter((m) => m.text.includes("echo approved-once")).length;
+    const [started, carded] = [sessionsStarted(), echoCards()];
     api.userSends(ADA, "/new w1");
-    await waitUntil(() => api.botMessages(ADA).filter((m) => m.text.includes("is current and followed")).length === 2, 10_000, "a second session");
+    await waitUntil(() => sessionsStarted() === started + 1, 10_000, "a second session");
     api.userSends(ADA, "echo before the restart");
-    const before = await waitUntil(() => cards().filter((m) => m.text.includes("echo approved-once")).length === 2, 10_000, "a card in the second session").then(() => cards().at(-1)!);
+    const before = await waitUntil(() => echoCards() === carded + 1, 10_000, "a card in the second session").then(() => cards().at(-1)!);
     await cluster.restartServer();
     const approve = api.button(before, "Approve");
     await waitUntil(() => logs.some((l) => /lost the server/.test(l.msg)), 10_000, "the bot to notice");
@@ -183,9 +209,9 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
 
     await waitUntil(async () => (await cluster.client().workers.list.query().catch(() => [])).some((w) => w.connected), 20_000, "the worker to reconnect");
     api.userSends(ADA, "/new w1");
-    await waitUntil(() => api.botMessages(ADA).filter((m) => m.text.includes("is current and followed")).length === 3, 10_000, "a session on the new server");
+    await waitUntil(() => sessionsStarted() === started + 2, 10_000, "a session on the new server");
     api.userSends(ADA, "echo after the restart");
-    await waitUntil(() => cards().filter((m) => m.text.includes("echo approved-once")).length === 3, 10_000, "a card from the new server");
+    await waitUntil(() => echoCards() === carded + 2, 10_000, "a card from the new server");
     expect(api.unknownMethods).toEqual([]);
   }, 60_000);
 });
