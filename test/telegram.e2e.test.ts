@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startTelegramBot, type TelegramBot } from "@gatehouse/telegram";
+import { startTelegramBot, type Log, type TelegramBot } from "@gatehouse/telegram";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Cluster, CLIENT_TOKEN, waitUntil } from "./support/cluster.js";
 import { FakeBotApi, type ChatMessage } from "./support/fake-bot-api.js";
@@ -34,6 +34,8 @@ let api: FakeBotApi;
 let bot: TelegramBot;
 let stateFile: string;
 const logs: { msg: string; [k: string]: unknown }[] = [];
+const record = (msg: string, fields?: Record<string, unknown>) => void logs.push({ msg, ...fields });
+const capture: Log = { debug: record, info: record, warn: record, error: record, child: () => capture };
 
 const startBot = () =>
   startTelegramBot({
@@ -44,7 +46,7 @@ const startBot = () =>
     stateFile,
     pollSeconds: 1,
     followFlushMs: 50,
-    log: (msg, fields) => logs.push({ msg, ...fields }),
+    log: capture,
   });
 
 const cards = () => api.botMessages(ADA).filter((m) => m.text.startsWith("<b>Approval needed</b>"));

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
 import { createNodeClient, type TlsClientOptions } from "@gatehouse/protocol/node";
-import type { Log } from "./log.js";
+import type { Log } from "@gatehouse/log";
 
 export type EventHandler = (id: string, event: GatehouseEvent) => Promise<void>;
 
@@ -35,19 +35,19 @@ export class GatehouseLink {
   start(lastEventId: string | undefined, handle: EventHandler, onFollowing: () => Promise<void>): void {
     this.subscription = this.client.agent.onEvents.subscribe(lastEventId ? { lastEventId } : {}, {
       onStarted: () => {
-        if (!this.online) this.log("telegram: following the server's events", { url: this.url, connection: this.key });
+        if (!this.online) this.log.info("following the server's events", { url: this.url, connection: this.key });
         this.online = true;
-        this.queue = this.queue.then(onFollowing).catch((err: unknown) => this.log("telegram: open approvals could not be checked", { error: (err as Error).message }));
+        this.queue = this.queue.then(onFollowing).catch((err: unknown) => this.log.warn("open approvals could not be checked", { error: (err as Error).message }));
       },
       onData: (d) => {
         const event = d.data as GatehouseEvent;
-        this.queue = this.queue.then(() => handle(d.id, event)).catch((err: unknown) => this.log("telegram: an event could not be shown", { type: event.type, error: (err as Error).message }));
+        this.queue = this.queue.then(() => handle(d.id, event)).catch((err: unknown) => this.log.warn("an event could not be shown", { type: event.type, error: (err as Error).message }));
       },
-      onError: (err) => this.log("telegram: the server ended the event stream", { url: this.url, connection: this.key, error: err.message }),
+      onError: (err) => this.log.warn("the server ended the event stream", { url: this.url, connection: this.key, error: err.message }),
       onConnectionStateChange: (s) => {
         if (s.state === "connecting" && this.online) {
           this.online = false;
-          this.log("telegram: lost the server; reconnecting", { url: this.url, connection: this.key });
+          this.log.warn("lost the server; reconnecting", { url: this.url, connection: this.key });
         }
       },
     });

@@ -7,7 +7,7 @@ import { registerCommands, COMMANDS } from "./commands.js";
 import { followLine } from "./follow-lines.js";
 import { GatehouseLink, tokenDigest } from "./gatehouse-link.js";
 import { cut, short } from "./html.js";
-import { jsonLog, type Log } from "./log.js";
+import { createLog, type Log } from "@gatehouse/log";
 import { describeProblem } from "./problem.js";
 
 export interface TelegramBotOptions {
@@ -49,7 +49,7 @@ export class TelegramBot {
   private polling: Promise<void> | null = null;
 
   constructor(private readonly opts: TelegramBotOptions) {
-    this.log = opts.log ?? jsonLog();
+    this.log = opts.log ?? createLog().child({ component: "telegram" });
     this.state = BotState.load(opts.stateFile);
     this.bot = new Bot(opts.botToken, { client: { ...(opts.apiRoot ? { apiRoot: opts.apiRoot } : {}) } });
     this.bot.api.config.use(async (prev, method, payload, signal) => {
@@ -70,7 +70,7 @@ export class TelegramBot {
     this.bot.use((ctx, next) => this.admit(ctx, next));
     registerCommands(this);
     this.bot.on("callback_query:data", (ctx) => this.onButton(ctx));
-    this.bot.catch((err) => this.log("telegram: an update failed", { error: describeProblem(err.error) }));
+    this.bot.catch((err) => this.log.warn("an update failed", { error: describeProblem(err.error) }));
   }
 
   /** Checks the bot token with Telegram, follows the server's events, and starts polling for updates. */
@@ -81,16 +81,16 @@ export class TelegramBot {
       const refused = err instanceof GrammyError && err.error_code === 401;
       throw new Error(refused ? "Telegram refused the bot token (401): check it with BotFather" : `cannot reach the Telegram Bot API: ${describeProblem(err)}`);
     }
-    await this.bot.api.setMyCommands(COMMANDS.map(([command, description]) => ({ command, description }))).catch((err: unknown) => this.log("telegram: could not set the command list", { error: describeProblem(err) }));
+    await this.bot.api.setMyCommands(COMMANDS.map(([command, description]) => ({ command, description }))).catch((err: unknown) => this.log.warn("could not set the command list", { error: describeProblem(err) }));
     for (const link of this.links.values()) link.start(this.state.lastEventId(link.key), (id, e) => this.onEvent(link, id, e), () => this.checkOpenCards(link));
     await new Promise<void>((resolve, reject) => {
       this.polling = this.bot.start({ timeout: this.opts.pollSeconds ?? 30, allowed_updates: ["message", "callback_query"], onStart: () => resolve() });
       this.polling.catch((err: unknown) => {
-        this.log("telegram: polling for updates stopped", { error: describeProblem(err) });
+        this.log.warn("polling for updates stopped", { error: describeProblem(err) });
         reject(err as Error);
       });
     });
-    this.log("telegram: bot started", { bot: this.bot.botInfo.username, users: this.opts.users.map((u) => u.id), server: this.opts.url });
+    this.log.info("bot started", { bot: this.bot.botInfo.username, users: this.opts.users.map((u) => u.id), server: this.opts.url });
   }
 
   async stop(): Promise<void> {
@@ -125,7 +125,7 @@ export class TelegramBot {
       }
       return next();
     }
-    this.log("telegram: refused a user who is not allowed", {
+    this.log.warn("refused a user who is not allowed", {
       userId: id ?? null,
       username: ctx.from?.username ?? null,
       chatId: ctx.chat?.id ?? null,
@@ -204,7 +204,7 @@ export class TelegramBot {
         this.state.update(rec, { messageId: sent.message_id });
       } catch (err) {
         this.state.drop(rec);
-        this.log("telegram: could not send an approval", { chatId: chat, approvalId: e.approvalId, error: describeProblem(err) });
+        this.log.warn("could not send an approval", { chatId: chat, approvalId: e.approvalId, error: describeProblem(err) });
         return;
       }
       if (card.attach && e.presentation) await this.sendWhole(link, chat, rec, e);
@@ -217,12 +217,12 @@ export class TelegramBot {
     try {
       content = (await link.client.tool.view.query({ sessionId: e.sessionId, approvalId: e.approvalId }))?.content ?? content;
     } catch (err) {
-      this.log("telegram: the whole presentation could not be fetched; sending the cut one", { approvalId: e.approvalId, error: describeProblem(err) });
+      this.log.warn("the whole presentation could not be fetched; sending the cut one", { approvalId: e.approvalId, error: describeProblem(err) });
     }
     const name = `${short(e.sessionId)}-${e.toolName}.${e.presentation!.kind === "diff" ? "diff" : "txt"}`;
     await this.bot.api
       .sendDocument(chat, new InputFile(Buffer.from(content, "utf8"), name), { reply_parameters: { message_id: rec.messageId }, caption: `The whole ${e.presentation!.kind} of the approval above.` })
-      .catch((err: unknown) => this.log("telegram: could not send a document", { chatId: chat, error: describeProblem(err) }));
+      .catch((err: unknown) => this.log.warn("could not send a document", { chatId: chat, error: describeProblem(err) }));
   }
 
   private async showOutcome(rec: ApprovalRecord, e: EventOf<"tool_approval_resolved">): Promise<void> {
@@ -235,7 +235,7 @@ export class TelegramBot {
   private editCard(rec: ApprovalRecord, line: string): Promise<void> {
     return this.inChat(rec.chatId, async () => {
       await this.bot.api.editMessageText(rec.chatId, rec.messageId, `${rec.text}\n\n${line}`, { parse_mode: "HTML", link_preview_options: { is_disabled: true } }).catch((err: unknown) => {
-        if (!notModified(err)) this.log("telegram: could not update an approval", { chatId: rec.chatId, approvalId: rec.approvalId, error: describeProblem(err) });
+        if (!notModified(err)) this.log.warn("could not update an approval", { chatId: rec.chatId, approvalId: rec.approvalId, error: describeProblem(err) });
       });
     });
   }
@@ -260,7 +260,7 @@ export class TelegramBot {
     const lines = buf.lines.splice(0);
     return this.inChat(chat, async () => {
       for (let text = lines.join("\n"); text.length > 0; text = text.slice(MESSAGE_MAX)) {
-        await this.bot.api.sendMessage(chat, text.slice(0, MESSAGE_MAX), { parse_mode: "HTML", link_preview_options: { is_disabled: true } }).catch((err: unknown) => this.log("telegram: could not send session lines", { chatId: chat, error: describeProblem(err) }));
+        await this.bot.api.sendMessage(chat, text.slice(0, MESSAGE_MAX), { parse_mode: "HTML", link_preview_options: { is_disabled: true } }).catch((err: unknown) => this.log.warn("could not send session lines", { chatId: chat, error: describeProblem(err) }));
       }
     });
   }
@@ -269,7 +269,7 @@ export class TelegramBot {
   private inChat(chat: number, send: () => Promise<void>): Promise<void> {
     const buf = this.buffers.get(chat);
     if (buf && buf.lines.length > 0) void this.flush(chat);
-    const settled = (this.chatQueues.get(chat) ?? Promise.resolve()).then(send).catch((err: unknown) => this.log("telegram: a send failed", { chatId: chat, error: describeProblem(err) }));
+    const settled = (this.chatQueues.get(chat) ?? Promise.resolve()).then(send).catch((err: unknown) => this.log.warn("a send failed", { chatId: chat, error: describeProblem(err) }));
     this.chatQueues.set(chat, settled);
     return settled;
   }

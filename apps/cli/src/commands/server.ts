@@ -41,7 +41,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
   const local = ["0.0.0.0", "::"].includes(config.host) ? server.url.replace(/\/\/[^/]+:(\d+)$/, "//127.0.0.1:$1") : server.url;
   let telegram: Awaited<ReturnType<typeof embeddedTelegram>> = null;
   try {
-    telegram = await embeddedTelegram(config.telegram, values.config, { url: local, fingerprint: server.fingerprint }, config.dataDir);
+    telegram = await embeddedTelegram(config.telegram, values.config, { url: local, fingerprint: server.fingerprint }, config.dataDir, log);
   } catch (err) {
     stopWatching();
     await server.close();

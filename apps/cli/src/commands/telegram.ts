@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import type { Log } from "@gatehouse/log";
 import { closeClient } from "@gatehouse/protocol";
 import { trustServer, type TlsClientOptions } from "@gatehouse/protocol/node";
 import { botTokenFrom, parseTelegramSettings, startTelegramBot, usersWithTokens, type TelegramBot, type TelegramSettings } from "@gatehouse/telegram";
@@ -50,9 +51,19 @@ async function runUntilSignal(bot: TelegramBot): Promise<void> {
   await bot.stop();
 }
 
-async function start(url: string, tls: TlsClientOptions, botToken: string, settings: TelegramSettings, users: { id: number; token: string }[], stateFile: string): Promise<TelegramBot> {
+interface Start {
+  url: string;
+  tls: TlsClientOptions;
+  botToken: string;
+  settings: TelegramSettings;
+  users: { id: number; token: string }[];
+  stateFile: string;
+  log?: Log | undefined;
+}
+
+async function start(s: Start): Promise<TelegramBot> {
   try {
-    return await checked(() => startTelegramBot({ url, tls, botToken, users, stateFile, apiRoot: settings.apiRoot }));
+    return await checked(() => startTelegramBot({ url: s.url, tls: s.tls, botToken: s.botToken, users: s.users, stateFile: s.stateFile, apiRoot: s.settings.apiRoot, ...(s.log ? { log: s.log } : {}) }));
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError((err as Error).message, 1);
@@ -81,7 +92,7 @@ export async function telegramCommand(argv: string[]): Promise<number> {
   for (const t of new Set(users.map((u) => u.token))) await closeClient(await connectClient(values.server, t, trust));
   const tls = await trustServer(values.server, trust);
   const stateFile = path.resolve(values.state ?? settings.stateFile ?? path.join(os.homedir(), ".gatehouse", "telegram-state.json"));
-  const bot = await start(values.server, tls, botToken, settings, users, stateFile);
+  const bot = await start({ url: values.server, tls, botToken, settings, users, stateFile });
   process.stdout.write(`${JSON.stringify({ msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile })}\n`);
   await runUntilSignal(bot);
   return 0;
@@ -91,12 +102,13 @@ export async function telegramCommand(argv: string[]): Promise<number> {
  * The bot inside the server process, when the server's config has a `telegram` section: every
  * user there names the client token they act with. Over TLS it trusts the server's own certificate.
  */
-export async function embeddedTelegram(section: unknown, configFile: string | undefined, server: { url: string; fingerprint: string | null }, dataDir: string): Promise<TelegramBot | null> {
+export async function embeddedTelegram(section: unknown, configFile: string | undefined, server: { url: string; fingerprint: string | null }, dataDir: string, log: Log): Promise<TelegramBot | null> {
   if (section === undefined) return null;
   const where = `${configFile ?? "config"}: telegram`;
   const settings = checked(() => parseTelegramSettings(section, where));
   const users = checked(() => usersWithTokens(settings.users, undefined, where));
   const botToken = checked(() => botTokenFrom(process.env, settings.botTokenEnv));
   const tls = server.fingerprint ? await trustServer(server.url, { fingerprint: server.fingerprint }) : {};
-  return start(server.url, tls, botToken, settings, users, path.resolve(settings.stateFile ?? path.join(dataDir, "telegram-state.json")));
+  const stateFile = path.resolve(settings.stateFile ?? path.join(dataDir, "telegram-state.json"));
+  return start({ url: server.url, tls, botToken, settings, users, stateFile, log: log.child({ component: "telegram" }) });
 }
