@@ -50,6 +50,8 @@ export type ClientTokenConfig = z.infer<typeof ClientToken>;
 const Limits = z.strictObject({
   /** The largest WebSocket frame read before a connection has shown a valid token. */
   preAuthFrameBytes: z.number().int().min(1024).default(16 * 1024),
+  /** A WebSocket that has shown no valid token by then is closed. */
+  authTimeoutMs: z.number().int().positive().default(10_000),
   /** The largest frame (and HTTP body) once authenticated. */
   frameBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
   connectionsPerToken: z.number().int().positive().default(32),

@@ -51,6 +51,13 @@ export interface ServerOptions {
   log?: Log;
 }
 
+/** Whether an HTTP request declares a body no larger than `bytes` (a chunked one of unknown size is not). */
+function smallEnough(req: IncomingMessage, bytes: number): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return true;
+  const length = req.headers["content-length"];
+  return length !== undefined && Number(length) <= bytes;
+}
+
 /** Raises a connection's frame limit once its token is known (the pre-authentication limit is small). */
 function allowFrames(ws: WebSocket, bytes: number): void {
   const receiver = (ws as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
@@ -147,7 +154,13 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const rpc = createHTTPHandler({ router, maxBodySize: limits.frameBytes, onError, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
   const webConsole = createConsoleHandler();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    if (!webConsole(req, res)) rpc(req, res);
+    if (webConsole(req, res)) return;
+    if (!tokens.fromAuthorization(req.headers.authorization) && !smallEnough(req, limits.preAuthFrameBytes)) {
+      log.warn("limit hit: request body before authentication", { remote: req.socket.remoteAddress });
+      res.writeHead(413, { "content-type": "text/plain", connection: "close" }).end("request body too large before authentication");
+      return;
+    }
+    rpc(req, res);
   };
   const http = tls ? https.createServer({ key: tls.key, cert: tls.cert }, handler) : createPlainServer(handler);
   http.on("tlsClientError", (err: Error) => log.warn("TLS handshake failed", { error: err.message }));
@@ -168,6 +181,11 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       serveWorkerLink(ws, registry, admitted, log);
     });
   });
+  const authenticated = new WeakSet<WebSocket>();
+  wss.on("connection", (ws: WebSocket) => {
+    const timer = setTimeout(() => authenticated.has(ws) || ws.close(4001, "no valid token shown in time"), limits.authTimeoutMs);
+    ws.once("close", () => clearTimeout(timer));
+  });
   const wsHandler = applyWSSHandler({
     wss,
     router,
@@ -181,6 +199,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       }
       if (!connections.admit(principal, res)) return { principal: null };
       res.once("close", () => connections.drop(principal));
+      authenticated.add(res);
       allowFrames(res, limits.frameBytes);
       return { principal };
     },

@@ -5,6 +5,7 @@ import { silentLog } from "@gatehouse/log";
 import { closeClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { loadServerConfig } from "../src/config.js";
 import { startServer, type RunningServer } from "../src/server.js";
 
@@ -13,7 +14,7 @@ let server: RunningServer;
 
 beforeAll(async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-limits-"));
-  const config = loadServerConfig(undefined, { port: 0, dataDir, clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }], limits: { connectionsPerToken: 1, requestsPerSecond: 3 } }, {});
+  const config = loadServerConfig(undefined, { port: 0, dataDir, clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }], limits: { connectionsPerToken: 1, requestsPerSecond: 3, authTimeoutMs: 300 } }, {});
   server = await startServer(config, { log: silentLog });
 });
 afterAll(() => server.close());
@@ -32,5 +33,17 @@ describe("limits on a running server", () => {
     expect(answers.filter((a) => a === "ok").length).toBeGreaterThan(0);
     await closeClient(first);
     await closeClient(second);
+  });
+
+  it("closes a WebSocket that shows no valid token in time, and refuses a large HTTP body without one", async () => {
+    const silent = new WebSocket(`${server.url}?connectionParams=1`);
+    const code = await new Promise<number>((r) => silent.once("close", (c) => r(c)));
+    expect(code).toBe(4001);
+    const http = server.url.replace(/^ws/, "http");
+    const big = JSON.stringify({ sessionId: "s", text: "x".repeat(100_000) });
+    const refused = await fetch(`${http}/agent.prompt`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    expect(refused.status).toBe(413);
+    const small = await fetch(`${http}/session.list`);
+    expect(small.status).toBe(401);
   });
 });
