@@ -9,6 +9,7 @@ import { connectCommand } from "./commands/connect.js";
 import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
 import { startCommand } from "./commands/start.js";
+import { tokenCommand } from "./commands/token.js";
 import { telegramCommand } from "./commands/telegram.js";
 import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
@@ -31,6 +32,8 @@ usage: gatehouse <command>
           runs the server (tRPC over WebSocket and HTTP on one port)
   worker  --server URL --token T --id ID [--dir DIR] [--mcp FILE]
           registers with a server and runs its tool calls in DIR; FILE lists MCP servers (docs/mcp.md)
+  token   [hash]
+          a new random token and its tokenHash for the config; "hash" hashes a token read from stdin
   telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL] [trust flags]
           the Telegram bot; its token from TELEGRAM_BOT_TOKEN (docs/telegram.md)
 
@@ -84,6 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     if (group === "server") return await serverCommand(rest);
     if (group === "worker") return await workerCommand(rest);
     if (group === "connect") return await connectCommand(rest);
+    if (group === "token") return await tokenCommand(rest);
     if (group === "run") return await runCommand(rest);
     if (group === "telegram") return await telegramCommand(rest);
     if (group === "--help" || group === "-h" || group === "help") {
