@@ -1,4 +1,4 @@
-// Type-checks the workspace, runs every test, and ends with the line "N passed, N failed, N skipped".
+// Type-checks the workspace, builds the browser console, runs every test, and ends with the line "N passed, N failed, N skipped".
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
@@ -9,6 +9,11 @@ const typecheck = run("pnpm", ["exec", "tsc", "-b"]);
 if (typecheck !== 0) {
   console.error("type check failed");
   process.exit(typecheck);
+}
+// The browser tests load the console the server serves: build it from the current sources.
+if (run("node", ["apps/web/build.mjs"]) !== 0) {
+  console.error("building the web console failed");
+  process.exit(1);
 }
 fs.rmSync(report, { force: true });
 const status = run("pnpm", ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)]);

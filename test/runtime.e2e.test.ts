@@ -53,9 +53,11 @@ describe("the approval lifecycle (seed 002)", () => {
     const results = s.events.of("tool_result");
     expect(results[0]).toMatchObject({ toolName: "read_file", ok: true, output: "hello from a" });
     expect(results[1]!.output).toMatch(/^ToolDeniedError: .*\*\.env/);
+    expect(results.map((r) => r.outcome)).toEqual(["ok", "denied"]);
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });
     await s.events.next("turn_ended", (e) => e.reason === "completed");
     expect(s.events.of("tool_result")[2]).toMatchObject({ ok: true, output: expect.stringContaining("approved-2") });
+    expect(s.events.of("tool_result")[2]).toMatchObject({ outcome: "ok", output: "approved-2\n", exitCode: 0 });
     expect(s.events.of("assistant_message").at(-1)!.message).toMatchObject({ text: expect.stringContaining("Result: approved-2") });
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: false });
   });
@@ -99,21 +101,25 @@ describe("the approval lifecycle (seed 002)", () => {
     expect(fs.existsSync(path.join(cluster.workDir, "forbidden.txt"))).toBe(false);
   });
 
-  it("deny hard: the rest of the batch is rejected and the turn ends", async () => {
+  it("deny hard: the rest of the batch is rejected, its pending asks cancelled, and the turn ends", async () => {
     cluster = await Cluster.start({ files: { "a.txt": "A" } });
     const client = cluster.client();
     const s = await session(cluster, client, [
-      { text: "Batch.", toolCalls: [shell("echo first"), { tool: "read_file", args: { path: "a.txt" } }] },
+      { text: "Batch.", toolCalls: [shell("echo first"), { tool: "read_file", args: { path: "a.txt" } }, shell("echo third")] },
       { text: "this step must not be played" },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     const ask = await s.events.next("tool_approval_required");
-    expect(ask.batch).toEqual({ index: 0, total: 2, remaining: [{ toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }] });
+    expect(ask.batch).toEqual({ index: 0, total: 3, remaining: [{ toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }, { toolName: "shell_exec", arguments: JSON.stringify({ command: "echo third" }) }] });
+    const third = await s.events.next("tool_approval_required", (e) => e.batch.index === 2);
     await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId, mode: "hard", feedback: "stop" });
     await s.events.next("turn_ended", (e) => e.reason === "rejected");
     const results = s.events.of("tool_result");
     expect(results[0]!.output).toContain("Feedback: stop");
     expect(results[1]!.output).toMatch(/rejected an earlier call of this batch/);
+    expect(results.map((r) => r.outcome)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(s.events.of("tool_approval_resolved").find((e) => e.approvalId === third.approvalId)).toMatchObject({ outcome: "cancelled" });
+    expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: third.approvalId })).toEqual({ applied: false });
     expect(s.events.of("assistant_message")).toHaveLength(1);
   });
 
@@ -213,6 +219,7 @@ describe("abort and failures", () => {
     const failed = await running.events.next("tool_result", () => true, 2000);
     expect(Date.now() - killedAt).toBeLessThan(2000);
     expect(failed).toMatchObject({ ok: false, output: expect.stringMatching(/worker w1 disconnected/) });
+    expect(failed.outcome).toBe("failed");
     await running.events.next("worker_disconnected");
     expect(await waiting.events.next("tool_approval_resolved", () => true, 2000)).toMatchObject({ approvalId: ask.approvalId, outcome: "cancelled" });
   });
@@ -311,7 +318,7 @@ describe("sessions, modes and the permissions file", () => {
     const s = await session(cluster, client, [{ text: "idle" }]);
     const out = await client.session.shell.mutate({ sessionId: s.id, command: "echo typed > typed.txt; cat typed.txt; exit 4" });
     expect(out).toEqual({ exitCode: 4, stdout: "typed\n", stderr: "" });
-    expect(await s.events.next("shell_command")).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", exitCode: 4, by: "ada" });
+    expect(await s.events.next("shell_command")).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", exitCode: 4, output: "typed\n", stderr: "", by: "ada" });
     expect(s.events.of("tool_approval_required")).toHaveLength(0);
   });
 
@@ -353,6 +360,7 @@ describe("sessions, modes and the permissions file", () => {
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "timed_out" });
     await s.events.next("turn_ended");
+    expect(s.events.of("tool_result")[0]!.outcome).toBe("timed_out");
     expect(s.events.of("assistant_message").at(-1)!.message).toMatchObject({ text: expect.stringContaining("nobody answered the approval request") });
   });
 

@@ -21,17 +21,26 @@ export interface ClusterOptions {
   config?: Record<string, unknown>;
   /** Extra environment for the server process (an API key, say). */
   env?: Record<string, string>;
+  /** The worker's MCP servers (the `mcpServers` object of its --mcp file). */
+  mcpServers?: (workDir: string) => Record<string, unknown>;
+  /** Extra environment for the worker process. */
+  workerEnv?: Record<string, string>;
 }
 
 /** A server and a worker as real processes on loopback, in a temporary folder. */
 export class Cluster {
   readonly clients: GatehouseClient[] = [];
+  /** What the server logged; read as it comes, so a chatty server never blocks on a full pipe. */
+  serverLog: string[] = [];
   worker: ChildProcess | undefined;
+  /** What the worker wrote to stderr: one JSON object a line. */
+  workerLog = "";
 
   private constructor(
     readonly root: string,
-    readonly server: ChildProcess,
+    public server: ChildProcess,
     readonly port: number,
+    private readonly env: Record<string, string> | undefined,
   ) {}
 
   get url(): string {
@@ -60,26 +69,38 @@ export class Cluster {
     const config = {
       port: 0,
       dataDir: path.join(root, "data"),
-      workerTokens: [{ token: WORKER_TOKEN, name: "worker" }],
-      clientTokens: [{ token: CLIENT_TOKEN, name: "ada" }],
+      workerTokens: [{ token: WORKER_TOKEN, name: "worker", workers: ["w1", "w2", "w3"] }],
+      clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }],
       heartbeatTimeoutMs: 3000,
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
       ...opts.config,
     };
     fs.writeFileSync(path.join(root, "config.json"), JSON.stringify(config));
-    const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...opts.env } });
-    const port = await new Promise<number>((resolve, reject) => {
-      const lines = readline.createInterface({ input: server.stdout! });
-      lines.once("line", (line) => resolve(JSON.parse(line).port));
-      server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-    });
-    const cluster = new Cluster(root, server, port);
-    await cluster.startWorker();
+    const serverLog: string[] = [];
+    const { server, port } = await spawnServer(root, [], opts.env, serverLog);
+    const cluster = new Cluster(root, server, port, opts.env);
+    cluster.serverLog = serverLog;
+    const extra: string[] = [];
+    if (opts.mcpServers) {
+      fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify({ mcpServers: opts.mcpServers(path.join(root, "work")) }));
+      extra.push("--mcp", path.join(root, "mcp.json"));
+    }
+    await cluster.startWorker(extra, opts.workerEnv);
     return cluster;
   }
 
-  async startWorker(): Promise<void> {
-    this.worker = spawn(process.execPath, [BIN, "worker", "--server", this.url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", this.workDir], { stdio: ["ignore", "ignore", "pipe"] });
+  /** Kills the server (SIGKILL) and starts it again on the same port, with the same config. */
+  async restartServer(): Promise<void> {
+    const exited = new Promise((resolve) => this.server.once("exit", resolve));
+    this.server.kill("SIGKILL");
+    await exited;
+    this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env, this.serverLog)).server;
+  }
+
+  async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
+    const args = [BIN, "worker", "--server", this.url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", this.workDir, ...extra];
+    this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+    this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));
     const probe = this.client();
     await waitUntil(async () => {
       const sessions = await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(() => true, () => false);
@@ -106,6 +127,19 @@ export class Cluster {
     this.server.kill("SIGKILL");
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+async function spawnServer(root: string, flags: string[], env: Record<string, string> | undefined, log: string[]): Promise<{ server: ChildProcess; port: number }> {
+  const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json"), ...flags], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  readline.createInterface({ input: server.stderr! }).on("line", (l) => log.push(l));
+  const port = await new Promise<number>((resolve, reject) => {
+    const lines = readline.createInterface({ input: server.stdout! });
+    lines.once("line", (line) => resolve(JSON.parse(line).port));
+    server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  // The log is read as it comes (and dropped), so that a full pipe never stalls the server.
+  server.stderr!.resume();
+  return { server, port };
 }
 
 export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;

@@ -2,10 +2,11 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createLog } from "@gatehouse/log";
 import { seedRulesFile } from "@gatehouse/policy";
-import { GatehouseError, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
-import { startWorker } from "@gatehouse/worker";
-import { existingDir, type ModelChoice } from "./flags.js";
+import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
+import { startWorker, type McpServerConfig } from "@gatehouse/worker";
+import { existingDir, mcpServersFlag, type ModelChoice } from "./flags.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
@@ -20,6 +21,7 @@ export interface EmbeddedOptions {
   /** Written as the worker's rules file when it has none yet. */
   seedRules?: string;
   model?: ModelChoice;
+  mcpServers?: McpServerConfig[];
 }
 
 export interface Embedded {
@@ -46,24 +48,24 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     dataDir: opts.dataDir,
     scenario: opts.scenario,
     ...opts.model,
-    workerTokens: [{ token: workerToken, name: "local-worker" }],
-    clientTokens: [{ token: clientToken, name: os.userInfo().username }],
+    workerTokens: [{ token: workerToken, name: "local-worker", workers: [opts.workerId] }],
+    clientTokens: [{ token: clientToken, name: os.userInfo().username, role: "admin" }],
   });
   const rulesFile = workerRulesFile(config.dataDir, opts.workerId);
   if (opts.seedRules) seedRulesFile(rulesFile, opts.seedRules);
-  const logFile = path.join(config.dataDir, "gatehouse.log");
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const log = fs.createWriteStream(logFile, { flags: "a" });
-  const server = await startServer(config);
+  const log = createLog({ destination: path.join(config.dataDir, "gatehouse.log"), format: "json" });
+  const serverLog = log.child({ component: "server" });
+  guardProcess(serverLog);
+  const server = await startServer(config, { log: serverLog });
   const worker = await startWorker({
     server: server.url,
     token: workerToken,
     id: opts.workerId,
     dir: opts.dir,
-    log: (msg) => log.write(`${JSON.stringify({ at: new Date().toISOString(), worker: opts.workerId, msg })}\n`),
+    mcpServers: opts.mcpServers ?? [],
+    log: log.child({ component: "worker" }),
   }).catch(async (err: unknown) => {
     await server.close();
-    log.end();
     throw err;
   });
   return {
@@ -76,7 +78,6 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     close: async () => {
       await worker.close();
       await server.close();
-      log.end();
     },
   };
 }
@@ -94,6 +95,8 @@ export interface LocalOptions {
   dataDir?: string | undefined;
   scenario?: string | undefined;
   model?: ModelChoice;
+  /** A file of MCP servers for the worker (`--mcp`). */
+  mcp?: string | undefined;
 }
 
 export interface Local extends Embedded {
@@ -116,11 +119,19 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
   const playsDemo = scripted && !opts.scenario;
   const demoRules = playsDemo || opts.demo === true;
   const removeProject = () => project && fs.rmSync(project, { recursive: true, force: true });
+  let mcpServers: McpServerConfig[];
+  try {
+    mcpServers = mcpServersFlag(opts.mcp, dir);
+  } catch (err) {
+    removeProject();
+    throw err;
+  }
   const embedded = await startEmbedded({
     dir,
     dataDir: opts.dataDir,
     workerId: demoRules ? "demo" : "local",
     scenario,
+    mcpServers,
     ...(opts.model ? { model: opts.model } : {}),
     ...(demoRules ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
   }).catch((err: unknown) => {

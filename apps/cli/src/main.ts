@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { LogSettingError } from "@gatehouse/log";
 import { RulesFileError } from "@gatehouse/policy";
 import { CliError } from "./cli-error.js";
 import { permissionsEval } from "./commands/permissions-eval.js";
@@ -8,10 +9,12 @@ import { connectCommand } from "./commands/connect.js";
 import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
 import { startCommand } from "./commands/start.js";
+import { tokenCommand } from "./commands/token.js";
+import { telegramCommand } from "./commands/telegram.js";
 import { workerCommand } from "./commands/worker.js";
 import { RULES_FLAGS, rulesContext } from "./rules-context.js";
 
-export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mode MODE] [--data-dir DIR]
+export const USAGE = `usage: gatehouse [--demo] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mode MODE] [--data-dir DIR] [--mcp FILE]
 
           a server and a worker on DIR (default: here; --demo: a demo project it creates) and the
           terminal client; with no model configured, the scripted model plays a demo tour
@@ -20,15 +23,25 @@ usage: gatehouse <command>
 
   connect --server URL --token T (--session ID | --worker ID) [--mode MODE]
           the terminal client on a remote server
-  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE]
+  run     --prompt TEXT [--mode MODE] [--json] [--dir DIR] [--model PROVIDER:MODEL] [--scenario FILE] [--mcp FILE]
           [--server URL --token T --worker ID]
           one turn without the terminal client; asks are denied without a TTY (strict mode)
           exit codes: 0 the turn completed, 3 a call was denied, 1 an error
   server  [--config FILE] [--port N] [--host H] [--data-dir DIR] [--model PROVIDER:MODEL] [--scenario FILE]
           [--approval-timeout-ms N]
           runs the server (tRPC over WebSocket and HTTP on one port)
-  worker  --server URL --token T --id ID [--dir DIR]
-          registers with a server and runs its tool calls in DIR
+  worker  --server URL --token T --id ID [--dir DIR] [--mcp FILE]
+          registers with a server and runs its tool calls in DIR; FILE lists MCP servers (docs/mcp.md)
+  token   [hash]
+          a new random token and its tokenHash for the config; "hash" hashes a token read from stdin
+  telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL] [trust flags]
+          the Telegram bot; its token from TELEGRAM_BOT_TOKEN (docs/telegram.md)
+
+trust (connect, run --server, worker, telegram): wss:// servers are verified by --ca FILE, else by the public CAs,
+        else by their certificate's fingerprint: --fingerprint SHA256, or pinned on first use in
+        --known-servers FILE (default ~/.gatehouse/known_servers); a changed certificate is refused.
+        Plain ws:// only to loopback unless --allow-plain. Environment: GATEHOUSE_CA,
+        GATEHOUSE_FINGERPRINT, GATEHOUSE_KNOWN_SERVERS, GATEHOUSE_ALLOW_PLAIN=1
 
 usage: gatehouse permissions <command>
 
@@ -74,7 +87,9 @@ export async function main(argv: string[]): Promise<number> {
     if (group === "server") return await serverCommand(rest);
     if (group === "worker") return await workerCommand(rest);
     if (group === "connect") return await connectCommand(rest);
+    if (group === "token") return await tokenCommand(rest);
     if (group === "run") return await runCommand(rest);
+    if (group === "telegram") return await telegramCommand(rest);
     if (group === "--help" || group === "-h" || group === "help") {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -83,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new CliError(`unknown command "${group}"\n${USAGE}`);
   } catch (err) {
     if (err instanceof RulesFileError) process.stderr.write(`${err.message}\n`);
-    else if (err instanceof CliError) process.stderr.write(`gatehouse: ${err.message}\n`);
+    else if (err instanceof CliError || err instanceof LogSettingError) process.stderr.write(`gatehouse: ${err.message}\n`);
     else if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) process.stderr.write(`gatehouse: ${(err as Error).message}\n${USAGE}\n`);
     else if ((err as Error).name === "GatehouseError") process.stderr.write(`gatehouse: ${(err as Error).message}\n`);
     else {

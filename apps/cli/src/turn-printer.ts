@@ -1,5 +1,5 @@
-import type { GatehouseEvent } from "@gatehouse/protocol";
-import { DENIAL, describeCall, describeRule, outputPreview } from "@gatehouse/terminal";
+import { toolOutputText, type GatehouseEvent } from "@gatehouse/protocol";
+import { describeCall, describeRule, outputPreview, wasRefused } from "@gatehouse/terminal";
 
 /**
  * Writes a turn's events as lines a person (or `grep`) can follow, or as JSON lines. A
@@ -37,7 +37,7 @@ export class TurnPrinter {
     const own = e.sessionId === this.sessionId;
     if (e.type === "session_created") this.agents.set(e.sessionId, e.session.agent);
     if (e.type === "assistant_message" && e.message.role === "assistant") for (const c of e.message.toolCalls) this.titles.set(`${e.sessionId}/${c.callId}`, describeCall(c.toolName, c.arguments, 200));
-    if (e.type === "tool_result" && !e.ok && DENIAL.test(e.output)) this.denied.push(`${own ? "" : `[${this.agents.get(e.sessionId) ?? "subagent"}] `}${this.title(e)}: ${e.output.replace(DENIAL, "")}`);
+    if (e.type === "tool_result" && wasRefused(e.outcome)) this.denied.push(`${own ? "" : `[${this.agents.get(e.sessionId) ?? "subagent"}] `}${this.title(e)}: ${e.output}`);
     if (!own) return;
     if (e.type === "session_error") this.error = `${e.code}: ${e.message}`;
     if (e.type === "turn_ended" && e.reason === "error" && !this.error) this.error = "the turn ended with an error";
@@ -55,8 +55,9 @@ export class TurnPrinter {
       }
       case "tool_result": {
         const title = this.title(e);
-        if (e.ok) return [`✓ ${title}`, ...outputPreview(e.output).map((l) => `    ${l}`)].join("\n");
-        return DENIAL.test(e.output) ? `✗ denied: ${title}: ${e.output.replace(DENIAL, "")}` : `✗ failed: ${title}: ${e.output}`;
+        const text = toolOutputText(e);
+        if (e.ok) return [`✓ ${title}`, ...outputPreview(text).map((l) => `    ${l}`)].join("\n");
+        return `✗ ${wasRefused(e.outcome) ? "denied" : e.outcome.replace("_", " ")}: ${title}: ${text}`;
       }
       case "tool_approval_required":
         return `? ${describeCall(e.toolName, e.arguments, 200)} asks: ${e.reason}`;

@@ -1,5 +1,6 @@
 import type { Decision } from "@gatehouse/policy";
-import type { BatchContext, Message, SessionInfo, ToolDescriptor, Usage } from "@gatehouse/protocol";
+import { toolOutputText, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
@@ -9,7 +10,7 @@ import type { ModelToolCall, Provider } from "./providers/provider.js";
 import type { Store } from "./store.js";
 import { Subagents } from "./subagents.js";
 import { TASK_TOOL } from "./task-tool.js";
-import { toolMessages } from "./tool-messages.js";
+import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
 export interface RunnerOptions {
@@ -25,10 +26,10 @@ export interface RunnerOptions {
   toolTimeoutMs: number;
   maxToolResultChars: number;
   systemPrompt: (session: SessionInfo) => string;
+  log: Log;
 }
 
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
-type Outcome = { ok: boolean; output: string; hard?: boolean };
 
 const now = () => new Date().toISOString();
 
@@ -66,6 +67,8 @@ export class AgentRunner {
     } catch (err) {
       if (!controller.signal.aborted) {
         const code = err instanceof GatehouseError ? err.code : "INTERNAL";
+        if (code === "INTERNAL") this.o.log.error("a turn failed", { err, sessionId: session.id });
+        else this.o.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
         this.o.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
       }
       end = "error";
@@ -128,45 +131,47 @@ export class AgentRunner {
       if (signal.aborted) return "aborted";
       const started = performance.now();
       const decision = decisions[i];
-      const content: Outcome = hardRejected
-        ? { ok: false, output: toolMessages.batchRejected(call.toolName) }
+      if (hardRejected && approvals[i]) this.o.gate.cancel(approvals[i].approvalId, null);
+      const result: CallResult = hardRejected
+        ? notRun("rejected", toolMessages.batchRejected(call.toolName))
         : decision
           ? await this.settle(session, call, decision, approvals[i]?.settled, signal)
-          : { ok: false, output: toolMessages.invalid(call.toolName, call.invalid ?? "") };
-      if (content.hard) hardRejected = true;
-      this.o.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: content.output, isError: !content.ok });
-      this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ok: content.ok, output: content.output, elapsedMs: performance.now() - started });
+          : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""));
+      const { hard, ...shown } = result;
+      if (hard) hardRejected = true;
+      this.o.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: toolOutputText(shown), isError: !shown.ok });
+      this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ...shown, elapsedMs: performance.now() - started });
     }
     if (signal.aborted) return "aborted";
     return hardRejected ? "rejected" : "continue";
   }
 
-  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<Outcome> {
+  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<CallResult> {
     this.audit(session, call, decision.action, decision.reason, decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null);
-    if (decision.action === "deny") return { ok: false, output: toolMessages.denied(call.toolName, decision.reason) };
+    if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     if (approval) {
       const r = await approval;
       this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
-      if (r.outcome !== "approved") return { ok: false, output: toolMessages.rejected(call.toolName, r), hard: r.hard };
+      if (r.outcome !== "approved") return rejection(call.toolName, r);
     }
     return this.run(this.session(session.id), call, approval ? null : decision, signal);
   }
 
-  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<Outcome> {
+  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<CallResult> {
     this.o.hub.publish({ type: "tool_call_started", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, arguments: JSON.stringify(call.args), decision });
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     try {
-      return await this.o.registry.dispatch(session.workerId, { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.o.toolTimeoutMs, guard: this.o.gate.guard(session) }, signal);
+      return ran(await this.o.registry.dispatch(session.workerId, { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.o.toolTimeoutMs, guard: this.o.gate.guard(session) }, signal));
     } catch (err) {
-      if (signal.aborted) return { ok: false, output: toolMessages.failed(call.toolName, "the turn was aborted") };
-      return { ok: false, output: toolMessages.failed(call.toolName, (err as Error).message) };
+      if (signal.aborted) return notRun("cancelled", toolMessages.failed(call.toolName, "the turn was aborted"));
+      return notRun("failed", toolMessages.failed(call.toolName, (err as Error).message));
     }
   }
 
   /** The `task` tool: a child session's whole turn, whose last answer is the call's result. */
-  private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<Outcome> {
+  private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<CallResult> {
     const started = this.o.subagents.start(parent, call.args, nanoid());
-    if ("error" in started) return { ok: false, output: toolMessages.failed(TASK_TOOL, started.error) };
+    if ("error" in started) return notRun("failed", toolMessages.failed(TASK_TOOL, started.error));
     const child = started.session;
     const controller = new AbortController();
     const stop = () => controller.abort();

@@ -1,7 +1,8 @@
-import { evaluate, loadShellParser, Ruleset, suggestPatterns, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
+import { evaluate, isToolGlob, loadShellParser, Ruleset, suggestPatterns, toolKeyMatches, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
 import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import os from "node:os";
 import { nanoid } from "nanoid";
+import type { Log } from "@gatehouse/log";
 import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
 import type { WorkerPermissions } from "./worker-permissions.js";
@@ -39,6 +40,7 @@ export interface GateOptions {
   present: (session: SessionInfo, call: ToolCall, whole?: boolean) => Promise<Presentation | null>;
   /** The session's agent layer (DESIGN §2.3); undefined for a session without one. */
   agentLayer: (session: SessionInfo) => Ruleset | undefined;
+  log: Log;
 }
 
 /** Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6). */
@@ -92,14 +94,20 @@ export class ApprovalGate {
 
   /** What a person will see for a call that asks; null when it cannot be shown. */
   presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
-    return this.o.present(session, call).catch(() => null);
+    return this.o.present(session, call).catch((err: unknown) => this.unpresentable(err, session, call));
   }
 
   /** A pending approval's presentation, whole; undefined when the approval is not pending. */
   async view(sessionId: string, approvalId: string): Promise<Presentation | null | undefined> {
     const p = this.pending.get(approvalId);
     if (!p || p.session.id !== sessionId) return undefined;
-    return this.o.present(p.session, p.call, true).catch(() => null);
+    return this.o.present(p.session, p.call, true).catch((err: unknown) => this.unpresentable(err, p.session, p.call));
+  }
+
+  /** A presentation that failed (the worker could not read the file, say): the person sees none, the log says why. */
+  private unpresentable(err: unknown, session: SessionInfo, call: ToolCall): null {
+    this.o.log.warn("could not prepare what the person sees for an approval", { err, sessionId: session.id, tool: call.tool });
+    return null;
   }
 
   /** Holds a call for a person's answer; the promise settles with the answer. */
@@ -138,21 +146,39 @@ export class ApprovalGate {
     const p = this.pending.get(input.approvalId);
     if (!p || p.session.id !== input.sessionId) return false;
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
-    const patterns = input.pattern ? [input.pattern] : p.event.suggestedPatterns;
+    const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
     this.finish(input.approvalId, { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") });
     if (scope === "once") return true;
     this.addRuntimeRules(p.session.id, p.call.tool, patterns);
-    if (scope === "always") {
-      for (const pattern of patterns) await this.o.permissions.append(p.session.workerId, p.call.tool, pattern, `by ${by} ${new Date().toISOString()}`);
-    }
+    if (scope === "always") await this.saveAlways(p.session, p.call.tool, patterns, by);
     this.recheck(p.session.id);
     return true;
+  }
+
+  /**
+   * Appends "always" rules to the permissions file. When the file cannot take them (invalid, gone,
+   * not a regular file) the answer still holds for the session and every client is told why the
+   * rule was not saved.
+   */
+  private async saveAlways(session: SessionInfo, tool: string, patterns: string[], by: string): Promise<void> {
+    try {
+      for (const pattern of patterns) await this.o.permissions.append(session.workerId, tool, pattern, `by ${by} ${new Date().toISOString()}`);
+    } catch (err) {
+      const file = this.o.permissions.file(session.workerId);
+      const detail = `the approved rule was kept for this session only; it could not be saved: ${(err as Error).message}`;
+      this.o.hub.publish({ type: "permissions_invalid", sessionId: session.id, at: new Date().toISOString(), workerId: session.workerId, file, line: 1, column: 1, message: detail });
+    }
   }
 
   deny(by: string, input: DenyInput): boolean {
     const p = this.pending.get(input.approvalId);
     if (!p || p.session.id !== input.sessionId) return false;
     return this.finish(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined;
+  }
+
+  /** Cancels one pending approval (its call will not run: an earlier call of its batch was denied hard). */
+  cancel(approvalId: string, by: string | null): void {
+    this.finish(approvalId, { outcome: "cancelled", scope: null, feedback: null, hard: false, by });
   }
 
   /** Cancels every pending approval of a session (abort, worker lost). */
@@ -182,8 +208,10 @@ export class ApprovalGate {
   /** The file-tool rules of every layer and the protected paths, for the worker's real-path re-check. */
   guard(session: SessionInfo): Guard {
     const rules = this.o.permissions.load(session.workerId);
+    // A glob key (`*_file`) reaches the worker as one rule for each file tool it covers.
+    const toolsOf = (key: string) => (key === "*" || FILE_TOOLS.has(key) ? [key] : isToolGlob(key) ? [...FILE_TOOLS].filter((t) => toolKeyMatches(key, t)) : []);
     const pick = (set: Ruleset | undefined) =>
-      (set?.rules ?? []).filter((r) => r.tool === "*" || FILE_TOOLS.has(r.tool)).map((r) => ({ tool: r.tool, pattern: r.pattern, action: r.action, origin: r.origin }));
+      (set?.rules ?? []).flatMap((r) => toolsOf(r.tool).map((tool) => ({ tool, pattern: r.pattern, action: r.action, origin: r.origin })));
     const agent = this.o.agentLayer(session);
     return { agent: agent ? pick(agent) : null, static: rules.ok ? pick(rules.ruleset) : [], runtime: pick(this.runtime.get(session.id)), protectedPaths: this.o.protectedPaths };
   }

@@ -1,14 +1,14 @@
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { describeConfigIssue, readConfigFile } from "./config-file.js";
 import { GatehouseError } from "./errors.js";
 
 const BaseURL = z.url({ error: "baseURL must be a URL" });
 /** The name of the environment variable that holds an API key (never the key itself). */
 const ApiKeyEnv = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "apiKeyEnv must be an environment variable name");
 
-const ProviderConfig = z.object({
+const ProviderConfig = z.strictObject({
   /** The wire format: OpenAI-compatible chat completions or Anthropic messages. */
   api: z.enum(["openai-compatible", "anthropic"]),
   baseURL: BaseURL.optional(),
@@ -16,14 +16,73 @@ const ProviderConfig = z.object({
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
-const Token = z.object({ token: z.string().min(16, "tokens must be at least 16 characters"), name: z.string().min(1) });
+const TokenName = z.string().min(1, "a token needs a name").max(100);
+const WorkerPattern = z.string().regex(/^(\*|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, "a worker id, or \"*\" for every worker");
+const Secret = {
+  /** The token itself, at least 16 characters. */
+  token: z.string().min(16, "tokens must be at least 16 characters").optional(),
+  /** Or its SHA-256, as `sha256:` and 64 hex digits, so the config holds no secret. */
+  tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, "tokenHash must be sha256: followed by 64 lowercase hex digits").optional(),
+};
+const oneSecret = (t: { token?: string | undefined; tokenHash?: string | undefined }) => (t.token === undefined) !== (t.tokenHash === undefined);
+const ONE_SECRET = { error: "give exactly one of token and tokenHash" };
 
-export const ServerConfig = z.object({
+const WorkerToken = z
+  .strictObject({ name: TokenName, ...Secret, workers: z.array(WorkerPattern).min(1, "list the worker ids this token may register (\"*\" for any)") })
+  .refine(oneSecret, ONE_SECRET);
+export type WorkerTokenConfig = z.infer<typeof WorkerToken>;
+
+export const ROLES = ["admin", "approver", "viewer"] as const;
+const ClientToken = z
+  .strictObject({
+    name: TokenName,
+    ...Secret,
+    role: z.enum(ROLES, { error: "role must be admin, approver or viewer" }),
+    /** The workers whose sessions an approver or viewer may use or watch; every worker when absent for a viewer. */
+    workers: z.array(WorkerPattern).optional(),
+    /** An approver may run `!command` (session.shell) only when this is true. */
+    shell: z.boolean().default(false),
+  })
+  .refine(oneSecret, ONE_SECRET)
+  .refine((t) => t.role !== "approver" || t.workers !== undefined, { error: "an approver token must list its workers (\"*\" for all)", path: ["workers"] });
+export type ClientTokenConfig = z.infer<typeof ClientToken>;
+
+const Limits = z.strictObject({
+  /** The largest WebSocket frame read before a connection has shown a valid token. */
+  preAuthFrameBytes: z.number().int().min(1024).default(16 * 1024),
+  /** A WebSocket that has shown no valid token by then is closed. */
+  authTimeoutMs: z.number().int().positive().default(10_000),
+  /** The largest frame (and HTTP body) once authenticated. */
+  frameBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+  connectionsPerToken: z.number().int().positive().default(32),
+  subscriptionsPerToken: z.number().int().positive().default(64),
+  /** Procedure calls per second per token, with bursts of twice that. */
+  requestsPerSecond: z.number().positive().default(100),
+  /** Bytes queued for one subscriber's connection before it is cut off as too slow. */
+  subscriberBacklogBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+});
+export type Limits = z.infer<typeof Limits>;
+
+const Tls = z.union([
+  z.enum(["auto", "self-signed", "off"], { error: "tls must be auto, self-signed, off or { cert, key }" }),
+  z.strictObject({ cert: z.string().min(1), key: z.string().min(1) }),
+]);
+export type TlsSetting = z.infer<typeof Tls>;
+
+export const ServerConfig = z.strictObject({
   host: z.string().default("127.0.0.1"),
   port: z.number().int().min(0).max(65535).default(7420),
   dataDir: z.string().default(path.join(os.homedir(), ".gatehouse")),
-  workerTokens: z.array(Token).default([]),
-  clientTokens: z.array(Token).default([]),
+  workerTokens: z.array(WorkerToken).default([]),
+  clientTokens: z.array(ClientToken).default([]),
+  /** A worker id registering while a connection for it is online replaces that one instead of being refused. */
+  replaceOnlineWorkers: z.boolean().default(false),
+  /**
+   * `auto`: plain on a loopback host, else a self-signed certificate kept in the data directory;
+   * `self-signed` always; `off` plain even on other hosts; or a certificate and key (PEM files).
+   */
+  tls: Tls.default("auto"),
+  limits: Limits.default(Limits.parse({})),
   /** Pending approvals resolve as timed out after this long; none when absent. */
   approvalTimeoutMs: z.number().int().positive().optional(),
   toolTimeoutMs: z.number().int().positive().default(120_000),
@@ -46,35 +105,27 @@ export const ServerConfig = z.object({
   scenario: z.string().optional(),
   /** Paths no tool may write besides the data directory (the worker's own configuration, say). */
   protectedPaths: z.array(z.string()).default([]),
+  /** The Telegram bot run inside the server process; its fields are checked by the bot (docs/telegram.md). */
+  telegram: z.record(z.string(), z.unknown(), { error: "telegram must be an object (docs/telegram.md)" }).optional(),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 export type ServerConfigInput = z.input<typeof ServerConfig>;
 
-/** Reads a config file (JSON), then overrides from the environment, then from flags. */
+/** Reads a config file (JSONC), then overrides from the environment, then from flags. */
 export function loadServerConfig(file: string | undefined, overrides: ServerConfigInput, env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  let fromFile: unknown = {};
-  if (file) {
-    try {
-      fromFile = JSON.parse(fs.readFileSync(file, "utf8"));
-    } catch (err) {
-      throw new GatehouseError("CONFIG", `${file}: ${(err as Error).message}`);
-    }
-  }
+  const doc = file ? readConfigFile(file) : undefined;
   const fromEnv: ServerConfigInput = {
     ...(env.GATEHOUSE_PORT ? { port: Number(env.GATEHOUSE_PORT) } : {}),
     ...(env.GATEHOUSE_HOST ? { host: env.GATEHOUSE_HOST } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
-    ...(env.GATEHOUSE_WORKER_TOKEN ? { workerTokens: [{ token: env.GATEHOUSE_WORKER_TOKEN, name: "worker" }] } : {}),
+    ...(env.GATEHOUSE_WORKER_TOKEN ? { workerTokens: [{ token: env.GATEHOUSE_WORKER_TOKEN, name: "worker", workers: ["*"] }] } : {}),
     ...(env.GATEHOUSE_MODEL ? { model: env.GATEHOUSE_MODEL } : {}),
     ...(env.GATEHOUSE_BASE_URL ? { baseURL: env.GATEHOUSE_BASE_URL } : {}),
     ...(env.GATEHOUSE_API_KEY_ENV ? { apiKeyEnv: env.GATEHOUSE_API_KEY_ENV } : {}),
-    ...(env.GATEHOUSE_CLIENT_TOKEN ? { clientTokens: [{ token: env.GATEHOUSE_CLIENT_TOKEN, name: "client" }] } : {}),
+    ...(env.GATEHOUSE_CLIENT_TOKEN ? { clientTokens: [{ token: env.GATEHOUSE_CLIENT_TOKEN, name: "client", role: "admin" as const }] } : {}),
   };
-  const merged = { ...(fromFile as object), ...fromEnv, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  const merged = { ...(doc?.value as object), ...fromEnv, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
   const parsed = ServerConfig.safeParse(merged);
-  if (!parsed.success) {
-    const where = file ? `${file}: ` : "";
-    throw new GatehouseError("CONFIG", `${where}${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
-  }
+  if (!parsed.success) throw new GatehouseError("CONFIG", parsed.error.issues.map((i) => describeConfigIssue(doc, i)).join("; "));
   return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
 }

@@ -1,4 +1,5 @@
 import type { ApprovalRequired, GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
+import { GatehouseError } from "./errors.js";
 import { familyOf, isWithin } from "./session-family.js";
 import type { Store, StoredEvent } from "./store.js";
 
@@ -8,7 +9,11 @@ type Listener = (stored: StoredEvent) => void;
 export class EventHub {
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Events held for one subscriber that does not take them; past this it is ended, not grown. */
+    private readonly maxBacklog = 10_000,
+  ) {}
 
   publish(event: GatehouseEvent): StoredEvent {
     const stored = this.store.appendEvent(event.sessionId, event);
@@ -37,22 +42,28 @@ export class EventHub {
   async *subscribe(filter: { sessionId?: string | undefined; lastEventId?: string | null | undefined }, signal?: AbortSignal): AsyncGenerator<TrackedEvent> {
     const buffer: StoredEvent[] = [];
     let wake: (() => void) | null = null;
+    let overflowed = false;
     const listener: Listener = (s) => {
-      if (filter.sessionId !== undefined && !isWithin(this.store, s.sessionId, filter.sessionId)) return;
-      buffer.push(s);
+      if (overflowed || (filter.sessionId !== undefined && !isWithin(this.store, s.sessionId, filter.sessionId))) return;
+      if (buffer.length >= this.maxBacklog) {
+        overflowed = true;
+        buffer.length = 0;
+      } else buffer.push(s);
       wake?.();
     };
     this.listeners.add(listener);
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {
-      const after = Number(filter.lastEventId ?? this.store.lastEventId());
-      const missed = this.missed(Number.isFinite(after) ? after : 0, filter.sessionId);
+      const requested = Number(filter.lastEventId ?? this.store.lastEventId());
+      // An id beyond the log was issued before a restart that emptied it: all of the log is new to that client.
+      const after = Number.isFinite(requested) && requested <= this.store.lastEventId() ? requested : 0;
+      const missed = this.missed(after, filter.sessionId);
       const missedIds = new Set(missed.map((m) => m.id));
       for (const p of this.pending(filter.sessionId)) {
         if (!missedIds.has(p.eventId)) yield { id: String(p.eventId), event: p.event };
       }
-      let last = missed.at(-1)?.id ?? (Number.isFinite(after) ? after : 0);
+      let last = missed.at(-1)?.id ?? after;
       for (const s of missed) yield { id: String(s.id), event: s.event };
       while (!signal?.aborted) {
         while (buffer.length > 0) {
@@ -62,6 +73,7 @@ export class EventHub {
           yield { id: String(s.id), event: s.event };
         }
         if (signal?.aborted) break;
+        if (overflowed) throw new GatehouseError("BUSY", `this subscriber fell more than ${this.maxBacklog} events behind and was cut off; subscribe again with lastEventId ${last} to catch up`);
         await new Promise<void>((resolve) => (wake = resolve));
         wake = null;
       }

@@ -1,9 +1,10 @@
-import { suggestPatterns } from "@gatehouse/policy";
+import { lintRules, suggestPatterns } from "@gatehouse/policy";
 import type { Handlers, SessionInfo } from "@gatehouse/protocol";
-import fs from "node:fs";
+import os from "node:os";
+import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { AgentRunner } from "./agent-runner.js";
-import { agentNames, findAgent } from "./agents.js";
+import { agentNames, agentsOf, findAgent } from "./agents.js";
 import type { ApprovalGate } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
@@ -22,6 +23,7 @@ export interface Services {
   openModel: (session: SessionInfo, scenario: string | undefined) => void;
   defaultModel: string;
   toolTimeoutMs: number;
+  log: Log;
 }
 
 const now = () => new Date().toISOString();
@@ -60,13 +62,14 @@ export function createHandlers(s: Services): Handlers {
 
   return {
     session: guarded({
-      async create(_p, input) {
+      async create(p, input) {
         const w = worker(input.workerId);
         if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentNames(w)}`);
         const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, model: input.model ?? s.defaultModel, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
         s.openModel(info, input.scenario);
         s.store.putSession(info);
         s.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
+        s.log.info("session created", { sessionId: info.id, workerId: info.workerId, agent: info.agent, model: info.model, mode: info.mode, by: p.name });
         return info;
       },
       async list() {
@@ -84,11 +87,11 @@ export function createHandlers(s: Services): Handlers {
       },
       async shell(p, input) {
         const current = session(input.sessionId);
-        const outcome = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current) });
-        const parsed = parseShellOutput(outcome.output);
+        const ran = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current) });
+        const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
         s.store.audit({ at: now(), sessionId: current.id, workerId: current.workerId, toolName: "shell_exec", arguments: JSON.stringify({ command: input.command }), action: "user_shell", reason: "typed by a person (!command), not gated", rule: null, by: p.name });
-        s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: parsed.exitCode, output: outcome.output, by: p.name });
-        return parsed;
+        s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: shell.exitCode, output: shell.stdout, stderr: shell.stderr, by: p.name });
+        return shell;
       },
     }),
     agent: guarded({
@@ -119,6 +122,18 @@ export function createHandlers(s: Services): Handlers {
         return found;
       },
     }),
+    workers: guarded({
+      async list() {
+        return s.registry.list().map((w) => ({
+          id: w.id,
+          workDir: w.workDir,
+          connected: w.connected,
+          tools: w.tools.map(({ name, description, tier }) => ({ name, description, tier })),
+          agents: agentsOf(w).map((a) => a.name),
+          skills: w.skills,
+        }));
+      },
+    }),
     worker: guarded({
       async register(_p, input) {
         s.registry.register(input);
@@ -129,7 +144,8 @@ export function createHandlers(s: Services): Handlers {
         return s.registry.requests(input.workerId, signal);
       },
       async result(_p, input) {
-        return { accepted: s.registry.result(input.workerId, input.requestId, { ok: input.ok, output: input.output }) };
+        const { workerId, requestId, ...output } = input;
+        return { accepted: s.registry.result(workerId, requestId, output) };
       },
       async heartbeat(_p, input) {
         s.registry.heartbeat(input.workerId);
@@ -139,7 +155,9 @@ export function createHandlers(s: Services): Handlers {
     permissions: guarded({
       async get(_p, input) {
         const loaded = s.permissions.load(input.workerId);
-        return { file: loaded.file, text: fs.readFileSync(loaded.file, "utf8"), error: loaded.ok ? null : loaded.error.message };
+        const text = s.permissions.text(input.workerId);
+        const warnings = loaded.ok ? lintRules(text, { file: loaded.file, home: os.homedir() }).warnings : [];
+        return { file: loaded.file, text, error: loaded.ok ? null : loaded.error.message, warnings: warnings.map(({ line, column, message }) => ({ line, column, message })) };
       },
       async explain(_p, input) {
         const w = worker(input.workerId);
@@ -148,17 +166,5 @@ export function createHandlers(s: Services): Handlers {
         return { decision, suggestedPatterns: suggestPatterns(decision) };
       },
     }),
-  };
-}
-
-/** The worker's shell_exec output ends with an `exit code: N` line; the rest is what the command printed. */
-export function parseShellOutput(output: string): { exitCode: number | null; stdout: string; stderr: string } {
-  const m = /\nexit code: (-?\d+|none)\s*$/.exec(output);
-  const body = m ? output.slice(0, m.index) : output;
-  const split = body.indexOf("\n--- stderr ---\n");
-  return {
-    exitCode: m && m[1] !== "none" ? Number(m[1]) : null,
-    stdout: split === -1 ? body : body.slice(0, split),
-    stderr: split === -1 ? "" : body.slice(split + "\n--- stderr ---\n".length),
   };
 }

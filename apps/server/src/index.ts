@@ -3,3 +3,8 @@ export { loadServerConfig, ServerConfig, type ServerConfigInput } from "./config
 export { parseScenario, loadScenario, ScriptedProvider, type Scenario } from "./providers/scripted.js";
 export { GatehouseError } from "./errors.js";
 export { workerRulesFile } from "./worker-permissions.js";
+export { watchConfig } from "./config-watch.js";
+export { guardProcess } from "./process-guard.js";
+export { createLog, silentLog, type Log } from "./log.js";
+export { hashToken } from "./auth.js";
+export { readConfigFile } from "./config-file.js";

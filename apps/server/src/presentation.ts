@@ -1,5 +1,5 @@
 import type { ToolCall } from "@gatehouse/policy";
-import type { Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { McpOrigin, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { createTwoFilesPatch } from "diff";
 
 export const MAX_PRESENTATION_CHARS = 16_000;
@@ -19,9 +19,17 @@ export interface PresentationSources {
   workDir: (session: SessionInfo) => string;
   /** The file's current text when a person may see it (read_file allows it), "" for a new file, null otherwise. */
   currentText: (session: SessionInfo, path: string) => Promise<string | null>;
+  /** Where an MCP tool of the session's worker comes from; undefined for other tools. */
+  mcpOrigin?: (session: SessionInfo, tool: string) => McpOrigin | undefined;
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** An MCP call as a person should judge it: which server, which of its tools, what it claims, with what. */
+function mcpCall(origin: McpOrigin, args: Record<string, unknown>): string {
+  const claims = Object.entries(origin.annotations).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  return `MCP server: ${origin.server}\ntool: ${origin.tool}\nannotations: ${claims.length > 0 ? claims.join(", ") : "none"}\narguments:\n${JSON.stringify(args, null, 2)}\n`;
+}
 
 function edited(current: string, args: Record<string, unknown>): string {
   const oldText = str(args.old_string);
@@ -35,6 +43,8 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
   const args = call.args;
   const cut = (kind: Presentation["kind"], content: string, cwd?: string) => cutTo(kind, content, cwd, whole);
   if (call.tool === "shell_exec") return cut("command", str(args.command), src.workDir(session));
+  const origin = src.mcpOrigin?.(session, call.tool);
+  if (origin) return cut("text", mcpCall(origin, args));
   if (call.tool === "write_file" || call.tool === "edit_file") {
     const file = str(args.path) || str(args.file_path);
     const current = await src.currentText(session, file);

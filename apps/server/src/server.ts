@@ -1,13 +1,15 @@
 import fs from "node:fs";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import os from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { createAppRouter, WORKER_LINK_PATH, type SessionInfo } from "@gatehouse/protocol";
-import { createHTTPServer } from "@trpc/server/adapters/standalone";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
-import { WebSocketServer } from "ws";
+import { createServer as createPlainServer } from "node:http";
+import https from "node:https";
+import { WebSocketServer, type WebSocket } from "ws";
 import { AgentRunner } from "./agent-runner.js";
 import { AgentLayers, agentsOf, findAgent, maySpawn } from "./agents.js";
 import { ApprovalGate } from "./approval-gate.js";
@@ -23,7 +25,14 @@ import { Subagents } from "./subagents.js";
 import { systemPrompt } from "./system-prompt.js";
 import { taskTool } from "./task-tool.js";
 import type { Store } from "./store.js";
-import { refuseWorkerLink, serveWorkerLink } from "./worker-link.js";
+import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
+import { Connections } from "./connections.js";
+import { TokenLimits, withLimits } from "./limits.js";
+import { createLog, type Log } from "./log.js";
+import { logProcedureError } from "./procedure-errors.js";
+import { withAccess } from "./roles/access.js";
+import { isLoopback, serverTls } from "./tls.js";
+import { createConsoleHandler } from "./web-console.js";
 import { WorkerPermissions } from "./worker-permissions.js";
 import { WorkerRegistry } from "./worker-registry.js";
 
@@ -31,7 +40,28 @@ export interface RunningServer {
   url: string;
   port: number;
   store: Store;
+  /** The SHA-256 fingerprint of the certificate served; null when plain. */
+  fingerprint: string | null;
+  /** Takes new tokens and limits; connections whose token was removed or changed are closed (their count returned). */
+  reloadTokens(next: Pick<ServerConfig, "workerTokens" | "clientTokens" | "limits">): number;
   close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  log?: Log;
+}
+
+/** Whether an HTTP request declares a body no larger than `bytes` (a chunked one of unknown size is not). */
+function smallEnough(req: IncomingMessage, bytes: number): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return true;
+  const length = req.headers["content-length"];
+  return length !== undefined && Number(length) <= bytes;
+}
+
+/** Raises a connection's frame limit once its token is known (the pre-authentication limit is small). */
+function allowFrames(ws: WebSocket, bytes: number): void {
+  const receiver = (ws as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
+  if (receiver && typeof receiver._maxPayload === "number") receiver._maxPayload = bytes;
 }
 
 const FALLBACK_SCENARIO = parseScenario(
@@ -41,8 +71,9 @@ const FALLBACK_SCENARIO = parseScenario(
 
 const now = () => new Date().toISOString();
 
-/** Starts the server: tRPC over WebSocket and HTTP on one port. */
-export async function startServer(config: ServerConfig): Promise<RunningServer> {
+/** Starts the server: tRPC over WebSocket and HTTP, and the browser console, on one port. */
+export async function startServer(config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? createLog();
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const store = new MemoryStore();
@@ -64,7 +95,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         }
       },
     },
+    log,
     config.heartbeatTimeoutMs,
+    config.replaceOnlineWorkers,
   );
   const currentText = async (session: SessionInfo, file: string): Promise<string | null> => {
     if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow") return null;
@@ -78,8 +111,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     protectedPaths: [config.dataDir, ...config.protectedPaths],
     approvalTimeoutMs: config.approvalTimeoutMs,
-    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText }, session, call, whole),
+    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText, mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp }, session, call, whole),
     agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
+    log,
   });
   const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });
   const runner = new AgentRunner({
@@ -101,42 +135,100 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       const worker = registry.get(s.workerId);
       return systemPrompt({ workDir: worker?.workDir ?? "an unknown directory", agent: findAgent(worker, s.agent), skills: worker?.skills ?? [] });
     },
+    log,
   });
   const handlers = createHandlers({
-    store, hub, gate, runner, registry, permissions, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
+    store, hub, gate, runner, registry, permissions, log, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
     openModel: (session, scenario) => {
       const file = scenario ?? config.scenario;
       models.open(session, file ? loadScenario(file) : undefined);
     },
   });
-  const router = createAppRouter(handlers);
-  const tokens = new Tokens(config.workerTokens, config.clientTokens);
-  const http = createHTTPServer({ router, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
-  const wss = new WebSocketServer({ noServer: true });
-  const links = new WebSocketServer({ noServer: true });
-  links.on("connection", (socket) => serveWorkerLink(socket, registry));
+  let tokens = new Tokens(config.workerTokens, config.clientTokens);
+  let limits = config.limits;
+  const connections = new Connections(() => limits.connectionsPerToken, log);
+  const tokenLimits = new TokenLimits(() => limits, log);
+  const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
+  const onError = logProcedureError(log);
+  const tls = await serverTls(config.tls, config.host, config.dataDir);
+  const rpc = createHTTPHandler({ router, maxBodySize: limits.frameBytes, onError, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
+  const webConsole = createConsoleHandler();
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (webConsole(req, res)) return;
+    if (!tokens.fromAuthorization(req.headers.authorization) && !smallEnough(req, limits.preAuthFrameBytes)) {
+      log.warn("limit hit: request body before authentication", { remote: req.socket.remoteAddress });
+      res.writeHead(413, { "content-type": "text/plain", connection: "close" }).end("request body too large before authentication");
+      return;
+    }
+    rpc(req, res);
+  };
+  const http = tls ? https.createServer({ key: tls.key, cert: tls.cert }, handler) : createPlainServer(handler);
+  http.on("tlsClientError", (err: Error) => log.warn("TLS handshake failed", { error: err.message }));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preAuthFrameBytes });
+  const links = new WebSocketServer({ noServer: true, maxPayload: limits.frameBytes });
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
     if (new URL(req.url ?? "/", "http://x").pathname !== WORKER_LINK_PATH) return wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
-    const refused = refuseWorkerLink(tokens, req);
-    if (!refused) return links.handleUpgrade(req, socket, head, (ws) => links.emit("connection", ws, req));
-    socket.end(`HTTP/1.1 ${refused.status} ${refused.message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const admitted = admitWorkerLink(tokens, req);
+    if ("status" in admitted) {
+      log.warn("token refused", { link: "worker", status: admitted.status, remote: req.socket.remoteAddress });
+      return socket.end(`HTTP/1.1 ${admitted.status} ${admitted.message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    }
+    links.handleUpgrade(req, socket, head, (ws) => {
+      ws.on("error", (err) => log.warn("worker link error", { error: err.message }));
+      if (!connections.admit(admitted, ws)) return;
+      ws.once("close", () => connections.drop(admitted));
+      serveWorkerLink(ws, registry, admitted, log);
+    });
+  });
+  const authenticated = new WeakSet<WebSocket>();
+  wss.on("connection", (ws: WebSocket) => {
+    const timer = setTimeout(() => authenticated.has(ws) || ws.close(4001, "no valid token shown in time"), limits.authTimeoutMs);
+    ws.once("close", () => clearTimeout(timer));
   });
   const wsHandler = applyWSSHandler({
     wss,
     router,
-    createContext: ({ info }) => ({ principal: tokens.principal(info.connectionParams?.token) }),
+    onError,
+    createContext: ({ info, res, req }) => {
+      const token = info.connectionParams?.token;
+      const principal = tokens.principal(token);
+      if (!principal) {
+        if (token !== undefined) log.warn("token refused", { remote: req.socket.remoteAddress });
+        return { principal: null };
+      }
+      if (!connections.admit(principal, res)) return { principal: null };
+      res.once("close", () => connections.drop(principal));
+      authenticated.add(res);
+      allowFrames(res, limits.frameBytes);
+      return { principal };
+    },
     keepAlive: { enabled: true, pingMs: 1000, pongWaitMs: 2000 },
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(config.port, config.host, () => resolve());
   });
+  http.on("error", (err) => log.error("server socket error", { error: err.message }));
   const port = (http.address() as AddressInfo).port;
+  const url = `${tls ? "wss" : "ws"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  if (tls) log.info("serving TLS", { certificate: tls.certFile, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned });
+  else if (!isLoopback(config.host)) log.warn("serving plain text on a host other machines can reach (tls: off)", { host: config.host });
+  log.info("server listening", { url, dataDir: config.dataDir, model: config.model });
   return {
-    url: `ws://${config.host}:${port}`,
+    url,
     port,
     store,
+    fingerprint: tls?.fingerprint ?? null,
+    reloadTokens: (next) => {
+      tokens = new Tokens(next.workerTokens, next.clientTokens);
+      limits = next.limits;
+      const closed = connections.closeUnless((p) => tokens.grants(p));
+      log.info("tokens reloaded", { workerTokens: next.workerTokens.length, clientTokens: next.clientTokens.length, connectionsClosed: closed });
+      return closed;
+    },
     close: async () => {
+      log.info("server stopping");
       registry.close();
       gate.close();
       wsHandler.broadcastReconnectNotification();

@@ -3,7 +3,7 @@ import { agentNames, findAgent, MAX_SUBAGENT_DEPTH, nestsTooDeep } from "./agent
 import type { EventHub } from "./event-hub.js";
 import { depthOf, familyOf } from "./session-family.js";
 import type { Store } from "./store.js";
-import { toolMessages } from "./tool-messages.js";
+import { type CallResult, notRun, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
 export interface SubagentOptions {
@@ -49,10 +49,10 @@ export class Subagents {
   }
 
   /** Closes a child whose turn ended and turns its last answer into the `task` call's result. */
-  finish(child: SessionInfo, end: string): { ok: boolean; output: string } {
+  finish(child: SessionInfo, end: string): CallResult {
     this.o.store.putSession({ ...child, status: "closed" });
     const answer = this.o.store.messages(child.id).findLast((m) => m.role === "assistant")?.text.trim() ?? "";
-    if (end === "completed") return { ok: true, output: answer || `(the ${child.agent} subagent gave no answer)` };
-    return { ok: false, output: toolMessages.subagentEnded(child.agent, child.id, end, answer) };
+    if (end === "completed") return { ok: true, outcome: "ok", output: answer || `(the ${child.agent} subagent gave no answer)` };
+    return notRun(end === "aborted" ? "cancelled" : "failed", toolMessages.subagentEnded(child.agent, child.id, end, answer));
   }
 }

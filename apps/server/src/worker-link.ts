@@ -1,15 +1,16 @@
 import type { IncomingMessage } from "node:http";
-import { describeIssues, LinkFromWorker, type LinkToWorker } from "@gatehouse/protocol";
+import { describeIssues, LinkFromWorker, type LinkToWorker, type Principal, type WorkerRegisterInput } from "@gatehouse/protocol";
 import type { WebSocket } from "ws";
-import type { Tokens } from "./auth.js";
+import { coversWorker, type Tokens } from "./auth.js";
+import type { Log } from "./log.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
-/** Why an upgrade to the worker link is refused, as an HTTP status; null when it may proceed. */
-export function refuseWorkerLink(tokens: Tokens, req: IncomingMessage): { status: number; message: string } | null {
+/** The worker behind an upgrade to the worker link, or why it is refused as an HTTP status. */
+export function admitWorkerLink(tokens: Tokens, req: IncomingMessage): Principal | { status: number; message: string } {
   const principal = tokens.fromAuthorization(req.headers.authorization);
   if (!principal) return { status: 401, message: "missing or unknown token" };
   if (principal.kind !== "worker") return { status: 403, message: "the worker link is for workers" };
-  return null;
+  return principal;
 }
 
 function parse(data: string): LinkFromWorker | string {
@@ -24,23 +25,46 @@ function parse(data: string): LinkFromWorker | string {
 }
 
 /** Serves one worker's link: registration, then its results and heartbeats, until it closes. */
-export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry): void {
+export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry, principal: Principal, log: Log): void {
   const send = (message: LinkToWorker) => socket.send(JSON.stringify(message));
   let workerId: string | null = null;
   let detach = () => undefined as void;
+  const refuse = (message: string, code: number) => {
+    log.warn("worker refused", { token: principal.name, message });
+    send({ type: "error", message });
+    socket.close(code, message.slice(0, 120));
+  };
+  const register = (registration: WorkerRegisterInput) => {
+    const id = registration.workerId;
+    if (!coversWorker(principal.workers, id)) return refuse(`the token "${principal.name}" may not register worker ${id}`, 4003);
+    try {
+      registry.register(registration);
+      detach = registry.attach(id, send, () => socket.close(4000, "replaced by a new connection"));
+    } catch (err) {
+      return refuse((err as Error).message, 4009);
+    }
+    workerId = id;
+    log.info("worker registered", { worker: id, token: principal.name, tools: registration.tools.length });
+    send({ type: "registered" });
+  };
   socket.on("message", (data) => {
     const message = parse(String(data));
-    if (typeof message === "string") return send({ type: "error", message });
+    if (typeof message === "string") {
+      log.warn("refused a worker link message", { workerId, problem: message });
+      return send({ type: "error", message });
+    }
     if (message.type === "register") {
       if (workerId !== null) return send({ type: "error", message: "this link is already registered" });
-      workerId = message.registration.workerId;
-      registry.register(message.registration);
-      detach = registry.attach(workerId, send, () => socket.close(4000, "replaced by a new connection"));
-      return send({ type: "registered" });
+      return register(message.registration);
     }
     if (workerId === null) return send({ type: "error", message: "register first" });
     if (message.type === "heartbeat") return registry.heartbeat(workerId);
-    registry.result(workerId, message.requestId, { ok: message.ok, output: message.output });
+    if (message.type === "tools") return registry.setTools(workerId, message.tools);
+    const { type: _type, requestId, ...output } = message;
+    registry.result(workerId, requestId, output);
   });
-  socket.on("close", () => detach());
+  socket.on("close", () => {
+    if (workerId !== null) log.info("worker lost", { worker: workerId });
+    detach();
+  });
 }

@@ -1,6 +1,7 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { appendRule, RulesFileCache, RulesFileError, type Ruleset } from "@gatehouse/policy";
+import { appendRule, readRulesText, RulesFileCache, RulesFileError, type Ruleset } from "@gatehouse/policy";
 
 /** Where a worker's rules live under a data directory. */
 export function workerRulesFile(dataDir: string, workerId: string): string {
@@ -9,9 +10,13 @@ export function workerRulesFile(dataDir: string, workerId: string): string {
 
 export type LoadedRules = { ok: true; ruleset: Ruleset; file: string } | { ok: false; error: RulesFileError; file: string };
 
-/** Each worker's permissions.jsonc under the data directory: seeded on first use, edits live. */
+/**
+ * Each worker's permissions.jsonc under the data directory: seeded when the worker is new (its
+ * directory does not exist yet), edits live. A file deleted later is an error, never re-seeded.
+ */
 export class WorkerPermissions {
   private readonly cache = new RulesFileCache();
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly dataDir: string,
@@ -24,11 +29,22 @@ export class WorkerPermissions {
 
   load(workerId: string): LoadedRules {
     const file = this.file(workerId);
+    const seed = !this.seen.has(workerId) && !fs.existsSync(path.dirname(file));
+    this.seen.add(workerId);
     try {
-      return { ok: true, ruleset: this.cache.load(file, { home: this.home, seed: true }), file };
+      return { ok: true, ruleset: this.cache.load(file, { home: this.home, seed }), file };
     } catch (err) {
       if (err instanceof RulesFileError) return { ok: false, error: err, file };
       throw err;
+    }
+  }
+
+  /** The file's text as it is; empty when it cannot be read (load() says why). */
+  text(workerId: string): string {
+    try {
+      return readRulesText(this.file(workerId));
+    } catch {
+      return "";
     }
   }
 

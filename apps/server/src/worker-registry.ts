@@ -1,17 +1,13 @@
-import type { ToolDescriptor, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import type { ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import { GatehouseError } from "./errors.js";
 
 type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
-export interface ToolOutcome {
-  ok: boolean;
-  output: string;
-}
-
 interface InFlight {
   sessionId: string;
-  resolve: (outcome: ToolOutcome) => void;
+  resolve: (output: ToolOutput) => void;
   reject: (err: Error) => void;
 }
 
@@ -48,15 +44,27 @@ export class WorkerRegistry {
 
   constructor(
     private readonly events: RegistryEvents,
+    private readonly log: Log,
     private readonly heartbeatTimeoutMs = 5000,
+    /** A second connection for an online worker id replaces the first instead of being refused. */
+    private readonly replaceOnline = false,
   ) {
     this.timer = setInterval(() => this.reapSilent(), Math.max(250, heartbeatTimeoutMs / 4));
     this.timer.unref();
   }
 
+  /** Refuses a worker id that is online, unless replacing is allowed: one id, one connection. */
+  private refuseIfOnline(workerId: string): void {
+    if (this.connections.has(workerId) && !this.replaceOnline) {
+      throw new GatehouseError("REFUSED", `worker ${workerId} is already connected; a second connection for it is refused (the server's replaceOnlineWorkers setting lets it replace the first)`);
+    }
+  }
+
   register(input: WorkerRegisterInput): WorkerEntry {
+    this.refuseIfOnline(input.workerId);
     const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
     this.entries.set(input.workerId, entry);
+    this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
     return entry;
   }
 
@@ -68,23 +76,31 @@ export class WorkerRegistry {
     return [...this.entries.values()];
   }
 
+  /** A registered worker's tools changed (an MCP server came or went): later steps see the new list. */
+  setTools(workerId: string, tools: ToolDescriptor[]): void {
+    const entry = this.entries.get(workerId);
+    if (entry) entry.tools = tools;
+  }
+
   heartbeat(workerId: string): void {
     const entry = this.entries.get(workerId);
     if (entry) entry.lastSeen = Date.now();
   }
 
   /**
-   * Makes `send` the worker's connection, replacing (and ending) any earlier one. The returned
+   * Makes `send` the worker's connection, replacing (and ending) an earlier one when allowed. The returned
    * function detaches it again; its calls in flight then fail.
    */
   attach(workerId: string, send: (message: WorkerMessage) => void, end: () => void = () => undefined): () => void {
     const entry = this.entries.get(workerId);
     if (!entry) throw new GatehouseError("NOT_FOUND", `worker ${workerId} has not registered`);
+    this.refuseIfOnline(workerId);
     if (this.connections.has(workerId)) this.disconnect(workerId, "replaced by a new connection");
     const conn = new Connection(send, end);
     this.connections.set(workerId, conn);
     entry.connected = true;
     entry.lastSeen = Date.now();
+    this.log.info("worker connected", { workerId });
     this.events.connected(workerId);
     return () => {
       if (this.connections.get(workerId) === conn) this.disconnect(workerId, "its connection closed");
@@ -113,11 +129,11 @@ export class WorkerRegistry {
   }
 
   /** Sends a tool call to the worker and waits for its result. */
-  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId">, signal?: AbortSignal): Promise<ToolOutcome> {
+  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId">, signal?: AbortSignal): Promise<ToolOutput> {
     const conn = this.connections.get(workerId);
     if (!conn) return Promise.reject(new GatehouseError("WORKER_OFFLINE", `worker ${workerId} is offline`));
     const requestId = nanoid();
-    return new Promise<ToolOutcome>((resolve, reject) => {
+    return new Promise<ToolOutput>((resolve, reject) => {
       const done = () => signal?.removeEventListener("abort", onAbort);
       const onAbort = () => {
         if (!conn.inflight.delete(requestId)) return;
@@ -137,12 +153,12 @@ export class WorkerRegistry {
   }
 
   /** A worker's answer to a request; false when nobody waits for it any more. */
-  result(workerId: string, requestId: string, outcome: ToolOutcome): boolean {
+  result(workerId: string, requestId: string, output: ToolOutput): boolean {
     const conn = this.connections.get(workerId);
     const call = conn?.inflight.get(requestId);
     if (!conn || !call) return false;
     conn.inflight.delete(requestId);
-    call.resolve(outcome);
+    call.resolve(output);
     return true;
   }
 
@@ -153,12 +169,14 @@ export class WorkerRegistry {
     const entry = this.entries.get(workerId);
     if (entry) entry.connected = false;
     const sessions = new Set<string>();
+    const failedCalls = conn.inflight.size;
     for (const call of conn.inflight.values()) {
       sessions.add(call.sessionId);
       call.reject(new GatehouseError("WORKER_LOST", `worker ${workerId} disconnected while the tool was running (${why})`));
     }
     conn.inflight.clear();
     conn.end();
+    this.log.info("worker disconnected", { workerId, why, failedCalls });
     this.events.disconnected(workerId, [...sessions]);
   }
 

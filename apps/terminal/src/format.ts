@@ -1,7 +1,7 @@
-import type { Decision } from "@gatehouse/protocol";
+import type { Decision, ToolResultOutcome } from "@gatehouse/protocol";
 
-/** How the result of a call that did not run (denied by a rule, rejected by a person) begins. */
-export const DENIAL = /^Tool(Denied|Rejected)Error: /;
+/** Whether a call was stopped by a rule or a person rather than failing on its own. */
+export const wasRefused = (outcome: ToolResultOutcome): boolean => outcome === "denied" || outcome === "rejected";
 
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -1,5 +1,5 @@
-import type { ApprovalRequired, GatehouseEvent, Mode } from "@gatehouse/protocol";
-import { DENIAL, describeCall, describeRule } from "./format.js";
+import { toolOutputText, type ApprovalRequired, type GatehouseEvent, type Mode, type ToolResultOutcome } from "@gatehouse/protocol";
+import { describeCall, describeRule } from "./format.js";
 
 export type CallStatus = "queued" | "asking" | "running" | "done" | "failed" | "denied" | "cancelled";
 
@@ -73,6 +73,11 @@ const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string
 
 const RESOLVED_STATUS = { approved: "running", denied: "denied", cancelled: "cancelled", timed_out: "denied" } as const;
 
+const RESULT_STATUS: Record<ToolResultOutcome, CallStatus> = { ok: "done", failed: "failed", denied: "denied", rejected: "denied", cancelled: "cancelled", timed_out: "failed" };
+
+/** A call's final status: an unanswered approval keeps what its resolution said, else the result's outcome decides. */
+const resultStatus = (current: CallStatus, outcome: ToolResultOutcome): CallStatus => (outcome !== "ok" && (current === "denied" || current === "cancelled") ? current : RESULT_STATUS[outcome]);
+
 /** Applies one event; events seen again after a reconnect change nothing. */
 export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
   if (view.sessionId !== null && e.sessionId !== view.sessionId) return applySubagentEvent(view, e);
@@ -130,10 +135,8 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
       const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
       return { ...view, pending, items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })) };
     }
-    case "tool_result": {
-      const denied = !e.ok && DENIAL.test(e.output);
-      return { ...view, items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName), (c) => ({ status: denied ? "denied" : e.ok ? "done" : c.status === "cancelled" ? "cancelled" : "failed", output: e.output })) };
-    }
+    case "tool_result":
+      return { ...view, items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName), (c) => ({ status: resultStatus(c.status, e.outcome), output: toolOutputText(e) })) };
     case "turn_ended": {
       const items = view.items.map((i): Item => (i.kind === "call" && !settledStatus(i.status) ? { ...i, status: "cancelled" } : i));
       const ended = { ...view, items, turnRunning: false, pending: [] };
@@ -144,7 +147,7 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
     case "mode_changed":
       return notice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
     case "shell_command":
-      return { ...view, items: [...view.items, { kind: "shell", command: e.command, exitCode: e.exitCode, output: e.output.replace(/\n?exit code: \S+\s*$/, "") }] };
+      return { ...view, items: [...view.items, { kind: "shell", command: e.command, exitCode: e.exitCode, output: toolOutputText({ ok: e.exitCode === 0, output: e.output, stderr: e.stderr }) }] };
     case "worker_connected":
       return view.workerOnline ? view : notice({ ...view, workerOnline: true }, "info", `worker ${e.workerId} is back online`);
     case "worker_disconnected":

@@ -23,8 +23,8 @@ describe("the session view", () => {
       { type: "assistant_text_delta", ...base, text: "ing." },
       assistant("Looking.", [["c1", "read_file", { path: "a.txt" }], ["c2", "shell_exec", { command: "cat .env" }]]),
       { type: "tool_call_started", ...base, callId: "c1", toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }), decision: decision({ action: "allow", rule: { layer: "static", tool: "read_file", pattern: "*", action: "allow", origin: "person", file: "p.jsonc", line: 3, column: 5 } }) },
-      { type: "tool_result", ...base, callId: "c1", toolName: "read_file", ok: true, output: "hello", elapsedMs: 1 },
-      { type: "tool_result", ...base, callId: "c2", toolName: "shell_exec", ok: false, output: "ToolDeniedError: no", elapsedMs: 1 },
+      { type: "tool_result", ...base, callId: "c1", toolName: "read_file", outcome: "ok", ok: true, output: "hello", elapsedMs: 1 },
+      { type: "tool_result", ...base, callId: "c2", toolName: "shell_exec", outcome: "denied", ok: false, output: "ToolDeniedError: no", elapsedMs: 1 },
     ]);
     expect(v.turnRunning).toBe(true);
     expect(v.items).toEqual([

@@ -37,7 +37,7 @@ export function parseAgentFile(text: string, file: string): AgentDefinition {
 }
 
 /** The agents in the work directory's agents folder; a file that does not parse is left out and logged with its problem. */
-export function loadAgents(workDir: string, log: (line: string) => void): AgentDefinition[] {
+export function loadAgents(workDir: string, warn: (problem: string) => void): AgentDefinition[] {
   const root = path.join(workDir, AGENTS_DIR);
   if (!fs.existsSync(root)) return [];
   const agents: AgentDefinition[] = [];
@@ -49,7 +49,7 @@ export function loadAgents(workDir: string, log: (line: string) => void): AgentD
       if (agents.some((a) => a.name === agent.name)) throw new Error(`${AGENTS_DIR}/${entry.name}: a second agent named "${agent.name}"`);
       agents.push(agent);
     } catch (err) {
-      log(`agent not loaded: ${(err as Error).message}`);
+      warn(`agent not loaded: ${(err as Error).message}`);
     }
   }
   return agents;

@@ -1,15 +1,19 @@
-import { WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
+import type { Log } from "@gatehouse/log";
+import { describeIssues, WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { trustServer, type TlsClientOptions, type TrustOptions } from "@gatehouse/protocol/node";
 import WebSocket from "ws";
 
 export interface ServerLinkOptions {
   /** ws:// or wss:// address of the server. */
   server: string;
   token: string;
+  /** How to trust a wss:// server; see trustServer. */
+  trust?: TrustOptions;
   registration: WorkerRegisterInput;
   onMessage(message: WorkerMessage): void;
   /** The connection is gone; calls in flight cannot report back on it. */
   onLost(): void;
-  log(line: string): void;
+  log: Log;
   heartbeatMs: number;
 }
 
@@ -57,19 +61,34 @@ export class ServerLink {
     });
   }
 
+  /** Decides whether to trust the server before the token is sent; a refusal is logged and retried like a lost link. */
   private connect(): void {
     if (this.closed) return;
-    const socket = new WebSocket(linkUrl(this.opts.server), { headers: { authorization: `Bearer ${this.opts.token}` } });
+    trustServer(this.opts.server, { ...this.opts.trust, onFirstUse: (server, fp, file) => this.opts.log.warn(`trusting ${server} on first use: certificate ${fp}, remembered in ${file}`) }).then(
+      (tls) => this.open(tls),
+      (err: Error) => {
+        this.opts.log.warn(`not connecting to ${this.opts.server}: ${err.message}`);
+        this.lost();
+      },
+    );
+  }
+
+  private open(tls: TlsClientOptions): void {
+    if (this.closed) return;
+    const socket = new WebSocket(linkUrl(this.opts.server), { headers: { authorization: `Bearer ${this.opts.token}` }, ...(tls as WebSocket.ClientOptions) });
     this.socket = socket;
     socket.on("open", () => {
       this.send({ type: "register", registration: this.opts.registration });
     });
     socket.on("message", (data) => this.receive(String(data)));
+    let refused = false;
     socket.on("unexpected-response", (_req, res) => {
-      this.opts.log(`the server refused the worker link: ${res.statusCode} ${res.statusMessage ?? ""}`.trimEnd());
+      refused = true;
+      this.opts.log.warn(`the server refused the worker link: ${res.statusCode} ${res.statusMessage ?? ""}`.trimEnd(), { status: res.statusCode, server: this.opts.server });
       socket.terminate();
     });
-    socket.on("error", (err) => this.opts.log(`worker link error: ${err.message}`));
+    // After a refusal, the error is only the terminate above, already told.
+    socket.on("error", (err) => refused || this.opts.log.warn("worker link error", { server: this.opts.server, error: err.message }));
     socket.on("close", () => this.lost());
   }
 
@@ -78,19 +97,19 @@ export class ServerLink {
     try {
       message = JSON.parse(data) as LinkToWorker | null;
     } catch {
-      // reported below
+      // not JSON: reported below with anything else that is not an object
     }
-    if (typeof message !== "object" || message === null) return this.opts.log(`ignored a message from the server that is not a JSON object (${data.length} characters)`);
+    if (typeof message !== "object" || message === null) return this.opts.log.warn("ignored a message from the server that is not a JSON object", { characters: data.length });
     if (message.type === "registered") return this.onRegistered();
-    if (message.type === "error") return this.opts.log(`the server says: ${message.message}`);
+    if (message.type === "error") return this.opts.log.warn(`the server says: ${message.message}`);
     const parsed = WorkerMessage.safeParse(message);
     if (parsed.success) this.opts.onMessage(parsed.data);
-    else this.opts.log(`ignored a malformed request from the server: ${parsed.error.message}`);
+    else this.opts.log.warn("ignored a malformed request from the server", { issues: describeIssues(parsed.error) });
   }
 
   private onRegistered(): void {
     this.attempt = 0;
-    this.opts.log(`connected to ${this.opts.server}`);
+    this.opts.log.info(`connected to ${this.opts.server}`);
     clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), this.opts.heartbeatMs);
     this.registered?.();

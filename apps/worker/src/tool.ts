@@ -1,4 +1,5 @@
 import type { Tier } from "@gatehouse/policy";
+import type { McpOrigin, ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 
@@ -15,13 +16,13 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   description: string;
   tier: Tier;
   input: S;
+  /** The JSON Schema offered to the model when it is not derived from `input` (an MCP tool's own). */
+  inputSchema?: Record<string, unknown>;
+  mcp?: McpOrigin;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 
-export interface ToolResult {
-  ok: boolean;
-  output: string;
-}
+export type ToolResult = ToolOutput;
 
 export const OUTPUT_LIMIT = 100_000;
 
@@ -29,6 +30,11 @@ export const OUTPUT_LIMIT = 100_000;
 export function limitOutput(text: string, limit = OUTPUT_LIMIT): string {
   if (text.length <= limit) return text;
   return `${text.slice(0, limit)}\n… [output cut: ${text.length - limit} more characters]`;
+}
+
+/** A result whose output is cut to the limit; `truncated` says when it was. */
+export function limitedResult(ok: boolean, text: string): ToolResult {
+  return text.length > OUTPUT_LIMIT ? { ok, output: limitOutput(text), truncated: true } : { ok, output: text };
 }
 
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {

@@ -1,23 +1,31 @@
 import fs from "node:fs";
+import { silentLog, type Log } from "@gatehouse/log";
 import path from "node:path";
-import type { ToolDescriptor, WorkerMessage } from "@gatehouse/protocol";
+import { MAX_WORKER_TOOLS, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
+import type { TrustOptions } from "@gatehouse/protocol/node";
 import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { listSkills } from "./tools/skill.js";
 import { loadAgents } from "./agents.js";
+import type { McpServerConfig } from "./mcp/config.js";
+import { McpServers } from "./mcp/servers.js";
 
 export interface WorkerOptions {
   server: string;
   token: string;
+  /** How to trust a wss:// server: a CA, a fingerprint, or the known-servers file (trust on first use). */
+  trust?: TrustOptions;
   id: string;
   dir: string;
   tools?: readonly Tool[];
+  /** MCP servers whose tools the worker offers as `{server}_{tool}`. */
+  mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
-  log?: (line: string) => void;
+  log?: Log;
 }
 
 export interface RunningWorker {
@@ -27,11 +35,12 @@ export interface RunningWorker {
 type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
 function descriptor(tool: Tool): ToolDescriptor {
-  return { name: tool.name, description: tool.description, tier: tool.tier, inputSchema: z.toJSONSchema(tool.input) as Record<string, unknown> };
+  const inputSchema = tool.inputSchema ?? (z.toJSONSchema(tool.input) as Record<string, unknown>);
+  return { name: tool.name, description: tool.description, tier: tool.tier, inputSchema, ...(tool.mcp ? { mcp: tool.mcp } : {}) };
 }
 
 /** Runs one tool call: arguments checked, files guarded, output limited, time bounded. */
-export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal): Promise<ToolResult> {
+export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal, log: Log = silentLog): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
   const parsed = tool.input.safeParse(msg.args);
@@ -40,18 +49,19 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
   const stop = new AbortController();
   let stopped!: (result: ToolResult) => void;
   const halted = new Promise<ToolResult>((resolve) => (stopped = resolve));
-  const halt = (why: string) => {
+  const halt = (result: ToolResult) => {
     stop.abort();
-    stopped({ ok: false, output: why });
+    stopped(result);
   };
-  const onAbort = () => halt("the call was aborted");
-  const timer = setTimeout(() => halt(`${tool.name} timed out after ${msg.timeoutMs} ms`), msg.timeoutMs);
+  const onAbort = () => halt({ ok: false, output: "the call was aborted" });
+  const timer = setTimeout(() => halt({ ok: false, output: `${tool.name} timed out after ${msg.timeoutMs} ms`, timedOut: true }), msg.timeoutMs);
   if (signal.aborted) onAbort();
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     return await Promise.race([tool.run(parsed.data, { workDir: guard.workDir, guard, signal: stop.signal, timeoutMs: msg.timeoutMs }), halted]);
   } catch (err) {
     if (err instanceof ToolRefused) return { ok: false, output: err.message };
+    log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {
     clearTimeout(timer);
@@ -62,8 +72,20 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
 /** Connects to a server, registers, and runs the tool calls it sends until closed. */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workDir = fs.realpathSync(path.resolve(opts.dir));
-  const tools = opts.tools ?? BUILTIN_TOOLS;
-  const log = opts.log ?? (() => undefined);
+  const builtins = opts.tools ?? BUILTIN_TOOLS;
+  const log = (opts.log ?? silentLog).child({ workerId: opts.id });
+  let link: ServerLink | undefined;
+  const mcp = new McpServers(opts.mcpServers ?? [], {
+    reserved: new Set([...builtins.map((t) => t.name), "task"]),
+    maxTools: MAX_WORKER_TOOLS - builtins.length,
+    log,
+    onToolsChanged: () => {
+      if (!link) return;
+      registration.tools = tools().map(descriptor);
+      link.send({ type: "tools", tools: registration.tools });
+    },
+  });
+  const tools = () => [...builtins, ...mcp.tools()];
   const running = new Map<string, AbortController>();
   const guards = new GuardCache(workDir);
   const abortAll = () => {
@@ -74,20 +96,24 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     if (msg.type === "cancel") return running.get(msg.requestId)?.abort();
     const controller = new AbortController();
     running.set(msg.requestId, controller);
-    void runTool(tools, msg, guards.get(msg.guard), controller.signal).then((result) => {
+    log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
+    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log).then((result) => {
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
-      if (!link.send({ type: "result", requestId: msg.requestId, ...result })) log(`could not send the result of ${msg.requestId}: not connected`);
+      if (!link?.send({ type: "result", requestId: msg.requestId, ...result })) log.warn("could not send a result: not connected", { requestId: msg.requestId });
     });
   };
-  const link: ServerLink = new ServerLink({
+  await mcp.start();
+  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir) };
+  link = new ServerLink({
     server: opts.server,
     token: opts.token,
-    registration: { workerId: opts.id, workDir, tools: tools.map(descriptor), agents: loadAgents(workDir, log), skills: listSkills(workDir) },
+    ...(opts.trust ? { trust: opts.trust } : {}),
+    registration,
     heartbeatMs: opts.heartbeatMs ?? 1000,
     log,
     onMessage: handle,
     onLost: () => {
-      if (running.size > 0) log(`connection lost: killing ${running.size} running call(s)`);
+      if (running.size > 0) log.warn("connection lost: killing the running calls", { calls: running.size });
       abortAll();
     },
   });
@@ -95,7 +121,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   return {
     close: async () => {
       abortAll();
-      await link.close();
+      await mcp.close();
+      await link?.close();
     },
   };
 }

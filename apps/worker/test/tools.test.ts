@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
-import type { Guard } from "@gatehouse/protocol";
+import { toolOutputText, type Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../../../test/support/wait.js";
 import { processGone } from "../../../test/support/process.js";
@@ -85,12 +85,14 @@ describe("glob and grep", () => {
 
 describe("shell_exec", () => {
   it("returns output and exit code", async () => {
-    expect(await run("shell_exec", { command: "echo out; echo err >&2; exit 3" })).toEqual({ ok: false, output: "out\n\n--- stderr ---\nerr\n\nexit code: 3" });
+    const result = await run("shell_exec", { command: "echo out; echo err >&2; exit 3" });
+    expect(result).toEqual({ ok: false, output: "out\n", stderr: "err\n", exitCode: 3 });
+    expect(toolOutputText(result)).toBe("out\n\n--- stderr ---\nerr\n\nexit code: 3");
   });
 
   it("kills the process group when the timeout passes", async () => {
     const r = await run("shell_exec", { command: "sleep 20 & echo $! > bg.pid; wait" }, 2000);
-    expect(r).toEqual({ ok: false, output: "shell_exec timed out after 2000 ms" });
+    expect(r).toEqual({ ok: false, output: "shell_exec timed out after 2000 ms", timedOut: true });
     const pid = Number(fs.readFileSync(path.join(work, "bg.pid"), "utf8"));
     expect(pid).toBeGreaterThan(1);
     await waitUntil(() => processGone(pid), 3000, "the background sleep to be gone");

@@ -3,7 +3,8 @@ import path from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type FormattingOptions, type Node, type ParseError } from "jsonc-parser";
 import type { Action } from "./action.js";
 import { PolicyError } from "./errors.js";
-import { APPROVAL_MARK, JSONC_OPTIONS } from "./rules-file.js";
+import { APPROVAL_MARK, JSONC_OPTIONS, readRulesText } from "./rules-file.js";
+import { toolKeyMatches } from "./ruleset.js";
 
 export interface AppendRule {
   tool: string;
@@ -27,12 +28,15 @@ function rootOf(text: string): Node {
   return root;
 }
 
-/** A top-level "*" written after the tool's entry would override the new rule: move the entry last. */
+/** A top-level "*" or glob key (`github_*`) written after the tool's entry would override the new rule: move the entry last. */
 function moveEntryLast(text: string, tool: string, fmt: FormattingOptions): string {
   const root = rootOf(text);
   const props = root.children ?? [];
   const at = props.findIndex((p) => p.children?.[0]?.value === tool);
-  const laterCatchAll = props.slice(at + 1).some((p) => p.children?.[0]?.value === "*");
+  const laterCatchAll = props.slice(at + 1).some((p) => {
+    const key: unknown = p.children?.[0]?.value;
+    return typeof key === "string" && key !== tool && toolKeyMatches(key, tool);
+  });
   if (at < 0 || !laterCatchAll) return text;
   const value = props[at]!.children![1]!;
   const raw = text.slice(value.offset, value.offset + value.length);
@@ -117,7 +121,7 @@ function lockFile(file: string): () => void {
 function appendNow(file: string, rule: AppendRule): void {
   const release = lockFile(file);
   try {
-    const text = fs.readFileSync(file, "utf8");
+    const text = readRulesText(file);
     const next = appendRuleText(text, rule);
     const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
     fs.writeFileSync(tmp, next, { mode: fs.statSync(file).mode });
@@ -137,8 +141,9 @@ export function appendRule(file: string, rule: AppendRule): Promise<void> {
   const previous = queues.get(key) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(() => appendNow(key, rule));
   queues.set(key, next);
-  void next.finally(() => {
-    if (queues.get(key) === next) queues.delete(key);
-  });
+  void next.then(
+    () => queues.get(key) === next && queues.delete(key),
+    () => queues.get(key) === next && queues.delete(key),
+  );
   return next;
 }

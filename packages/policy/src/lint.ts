@@ -1,6 +1,7 @@
 import { compilePattern } from "./pattern.js";
 import { parseRules, type ParseOptions, type RulesIssue } from "./rules-file.js";
 import type { Rule } from "./rule.js";
+import { isToolGlob, toolKeyMatches } from "./ruleset.js";
 
 export interface LintReport {
   errors: RulesIssue[];
@@ -16,7 +17,7 @@ function at(rule: Rule): { line: number; column: number } {
 }
 
 function covers(later: Rule, earlier: Rule, pathLike: boolean): boolean {
-  if (later.tool !== "*" && later.tool !== earlier.tool) return false;
+  if (!toolKeyMatches(later.tool, earlier.tool) && !(isToolGlob(earlier.tool) && later.tool === earlier.tool)) return false;
   if (later.pattern === earlier.pattern || later.pattern === "*" || later.pattern === "**") return true;
   return !GLOB_CHARS.test(earlier.pattern) && compilePattern(later.pattern, pathLike).test(earlier.pattern);
 }
@@ -31,7 +32,7 @@ function neverMatches(rule: Rule): string | null {
   }
   if (rule.tool === "shell_exec" && p !== p.trim()) return "commands are matched without leading or trailing spaces";
   if (rule.tool === "shell_exec" && /\s{2,}/.test(p)) return "command words are matched joined by single spaces";
-  if (rule.tool !== "*" && !NAME_ONLY_TOOLS.has(rule.tool) && p !== "*" && !compilePattern(p, false).test(rule.tool)) {
+  if (rule.tool !== "*" && !isToolGlob(rule.tool) && !NAME_ONLY_TOOLS.has(rule.tool) && p !== "*" && !compilePattern(p, false).test(rule.tool)) {
     return `${rule.tool} is matched by its name only, and "${p}" does not match it`;
   }
   return null;

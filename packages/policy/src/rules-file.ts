@@ -126,6 +126,38 @@ export function seedRulesFile(file: string, text = DEFAULT_RULES_TEXT): boolean 
   }
 }
 
+function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/**
+ * Reads a rules file that must be a regular file. It is opened without blocking and checked on
+ * the open descriptor, so a FIFO or device put in its place can neither stall the reader nor be
+ * swapped in between a check and the read.
+ */
+export function readRulesText(file: string): string {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new RulesFileError("RULES_IO", file, 1, 1, `the rules file is ${kindOf(stat)}, not a regular file`);
+    return fs.readFileSync(fd, "utf8");
+  } catch (err) {
+    if (err instanceof RulesFileError) throw err;
+    throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 interface CacheEntry {
   key: string;
   ruleset?: Ruleset;
@@ -161,23 +193,19 @@ export class RulesFileCache {
     try {
       return fs.statSync(file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" && opts.seed) {
+      const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+      if (missing && opts.seed) {
         seedRulesFile(file);
         return fs.statSync(file);
       }
+      if (missing) throw new RulesFileError("RULES_IO", file, 1, 1, "cannot read the rules file: it does not exist (it is not re-created with the defaults: restore it or write the rules you want)");
       throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
     }
   }
 
   private read(file: string, key: string, home: string): CacheEntry {
-    let text: string;
     try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (err) {
-      return { key, error: new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`) };
-    }
-    try {
-      return { key, ruleset: new Ruleset(parseRulesOrThrow(text, { file, home })) };
+      return { key, ruleset: new Ruleset(parseRulesOrThrow(readRulesText(file), { file, home })) };
     } catch (err) {
       return { key, error: err as RulesFileError };
     }

@@ -2,17 +2,33 @@ import { compilePattern, type CompiledPattern } from "./pattern.js";
 import type { PathSubject } from "./paths.js";
 import type { LayerName, Rule } from "./rule.js";
 
+/** Tool names never hold these (model APIs allow letters, digits, `_` and `-`), so a key with one is a glob. */
+const TOOL_GLOB = /[*?[\]{}]/;
+
+export function isToolGlob(key: string): boolean {
+  return key !== "*" && TOOL_GLOB.test(key);
+}
+
+/** Whether a rule's tool key (a name, `"*"`, or a glob such as `github_*`) covers a tool name. */
+export function toolKeyMatches(key: string, tool: string): boolean {
+  return key === "*" || key === tool || (isToolGlob(key) && compilePattern(key, false).test(tool));
+}
+
 /** What a rule's pattern is tested against: a normalised path, or plain text (command, name). */
 export type Subject = { kind: "path"; path: PathSubject } | { kind: "text"; text: string };
 
 export class CompiledRule {
   private pathMatcher: CompiledPattern | undefined;
   private textMatcher: CompiledPattern | undefined;
+  private toolMatcher: CompiledPattern | undefined;
 
   constructor(readonly rule: Rule) {}
 
   appliesTo(tool: string): boolean {
-    return this.rule.tool === "*" || this.rule.tool === tool;
+    const key = this.rule.tool;
+    if (key === "*" || key === tool) return true;
+    if (!isToolGlob(key)) return false;
+    return (this.toolMatcher ??= compilePattern(key, false)).test(tool);
   }
 
   matches(subject: Subject): boolean {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Action, BatchContext, Decision, Message, Mode, Presentation, SessionInfo, Usage } from "./schemas.js";
+import { ToolOutput, ToolResultOutcome } from "./tool-output.js";
 
 const base = { sessionId: z.string(), at: z.string() };
 
@@ -54,8 +55,9 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     ...base,
     callId: z.string(),
     toolName: z.string(),
-    ok: z.boolean(),
-    output: z.string(),
+    outcome: ToolResultOutcome,
+    /** What the tool printed; for a call that did not run, the message the model received. */
+    ...ToolOutput.shape,
     /** From the call's turn in its batch to its result, in milliseconds; a wait for approval included. */
     elapsedMs: z.number(),
   }),
@@ -68,7 +70,7 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
   z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),
-  z.object({ type: z.literal("shell_command"), ...base, command: z.string(), exitCode: z.number().nullable(), output: z.string(), by: z.string() }),
+  z.object({ type: z.literal("shell_command"), ...base, command: z.string(), exitCode: z.number().nullable(), output: z.string(), stderr: z.string(), by: z.string() }),
   z.object({ type: z.literal("worker_connected"), ...base, workerId: z.string() }),
   z.object({ type: z.literal("worker_disconnected"), ...base, workerId: z.string() }),
   z.object({ type: z.literal("permissions_invalid"), ...base, workerId: z.string(), file: z.string(), line: z.number(), column: z.number(), message: z.string() }),

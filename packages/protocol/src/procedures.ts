@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentDefinition, ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+import { ToolOutput } from "./tool-output.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
 
@@ -27,6 +28,8 @@ export const ApproveInput = z.object({
   always: z.boolean().optional(),
   scope: z.enum(["once", "session", "always"]).optional(),
   pattern: text("pattern", 1000).min(1, "pattern must not be empty").optional(),
+  /** Every pattern to save, each as the person edited it; replaces the suggested patterns (and `pattern`). */
+  patterns: z.array(text("pattern", 1000).min(1, "pattern must not be empty")).min(1, "patterns must not be empty").max(50, "at most 50 patterns").optional(),
 });
 export type ApproveInput = z.infer<typeof ApproveInput>;
 export const DenyInput = z.object({
@@ -39,10 +42,13 @@ export type DenyInput = z.infer<typeof DenyInput>;
 export const Applied = z.object({ applied: z.boolean() });
 export const ViewInput = z.object({ sessionId: SessionId, approvalId: ApprovalId });
 
+/** The most tools one worker registers (its built-ins and its MCP servers' tools together). */
+export const MAX_WORKER_TOOLS = 1000;
+
 export const WorkerRegisterInput = z.object({
   workerId: WorkerId,
   workDir: z.string().min(1).startsWith("/", "workDir must be an absolute path"),
-  tools: z.array(ToolDescriptor).max(1000),
+  tools: z.array(ToolDescriptor).max(MAX_WORKER_TOOLS),
   agents: z.array(AgentDefinition).max(200).default([]),
   skills: z.array(SkillInfo).max(1000).default([]),
 });
@@ -51,11 +57,12 @@ export const WorkerRef = z.object({ workerId: WorkerId });
 export const WorkerResultInput = z.object({
   workerId: WorkerId,
   requestId: z.string().min(1).max(200),
-  ok: z.boolean(),
-  output: z.string().max(10_000_000),
+  ...ToolOutput.shape,
 });
 
-export const PermissionsGetOutput = z.object({ file: z.string(), text: z.string(), error: z.string().nullable() });
+const LintIssue = z.object({ line: z.number(), column: z.number(), message: z.string() });
+export const PermissionsGetOutput = z.object({ file: z.string(), text: z.string(), error: z.string().nullable(), warnings: z.array(LintIssue) });
+
 export const PermissionsExplainInput = z.object({
   workerId: WorkerId,
   sessionId: SessionId.optional(),
@@ -64,3 +71,13 @@ export const PermissionsExplainInput = z.object({
   mode: Mode.optional(),
 });
 export const PermissionsExplainOutput = z.object({ decision: Decision, suggestedPatterns: z.array(z.string()) });
+
+/** Who a client token is and what its role lets it do (docs/operations.md). */
+export const WhoAmI = z.object({
+  name: z.string(),
+  role: z.enum(["admin", "approver", "viewer"]),
+  /** The workers whose sessions it may see; "*" is any. */
+  workers: z.array(z.string()),
+  /** Whether it may run a person's `!command`. */
+  shell: z.boolean(),
+});

@@ -4,14 +4,24 @@ import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
   Applied, ApproveInput, DenyInput, OnEventsInput, PermissionsExplainInput, PermissionsExplainOutput, PermissionsGetOutput,
   PromptInput, SessionCreateInput, SessionGetOutput, SessionRef, SessionSetModeInput, SessionShellInput, ShellOutput,
-  ViewInput, WorkerRef, WorkerRegisterInput, WorkerResultInput,
+  ViewInput, WhoAmI, WorkerRef, WorkerRegisterInput, WorkerResultInput,
 } from "./procedures.js";
-import { Presentation, SessionInfo } from "./schemas.js";
+import { Presentation, SessionInfo, WorkerInfo } from "./schemas.js";
+
+export type Role = "admin" | "approver" | "viewer";
 
 /** Who is calling: a person's client or a worker, as established from its token. */
 export interface Principal {
   kind: "client" | "worker";
   name: string;
+  /** Identifies the token (its SHA-256), never the token itself. */
+  tokenId?: string;
+  /** A client's role. */
+  role?: Role;
+  /** The worker ids a worker token may register, or an approver or viewer may use; "*" is any. */
+  workers?: readonly string[];
+  /** Whether an approver may run a person's `!command`. */
+  shell?: boolean;
 }
 
 export interface Context {
@@ -51,6 +61,9 @@ export interface Handlers {
     requests(p: Principal, input: In<typeof WorkerRef>, signal: AbortSignal | undefined): AsyncIterable<WorkerMessage>;
     result(p: Principal, input: In<typeof WorkerResultInput>): Promise<{ accepted: boolean }>;
     heartbeat(p: Principal, input: In<typeof WorkerRef>): Promise<{ ok: true }>;
+  };
+  workers: {
+    list(p: Principal): Promise<Out<typeof WorkerInfo>[]>;
   };
   permissions: {
     get(p: Principal, input: In<typeof WorkerRef>): Promise<Out<typeof PermissionsGetOutput>>;
@@ -111,6 +124,12 @@ export function createAppRouter(h: Handlers) {
       }),
       result: worker.input(WorkerResultInput).mutation(({ ctx, input }) => h.worker.result(ctx.principal, input)),
       heartbeat: worker.input(WorkerRef).mutation(({ ctx, input }) => h.worker.heartbeat(ctx.principal, input)),
+    }),
+    auth: t.router({
+      whoami: client.output(WhoAmI).query(({ ctx: { principal: p } }) => ({ name: p.name, role: p.role ?? "admin", workers: [...(p.workers ?? ["*"])], shell: p.shell ?? p.role !== "viewer" })),
+    }),
+    workers: t.router({
+      list: client.output(z.array(WorkerInfo)).query(({ ctx }) => h.workers.list(ctx.principal)),
     }),
     permissions: t.router({
       get: client.input(WorkerRef).output(PermissionsGetOutput).query(({ ctx, input }) => h.permissions.get(ctx.principal, input)),

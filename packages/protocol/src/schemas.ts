@@ -89,11 +89,21 @@ export const Message = z.discriminatedUnion("role", [
 ]);
 export type Message = z.infer<typeof Message>;
 
+/** Where an MCP tool comes from: what an approval prompt shows besides the arguments. */
+export const McpOrigin = z.object({
+  server: z.string().max(200),
+  tool: z.string().max(200),
+  /** The tool's annotations as its server declares them (readOnlyHint, destructiveHint, ...). */
+  annotations: z.record(z.string(), z.unknown()),
+});
+export type McpOrigin = z.infer<typeof McpOrigin>;
+
 export const ToolDescriptor = z.object({
   name: z.string().min(1).max(200),
   description: z.string().max(4000),
   inputSchema: z.record(z.string(), z.unknown()),
   tier: Tier,
+  mcp: McpOrigin.optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
@@ -125,3 +135,15 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
 export const SkillInfo = z.object({ name: z.string().max(200), description: z.string().max(2000) });
 export type SkillInfo = z.infer<typeof SkillInfo>;
+
+/** A registered worker as clients see it: where it works, whether it is connected, what it offers. */
+export const WorkerInfo = z.object({
+  id: z.string(),
+  workDir: z.string(),
+  connected: z.boolean(),
+  tools: z.array(ToolDescriptor.pick({ name: true, description: true, tier: true })),
+  /** Every agent type a session on it may take: the built-in ones and its agent files'. */
+  agents: z.array(z.string()),
+  skills: z.array(SkillInfo),
+});
+export type WorkerInfo = z.infer<typeof WorkerInfo>;

@@ -11,11 +11,12 @@ import { WorkerRegisterInput, WorkerResultInput } from "./procedures.js";
  */
 export const WORKER_LINK_PATH = "/worker-link";
 
-/** What a worker sends: its registration first, then results and heartbeats. */
+/** What a worker sends: its registration first, then results, heartbeats and its tool list when that changes. */
 export const LinkFromWorker = z.discriminatedUnion("type", [
   z.object({ type: z.literal("register"), registration: WorkerRegisterInput }),
   z.object({ type: z.literal("result"), ...WorkerResultInput.omit({ workerId: true }).shape }),
   z.object({ type: z.literal("heartbeat") }),
+  z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools }),
 ]);
 export type LinkFromWorker = z.infer<typeof LinkFromWorker>;
 

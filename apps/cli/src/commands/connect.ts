@@ -4,16 +4,17 @@ import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
 import { parseMode } from "../flags.js";
+import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
 
 /** `gatehouse connect --server URL --token T [--session ID | --worker ID] [--mode MODE]`: the terminal client on a remote server. */
 export async function connectCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, session: { type: "string" }, worker: { type: "string" }, mode: { type: "string" } } });
+  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, session: { type: "string" }, worker: { type: "string" }, mode: { type: "string" }, ...TRUST_FLAGS } });
   const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
   if (!values.server) throw new CliError("missing --server");
   if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
   if (!values.session && !values.worker) throw new CliError("give --session ID to join a session, or --worker ID to start one");
   const mode = parseMode(values.mode);
-  const client = await connectClient(values.server, token);
+  const client = await connectClient(values.server, token, trustOptions(values));
   if (!process.stdin.isTTY) {
     await closeClient(client);
     throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run`");

@@ -7,6 +7,7 @@ import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
 import { TurnPrinter } from "../turn-printer.js";
 import { MODEL_FLAGS, modelChoice, parseMode } from "../flags.js";
+import { TRUST_FLAGS, trustOptions, type TrustFlagValues } from "../trust-flags.js";
 
 export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
 
@@ -16,13 +17,14 @@ interface Target {
   close(): Promise<void>;
 }
 
-interface TargetFlags {
+interface TargetFlags extends TrustFlagValues {
   server?: string | undefined;
   token?: string | undefined;
   worker?: string | undefined;
   dir?: string | undefined;
   "data-dir"?: string | undefined;
   scenario?: string | undefined;
+  mcp?: string | undefined;
   model?: string | undefined;
   "base-url"?: string | undefined;
   "api-key-env"?: string | undefined;
@@ -34,10 +36,10 @@ async function target(flags: TargetFlags): Promise<Target> {
     const token = flags.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
     if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
     if (!flags.worker) throw new CliError("missing --worker: the worker to run the session on");
-    const client = await connectClient(flags.server, token);
+    const client = await connectClient(flags.server, token, trustOptions(flags));
     return { client, workerId: flags.worker, close: () => closeClient(client) };
   }
-  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario, model: modelChoice(flags) });
+  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario, mcp: flags.mcp, model: modelChoice(flags) });
   const client = await connectClient(local.url, local.clientToken).catch(async (err: unknown) => {
     await local.close();
     throw err;
@@ -61,7 +63,7 @@ async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Prom
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, ...MODEL_FLAGS, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" } },
+    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, mcp: { type: "string" }, ...MODEL_FLAGS, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" }, ...TRUST_FLAGS },
   });
   if (!values.prompt) throw new CliError("missing --prompt TEXT");
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);

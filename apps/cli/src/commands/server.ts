@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
-import { loadServerConfig, startServer } from "@gatehouse/server";
+import { createLog } from "@gatehouse/log";
+import { guardProcess, loadServerConfig, startServer, watchConfig } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { MODEL_FLAGS, modelChoice } from "../flags.js";
+import { embeddedTelegram } from "./telegram.js";
 
 /** `gatehouse server`: runs until SIGINT or SIGTERM. */
 export async function serverCommand(argv: string[]): Promise<number> {
@@ -22,20 +24,35 @@ export async function serverCommand(argv: string[]): Promise<number> {
     if (!/^\d+$/.test(v)) throw new CliError(`--${flag} must be a whole number (got "${v}")`);
     return Number(v);
   };
-  const config = loadServerConfig(values.config, {
+  const overrides = {
     port: num("port", values.port),
     host: values.host,
     dataDir: values["data-dir"],
     scenario: values.scenario,
     approvalTimeoutMs: num("approval-timeout-ms", values["approval-timeout-ms"]),
     ...modelChoice(values),
-  });
-  const server = await startServer(config);
-  process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model })}\n`);
+  };
+  const config = loadServerConfig(values.config, overrides);
+  const log = createLog().child({ component: "server" });
+  guardProcess(log);
+  const server = await startServer(config, { log });
+  const stopWatching = values.config ? watchConfig(values.config, () => loadServerConfig(values.config, overrides), server, log) : () => undefined;
+  process.stdout.write(`${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model, ...(server.fingerprint ? { fingerprint: server.fingerprint } : {}) })}\n`);
+  const local = ["0.0.0.0", "::"].includes(config.host) ? server.url.replace(/\/\/[^/]+:(\d+)$/, "//127.0.0.1:$1") : server.url;
+  let telegram: Awaited<ReturnType<typeof embeddedTelegram>> = null;
+  try {
+    telegram = await embeddedTelegram(config.telegram, values.config, { url: local, fingerprint: server.fingerprint }, config.dataDir, log);
+  } catch (err) {
+    stopWatching();
+    await server.close();
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  stopWatching();
+  await telegram?.stop();
   await server.close();
   return 0;
 }

@@ -12,11 +12,12 @@ const START_OPTIONS = {
   "data-dir": { type: "string" },
   scenario: { type: "string" },
   mode: { type: "string" },
+  mcp: { type: "string" },
   ...MODEL_FLAGS,
 } as const;
 
 /**
- * `gatehouse [--demo] [--dir DIR] [--model provider:model] [--scenario FILE] [--mode MODE]`: a
+ * `gatehouse [--demo] [--dir DIR] [--model provider:model] [--scenario FILE] [--mode MODE] [--mcp FILE]`: a
  * server and a worker in this process and the terminal client on top. With no model configured,
  * the scripted model plays the demo tour (or the given scenario) and the screen says so.
  */
@@ -24,7 +25,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: START_OPTIONS });
   const mode = parseMode(values.mode);
   if (!process.stdin.isTTY) throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run --prompt TEXT`");
-  const local = await startLocal({ demo: values.demo, dir: values.dir, dataDir: values["data-dir"], scenario: values.scenario, model: modelChoice(values) });
+  const local = await startLocal({ demo: values.demo, dir: values.dir, dataDir: values["data-dir"], scenario: values.scenario, mcp: values.mcp, model: modelChoice(values) });
   const client = createNodeClient({ url: local.url, token: local.clientToken });
   try {
     const session = await client.session.create.mutate({ workerId: local.workerId, ...(mode ? { mode } : {}) });

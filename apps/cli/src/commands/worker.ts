@@ -1,21 +1,26 @@
 import { parseArgs } from "node:util";
+import { createLog } from "@gatehouse/log";
 import { startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
-import { existingDir } from "../flags.js";
+import { existingDir, mcpServersFlag } from "../flags.js";
+import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
 
-/** `gatehouse worker --server URL --token T --id ID --dir DIR`: runs until SIGINT or SIGTERM. */
+/** `gatehouse worker --server URL --token T --id ID --dir DIR [--mcp FILE]`: runs until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" } } });
+  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" }, mcp: { type: "string" }, ...TRUST_FLAGS } });
   const token = values.token ?? process.env.GATEHOUSE_WORKER_TOKEN;
   for (const [flag, v] of [["server", values.server], ["token", token], ["id", values.id]] as const) {
     if (!v) throw new CliError(`missing --${flag}`);
   }
+  const dir = existingDir("dir", values.dir ?? process.cwd());
   const worker = await startWorker({
     server: values.server!,
     token: token!,
     id: values.id!,
-    dir: existingDir("dir", values.dir ?? process.cwd()),
-    log: (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`),
+    trust: trustOptions(values, process.env, (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`)),
+    dir,
+    mcpServers: mcpServersFlag(values.mcp, dir),
+    log: createLog().child({ component: "worker" }),
   });
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
@@ -24,3 +29,4 @@ export async function workerCommand(argv: string[]): Promise<number> {
   await worker.close();
   return 0;
 }
+

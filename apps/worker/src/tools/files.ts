@@ -2,7 +2,7 @@ import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { defineTool, limitOutput } from "../tool.js";
+import { defineTool, limitedResult } from "../tool.js";
 
 const filePath = z.string({ error: "path must be a string" }).min(1, "path must not be empty");
 
@@ -25,10 +25,10 @@ export const readFile = defineTool({
     const file = ctx.guard.check("read_file", args.path);
     const text = await readText(file, args.path);
     if (args.raw) return { ok: true, output: text };
-    if (args.offset === undefined && args.limit === undefined) return { ok: true, output: limitOutput(text) };
+    if (args.offset === undefined && args.limit === undefined) return limitedResult(true, text);
     const lines = text.split("\n");
     const start = (args.offset ?? 1) - 1;
-    return { ok: true, output: limitOutput(lines.slice(start, args.limit ? start + args.limit : undefined).join("\n")) };
+    return limitedResult(true, lines.slice(start, args.limit ? start + args.limit : undefined).join("\n"));
   },
 });
 

@@ -2,13 +2,18 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { defineTool, limitOutput, type ToolContext } from "../tool.js";
+import { defineTool, limitedResult, type ToolContext } from "../tool.js";
 
 const MAX_FILES = 20_000;
 const SKIP_DIRS = new Set([".git", "node_modules"]);
 
-/** Every file under `root`, depth first, skipping .git and node_modules. */
-async function* walk(root: string, signal: AbortSignal): AsyncGenerator<string> {
+/** What a search could not look at, counted so that its output can say so. */
+interface Unreadable {
+  count: number;
+}
+
+/** Every file under `root`, depth first, skipping .git and node_modules; folders it cannot list are counted. */
+async function* walk(root: string, signal: AbortSignal, unreadable: Unreadable): AsyncGenerator<string> {
   const stat = await fs.stat(root);
   if (!stat.isDirectory()) {
     yield root;
@@ -18,7 +23,10 @@ async function* walk(root: string, signal: AbortSignal): AsyncGenerator<string> 
   let seen = 0;
   while (stack.length > 0 && seen < MAX_FILES && !signal.aborted) {
     const dir = stack.pop()!;
-    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => {
+      unreadable.count++;
+      return [];
+    });
     for (const e of entries) {
       const full = path.join(dir, e.name);
       if (e.isDirectory()) {
@@ -31,8 +39,9 @@ async function* walk(root: string, signal: AbortSignal): AsyncGenerator<string> 
   }
 }
 
-function skippedNote(n: number): string {
-  return n > 0 ? `\n(${n} file(s) skipped: read_file does not allow them)` : "";
+function skippedNote(n: number, unreadable: Unreadable): string {
+  const denied = n > 0 ? `\n(${n} file(s) skipped: read_file does not allow them)` : "";
+  return unreadable.count > 0 ? `${denied}\n(${unreadable.count} file(s) or folder(s) could not be read)` : denied;
 }
 
 export const glob = defineTool({
@@ -45,14 +54,15 @@ export const glob = defineTool({
     const match = picomatch(args.pattern, { dot: true });
     const found: string[] = [];
     let skipped = 0;
-    for await (const file of walk(root, ctx.signal)) {
+    const unreadable = { count: 0 };
+    for await (const file of walk(root, ctx.signal, unreadable)) {
       const rel = path.relative(root, file);
       if (!match(rel)) continue;
       if (!ctx.guard.mayRead(file)) skipped++;
       else found.push(path.relative(ctx.workDir, file) || ".");
     }
     found.sort();
-    return { ok: true, output: limitOutput(`${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped)}`) };
+    return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped, unreadable)}`);
   },
 });
 
@@ -72,19 +82,23 @@ export const grep = defineTool({
     const include = args.include ? picomatch(args.include, { dot: true, basename: true }) : null;
     const lines: string[] = [];
     let skipped = 0;
-    for await (const file of walk(root, ctx.signal)) {
+    const unreadable = { count: 0 };
+    for await (const file of walk(root, ctx.signal, unreadable)) {
       if (include && !include(path.basename(file))) continue;
       if (!ctx.guard.mayRead(file)) {
         skipped++;
         continue;
       }
-      const text = await fs.readFile(file, "utf8").catch(() => "");
+      const text = await fs.readFile(file, "utf8").catch(() => {
+        unreadable.count++;
+        return "";
+      });
       if (text.includes("\0")) continue;
       text.split("\n").forEach((line, i) => {
         if (re.test(line)) lines.push(`${path.relative(ctx.workDir, file)}:${i + 1}:${line}`);
       });
       if (lines.length > 5000) break;
     }
-    return { ok: true, output: limitOutput(`${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${skippedNote(skipped)}`) };
+    return limitedResult(true, `${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${skippedNote(skipped, unreadable)}`);
   },
 });

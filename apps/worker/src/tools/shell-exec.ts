@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
-import { defineTool, limitOutput } from "../tool.js";
+import { defineTool, limitOutput, OUTPUT_LIMIT } from "../tool.js";
 
 const CAPTURE_LIMIT = 1_000_000;
 
@@ -16,7 +16,7 @@ function killGroup(pid: number | undefined): void {
 
 export const shellExec = defineTool({
   name: "shell_exec",
-  description: "Run a bash command in the work directory. Returns its output and exit code.",
+  description: "Run a bash command in the work directory. Returns its output, its stderr and its exit code.",
   tier: "exec",
   input: z.object({ command: z.string().min(1, "command must not be empty"), timeout_ms: z.number().int().positive().optional() }),
   run(args, ctx) {
@@ -25,13 +25,17 @@ export const shellExec = defineTool({
       let stdout = "";
       let stderr = "";
       let ended: string | null = null;
+      let timedOut = false;
       child.stdout.on("data", (d: Buffer) => (stdout = (stdout + d.toString()).slice(0, CAPTURE_LIMIT)));
       child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(0, CAPTURE_LIMIT)));
       const stop = (why: string) => {
         ended = why;
         killGroup(child.pid);
       };
-      const timer = setTimeout(() => stop(`timed out after ${args.timeout_ms ?? ctx.timeoutMs} ms`), Math.min(args.timeout_ms ?? ctx.timeoutMs, ctx.timeoutMs));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop(`timed out after ${args.timeout_ms ?? ctx.timeoutMs} ms`);
+      }, Math.min(args.timeout_ms ?? ctx.timeoutMs, ctx.timeoutMs));
       const onAbort = () => stop("aborted");
       ctx.signal.addEventListener("abort", onAbort);
       const finish = (code: number | null, error?: Error) => {
@@ -39,8 +43,15 @@ export const shellExec = defineTool({
         ctx.signal.removeEventListener("abort", onAbort);
         killGroup(child.pid);
         const note = ended ? `\n[${ended}; the process group was killed]` : error ? `\n[${error.message}]` : "";
-        const err = stderr ? `\n--- stderr ---\n${stderr}` : "";
-        resolve({ ok: code === 0 && !ended, output: `${limitOutput(stdout)}${limitOutput(err)}${note}\nexit code: ${code ?? "none"}` });
+        const truncated = stdout.length > OUTPUT_LIMIT || stderr.length > OUTPUT_LIMIT;
+        resolve({
+          ok: code === 0 && !ended,
+          output: `${limitOutput(stdout)}${note}`,
+          exitCode: code,
+          ...(stderr ? { stderr: limitOutput(stderr) } : {}),
+          ...(truncated ? { truncated } : {}),
+          ...(timedOut ? { timedOut } : {}),
+        });
       };
       child.on("error", (e) => finish(null, e));
       child.on("close", (code) => finish(code));

@@ -1,0 +1,114 @@
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { Log } from "@gatehouse/log";
+import { closeClient } from "@gatehouse/protocol";
+import { trustServer, type TlsClientOptions } from "@gatehouse/protocol/node";
+import { botTokenFrom, parseTelegramSettings, startTelegramBot, usersWithTokens, type TelegramBot, type TelegramSettings } from "@gatehouse/telegram";
+import { readConfigFile } from "@gatehouse/server";
+import { CliError } from "../cli-error.js";
+import { connectClient } from "../remote.js";
+import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
+
+/** A JSONC config file's value; a syntax error names its line and column. */
+function readJson(file: string): unknown {
+  try {
+    return readConfigFile(file).value;
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+/** The `telegram` section of a server's config; undefined when there is none. */
+function telegramSection(json: unknown): unknown {
+  return json && typeof json === "object" && "telegram" in json ? (json as { telegram: unknown }).telegram : undefined;
+}
+
+/** `--users 111,222` as user ids; anything else is an error naming the flag. */
+function userIds(list: string): { id: number }[] {
+  return list.split(",").map((s) => {
+    if (!/^\d+$/.test(s.trim())) throw new CliError(`--users takes Telegram user ids (numbers) separated by commas (got "${s}")`);
+    return { id: Number(s.trim()) };
+  });
+}
+
+/** Settings errors and a missing bot token as the CLI's own one-line errors. */
+function checked<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof Error && /^(TelegramSettingsError|BotStateError)$/.test(err.name)) throw new CliError(err.message);
+    throw err;
+  }
+}
+
+/** Runs until SIGINT or SIGTERM, then stops the bot. */
+async function runUntilSignal(bot: TelegramBot): Promise<void> {
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await bot.stop();
+}
+
+interface Start {
+  url: string;
+  tls: TlsClientOptions;
+  botToken: string;
+  settings: TelegramSettings;
+  users: { id: number; token: string }[];
+  stateFile: string;
+  log?: Log | undefined;
+}
+
+async function start(s: Start): Promise<TelegramBot> {
+  try {
+    return await checked(() => startTelegramBot({ url: s.url, tls: s.tls, botToken: s.botToken, users: s.users, stateFile: s.stateFile, apiRoot: s.settings.apiRoot, ...(s.log ? { log: s.log } : {}) }));
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError((err as Error).message, 1);
+  }
+}
+
+/** `gatehouse telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]` and the trust flags. */
+export async function telegramCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { server: { type: "string" }, token: { type: "string" }, users: { type: "string" }, config: { type: "string" }, state: { type: "string" }, "api-root": { type: "string" }, ...TRUST_FLAGS },
+  });
+  if (!values.server) throw new CliError("missing --server (the Gatehouse server, ws://HOST:PORT)");
+  const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
+  const json = values.config ? readJson(values.config) : {};
+  const fromFile = telegramSection(json) ?? json;
+  const listed = values.users ?? process.env.GATEHOUSE_TELEGRAM_USERS;
+  const raw = { ...(fromFile as object), ...(values["api-root"] ? { apiRoot: values["api-root"] } : {}) } as { users?: unknown[] };
+  raw.users = [...(raw.users ?? []), ...(listed ? userIds(listed) : [])];
+  if (raw.users.length === 0) throw new CliError("name the Telegram users who may use the bot: --users ID[,ID...], or users in --config FILE");
+  const where = values.config ?? "flags";
+  const settings = checked(() => parseTelegramSettings(raw, where));
+  const users = checked(() => usersWithTokens(settings.users, token, where));
+  const botToken = checked(() => botTokenFrom(process.env, settings.botTokenEnv));
+  const trust = trustOptions(values);
+  for (const t of new Set(users.map((u) => u.token))) await closeClient(await connectClient(values.server, t, trust));
+  const tls = await trustServer(values.server, trust);
+  const stateFile = path.resolve(values.state ?? settings.stateFile ?? path.join(os.homedir(), ".gatehouse", "telegram-state.json"));
+  const bot = await start({ url: values.server, tls, botToken, settings, users, stateFile });
+  process.stdout.write(`${JSON.stringify({ msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile })}\n`);
+  await runUntilSignal(bot);
+  return 0;
+}
+
+/**
+ * The bot inside the server process, when the server's config has a `telegram` section: every
+ * user there names the client token they act with. Over TLS it trusts the server's own certificate.
+ */
+export async function embeddedTelegram(section: unknown, configFile: string | undefined, server: { url: string; fingerprint: string | null }, dataDir: string, log: Log): Promise<TelegramBot | null> {
+  if (section === undefined) return null;
+  const where = `${configFile ?? "config"}: telegram`;
+  const settings = checked(() => parseTelegramSettings(section, where));
+  const users = checked(() => usersWithTokens(settings.users, undefined, where));
+  const botToken = checked(() => botTokenFrom(process.env, settings.botTokenEnv));
+  const tls = server.fingerprint ? await trustServer(server.url, { fingerprint: server.fingerprint }) : {};
+  const stateFile = path.resolve(settings.stateFile ?? path.join(dataDir, "telegram-state.json"));
+  return start({ url: server.url, tls, botToken, settings, users, stateFile, log: log.child({ component: "telegram" }) });
+}

@@ -1,0 +1,91 @@
+import type { Handlers, Principal, TrackedEvent } from "@gatehouse/protocol";
+import { TRPCError } from "@trpc/server";
+import { coversWorker } from "../auth.js";
+import type { Log } from "../log.js";
+import type { Store } from "../store.js";
+
+/** What a client wants to do with a worker's sessions. */
+export type Need = "watch" | "use" | "shell";
+
+/** Whether a client token may do `need` on sessions of `workerId` (admin: all; approver: its workers; viewer: watch). */
+export function allows(p: Principal, workerId: string, need: Need): boolean {
+  if (p.kind !== "client") return false;
+  if (p.role === "admin") return true;
+  if (!coversWorker(p.workers, workerId)) return false;
+  if (p.role === "viewer") return need === "watch";
+  return p.role === "approver" && (need !== "shell" || p.shell === true);
+}
+
+/**
+ * The handlers behind a check of the caller's role on every procedure and subscription: each
+ * one names what it needs, and a subscription to all sessions only carries the events of
+ * sessions the token may watch.
+ */
+export function withAccess(h: Handlers, store: Store, log: Log): Handlers {
+  const refuse = (p: Principal, what: string): never => {
+    log.warn("access refused", { token: p.name, role: p.role ?? p.kind, what });
+    throw new TRPCError({ code: "FORBIDDEN", message: `the token "${p.name}"${p.role ? ` (${p.role})` : ""} may not ${what}` });
+  };
+  const onWorker = (p: Principal, workerId: string, need: Need, what: string) => {
+    if (!allows(p, workerId, need)) refuse(p, `${what} on worker ${workerId}`);
+  };
+  /** A session that does not exist passes: the handler answers NOT_FOUND as it would to anyone. */
+  const onSession = (p: Principal, sessionId: string, need: Need, what: string) => {
+    const s = store.getSession(sessionId);
+    if (s) onWorker(p, s.workerId, need, what);
+  };
+  const admin = (p: Principal, what: string) => {
+    if (p.role !== "admin") refuse(p, what);
+  };
+  const ownWorker = (p: Principal, workerId: string) => {
+    if (!coversWorker(p.workers, workerId)) refuse(p, `act as worker ${workerId}`);
+  };
+  const visible = (p: Principal, sessionId: string) => {
+    const s = store.getSession(sessionId);
+    return s !== undefined && allows(p, s.workerId, "watch");
+  };
+
+  return {
+    session: {
+      create: async (p, i) => (onWorker(p, i.workerId, "use", "create sessions"), h.session.create(p, i)),
+      list: async (p) => (await h.session.list(p)).filter((s) => allows(p, s.workerId, "watch")),
+      get: async (p, i) => (onSession(p, i.sessionId, "watch", "watch sessions"), h.session.get(p, i)),
+      setMode: async (p, i) => (onSession(p, i.sessionId, "use", "change modes of sessions"), h.session.setMode(p, i)),
+      shell: async (p, i) => (onSession(p, i.sessionId, "shell", "run commands (session.shell)"), h.session.shell(p, i)),
+    },
+    agent: {
+      prompt: async (p, i) => (onSession(p, i.sessionId, "use", "prompt sessions"), h.agent.prompt(p, i)),
+      abort: async (p, i) => (onSession(p, i.sessionId, "use", "abort sessions"), h.agent.abort(p, i)),
+      events: (p, i, signal) => {
+        if (i.sessionId !== undefined) {
+          onSession(p, i.sessionId, "watch", "watch sessions");
+          return h.agent.events(p, i, signal);
+        }
+        const all = h.agent.events(p, i, signal);
+        return p.role === "admin" ? all : onlyVisible(all, (e) => visible(p, e.event.sessionId));
+      },
+    },
+    tool: {
+      approve: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), h.tool.approve(p, i)),
+      deny: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), h.tool.deny(p, i)),
+      view: async (p, i) => (onSession(p, i.sessionId, "watch", "view approvals"), h.tool.view(p, i)),
+    },
+    worker: {
+      register: async (p, i) => (ownWorker(p, i.workerId), h.worker.register(p, i)),
+      requests: (p, i, signal) => (ownWorker(p, i.workerId), h.worker.requests(p, i, signal)),
+      result: async (p, i) => (ownWorker(p, i.workerId), h.worker.result(p, i)),
+      heartbeat: async (p, i) => (ownWorker(p, i.workerId), h.worker.heartbeat(p, i)),
+    },
+    workers: {
+      list: async (p) => (await h.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
+    },
+    permissions: {
+      get: async (p, i) => (admin(p, "read permissions files"), h.permissions.get(p, i)),
+      explain: async (p, i) => (admin(p, "explain permissions"), h.permissions.explain(p, i)),
+    },
+  };
+}
+
+async function* onlyVisible(events: AsyncIterable<TrackedEvent>, keep: (e: TrackedEvent) => boolean): AsyncGenerator<TrackedEvent> {
+  for await (const e of events) if (keep(e)) yield e;
+}

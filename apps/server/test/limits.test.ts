@@ -1,0 +1,95 @@
+import type { Handlers, Principal } from "@gatehouse/protocol";
+import { silentLog } from "@gatehouse/log";
+import { describe, expect, it } from "vitest";
+import { ServerConfig } from "../src/config.js";
+import { Connections, type Peer } from "../src/connections.js";
+import { EventHub } from "../src/event-hub.js";
+import { TokenLimits, withLimits } from "../src/limits.js";
+import { MemoryStore } from "../src/memory-store.js";
+
+const limits = (over: Partial<ServerConfig["limits"]>) => ({ ...ServerConfig.parse({}).limits, ...over });
+const ada = (): Principal => ({ kind: "client", name: "ada", tokenId: "sha256:ada", role: "admin" });
+
+function peer(bufferedAmount = 0): Peer & { closed: number | null; terminated: boolean } {
+  return {
+    bufferedAmount,
+    closed: null,
+    terminated: false,
+    close(code) {
+      this.closed = code;
+    },
+    terminate() {
+      this.terminated = true;
+    },
+  };
+}
+
+describe("per-token limits", () => {
+  it("allows bursts of twice the rate per second, then refuses with TOO_MANY_REQUESTS", () => {
+    const t = new TokenLimits(() => limits({ requestsPerSecond: 5 }), silentLog);
+    const p = ada();
+    for (let i = 0; i < 10; i++) t.request(p);
+    expect(() => t.request(p)).toThrow(expect.objectContaining({ code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/more than 5 requests per second/) }));
+    // Another token has its own bucket.
+    expect(() => t.request({ ...p, tokenId: "sha256:bob", name: "bob" })).not.toThrow();
+  });
+
+  it("counts subscriptions per token and frees them as they end", () => {
+    const t = new TokenLimits(() => limits({ subscriptionsPerToken: 2 }), silentLog);
+    const a = t.subscribe(ada());
+    t.subscribe(ada());
+    expect(() => t.subscribe(ada())).toThrow(/has 2 subscriptions open/);
+    a();
+    a();
+    expect(() => t.subscribe(ada())).not.toThrow();
+  });
+
+  it("closes connections past the most a token may hold, and those whose token no longer stands", () => {
+    const c = new Connections(() => 2, silentLog);
+    const [p1, p2, p3] = [ada(), ada(), ada()];
+    const third = peer();
+    expect(c.admit(p1, peer())).toBe(true);
+    expect(c.admit(p2, peer())).toBe(true);
+    expect(c.admit(p3, third)).toBe(false);
+    expect(third.closed).toBe(1008);
+    c.drop(p1);
+    expect(c.admit(p3, peer())).toBe(true);
+    const bob: Principal = { kind: "client", name: "bob", tokenId: "sha256:bob", role: "viewer" };
+    const bobs = peer();
+    c.admit(bob, bobs);
+    expect(c.closeUnless((p) => p.name !== "bob")).toBe(1);
+    expect(bobs.closed).toBe(4001);
+  });
+
+  it("cuts off a subscriber whose connection has more queued than the backlog allows", async () => {
+    const p = ada();
+    const slow = peer(0);
+    const connections = new Connections(() => 10, silentLog);
+    connections.admit(p, slow);
+    async function* events() {
+      for (let i = 0; i < 100; i++) yield { id: String(i), event: { type: "mode_changed", sessionId: "s", at: "", mode: "default" } } as const;
+    }
+    const h = { agent: { events: () => events() } } as unknown as Handlers;
+    const wrapped = withLimits(h, new TokenLimits(() => limits({}), silentLog), connections, () => 4096, silentLog);
+    const got: string[] = [];
+    for await (const e of wrapped.agent.events(p, {}, undefined)) {
+      got.push(e.id);
+      if (got.length === 3) (slow as { bufferedAmount: number }).bufferedAmount = 10_000;
+    }
+    expect(got).toEqual(["0", "1", "2"]);
+    expect(slow.terminated).toBe(true);
+  });
+});
+
+describe("the event hub", () => {
+  it("ends a subscriber that takes no events once its backlog is full, saying where to resume", async () => {
+    const store = new MemoryStore();
+    const hub = new EventHub(store, 5);
+    const sub = hub.subscribe({});
+    const first = sub.next();
+    hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    expect((await first).value).toMatchObject({ id: "1" });
+    for (let i = 0; i < 10; i++) hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    await expect(sub.next()).rejects.toThrow(/fell more than 5 events behind.*lastEventId 1/);
+  });
+});

@@ -1,0 +1,78 @@
+import type { ApprovalRequired, EventOf, Presentation } from "@gatehouse/protocol";
+import { describeCall } from "@gatehouse/terminal/format";
+import { InlineKeyboard } from "grammy";
+import { cut, esc, short } from "./html.js";
+
+/** How much of a diff or command is shown inside the message; the rest goes as a document. */
+export const INLINE_CHARS = 2500;
+
+export interface Card {
+  /** HTML for the message. */
+  text: string;
+  /** Whether the whole presentation goes as a document below the card. */
+  attach: boolean;
+}
+
+/** The part of a presentation that fits in a message, cut at a line end. */
+function inlinePart(p: Presentation, max: number): { shown: string; whole: boolean } {
+  const body = p.kind === "command" ? `$ ${p.content}` : p.content;
+  if (!p.truncated && body.length <= max) return { shown: body, whole: true };
+  const head = body.slice(0, max);
+  const lastBreak = head.lastIndexOf("\n");
+  return { shown: lastBreak > max / 2 ? head.slice(0, lastBreak) : head, whole: false };
+}
+
+/** The message for an approval: what would run, why it asks, and what "always" would save. */
+export function approvalCard(e: ApprovalRequired, inlineChars = INLINE_CHARS): Card {
+  const lines = [`<b>Approval needed</b> · session <code>${short(e.sessionId)}</code>`, `<b>${esc(cut(describeCall(e.toolName, e.arguments, 300), 400))}</b>`];
+  lines.push(`Why: ${esc(cut(e.reason, 600))}`);
+  if (e.batch.total > 1) lines.push(`Call ${e.batch.index + 1} of ${e.batch.total} in this batch`);
+  let attach = false;
+  const p = e.presentation;
+  if (p) {
+    const { shown, whole } = inlinePart(p, inlineChars);
+    lines.push(`<pre>${esc(shown)}</pre>`);
+    if (p.cwd) lines.push(`in <code>${esc(p.cwd)}</code>`);
+    if (!whole) {
+      attach = true;
+      lines.push(`<i>Cut here: the whole ${p.kind} (${p.fullSize} characters) follows as a file.</i>`);
+    }
+  }
+  if (e.suggestedPatterns.length > 0) lines.push(`Always would save: ${e.suggestedPatterns.map((x) => `<code>${esc(cut(x, 200))}</code>`).join(", ")}`);
+  else lines.push("<i>No \"always\" for this call.</i>");
+  return { text: lines.join("\n"), attach };
+}
+
+/** Approve, Session, Always (with its pattern) and Deny. */
+export function approvalKeyboard(key: string, patterns: string[]): InlineKeyboard {
+  const kb = new InlineKeyboard().text("Approve", `ap:${key}`).text("Session", `as:${key}`).row();
+  if (patterns.length > 0) kb.text(`Always: ${cut(patterns.join(", "), 48)}`, `aa:${key}`).row();
+  return kb.text("Deny", `dn:${key}`);
+}
+
+/** While a denial waits for its feedback: deny without it, deny and end the turn, or go back. */
+export function denyKeyboard(key: string): InlineKeyboard {
+  return new InlineKeyboard().text("Deny without feedback", `dx:${key}`).row().text("Deny and end the turn", `dh:${key}`).row().text("Back", `bk:${key}`);
+}
+
+const SCOPES = { once: "once", session: "for this session", always: "always" } as const;
+
+/** One line on how an approval ended, added below its card. */
+export function outcomeLine(e: EventOf<"tool_approval_resolved">): string {
+  const by = e.by ? ` by ${esc(e.by)}` : "";
+  switch (e.outcome) {
+    case "approved": {
+      const scope = SCOPES[e.scope ?? "once"];
+      return `<b>✅ Approved ${scope}${by}</b>${e.pattern ? `: saved <code>${esc(e.pattern)}</code>` : ""}`;
+    }
+    case "denied":
+      return `<b>⛔ Denied${by}</b>${e.feedback ? `: “${esc(cut(e.feedback, 500))}”` : ""}`;
+    case "timed_out":
+      return "<b>⏱ Timed out</b>: nobody answered in time, so the call was denied.";
+    case "cancelled":
+      return `<b>✖ Cancelled</b>${by}: the turn was aborted or its worker went away.`;
+  }
+}
+
+/** What a card says when an answer finds the approval no longer pending. */
+export const NO_LONGER_PENDING = "<i>No longer pending: answered elsewhere, cancelled, timed out, or lost in a server restart.</i>";

@@ -1,0 +1,140 @@
+import { Mode, type SessionInfo } from "@gatehouse/protocol";
+import type { Context } from "grammy";
+import { esc, short } from "./html.js";
+import { describeProblem } from "./problem.js";
+import type { TelegramBot } from "./telegram-bot.js";
+
+/** The bot's commands, as Telegram's command menu lists them. */
+export const COMMANDS: [string, string][] = [
+  ["workers", "list the workers"],
+  ["sessions", "list the sessions"],
+  ["new", "WORKER [MODE]: start a session and follow it"],
+  ["use", "ID: make a session the current one and follow it"],
+  ["prompt", "TEXT: prompt the current session (plain text does the same)"],
+  ["follow", "[ID]: show a session's messages and tool calls here"],
+  ["unfollow", "[ID]: stop showing a session here"],
+  ["abort", "[ID]: stop the running turn"],
+  ["mode", "MODE [ID]: change a session's mode"],
+  ["help", "what the bot does"],
+];
+
+const HELP = [
+  "This bot is a Gatehouse client: approvals of your sessions arrive here with Approve, Session, Always and Deny buttons.",
+  "Deny asks for feedback: reply to its message, or deny without it.",
+  "",
+  ...COMMANDS.map(([c, d]) => `/${c} ${d}`),
+  "",
+  `Modes: ${Mode.options.join(", ")}.`,
+].join("\n");
+
+/** A mistake in a command, told to the person as it is. */
+class Reply extends Error {}
+
+async function sessionFor(tb: TelegramBot, ctx: Context, ref: string): Promise<SessionInfo> {
+  const wanted = ref.trim() || tb.state.chat(ctx.chat!.id).current;
+  if (!wanted) throw new Reply("No session chosen: /new WORKER starts one, /sessions lists them, /use ID picks one.");
+  const matches = (await tb.linkOf(ctx).client.session.list.query()).filter((s) => s.id.startsWith(wanted));
+  if (matches.length === 1) return matches[0]!;
+  throw new Reply(matches.length === 0 ? `There is no session ${wanted}.` : `${wanted} fits ${matches.length} sessions: give more of its id.`);
+}
+
+function describeSession(s: SessionInfo, current: string | null, follows: string[]): string {
+  const marks = [s.id === current ? "current" : "", follows.includes(s.id) ? "followed" : ""].filter(Boolean);
+  return `• <code>${short(s.id)}</code> on ${esc(s.workerId)} · ${esc(s.agent)} · ${s.mode} · ${s.status}${marks.length ? ` (${marks.join(", ")})` : ""}`;
+}
+
+async function prompt(tb: TelegramBot, ctx: Context, text: string): Promise<void> {
+  if (!text.trim()) throw new Reply("Nothing to send: /prompt TEXT, or write the text as a message.");
+  const session = await sessionFor(tb, ctx, "");
+  const { accepted } = await tb.linkOf(ctx).client.agent.prompt.mutate({ sessionId: session.id, text });
+  if (!accepted) throw new Reply(`A turn is running in session ${short(session.id)}: wait for it to end, or /abort it.`);
+}
+
+/** Registers every command; each answers in the chat, with the problem in words when one fails. */
+export function registerCommands(tb: TelegramBot): void {
+  const bot = tb.bot;
+  const on = (command: string, run: (ctx: Context, args: string) => Promise<string | null>) =>
+    bot.command(command, async (ctx) => {
+      try {
+        const out = await run(ctx, typeof ctx.match === "string" ? ctx.match : "");
+        if (out) await ctx.reply(out, { parse_mode: "HTML", link_preview_options: { is_disabled: true } });
+      } catch (err) {
+        await ctx.reply(err instanceof Reply ? err.message : `Failed: ${describeProblem(err)}`);
+      }
+    });
+  const chatOf = (ctx: Context) => tb.state.chat(ctx.chat!.id);
+
+  on("start", async () => HELP);
+  on("help", async () => HELP);
+  on("workers", async (ctx) => {
+    const workers = await tb.linkOf(ctx).client.workers.list.query();
+    if (workers.length === 0) return "No worker has registered with the server.";
+    return workers.map((w) => `• <code>${esc(w.id)}</code> ${w.connected ? "connected" : "offline"} · ${esc(w.workDir)} · agents: ${esc(w.agents.join(", "))}`).join("\n");
+  });
+  on("sessions", async (ctx) => {
+    const sessions = (await tb.linkOf(ctx).client.session.list.query()).filter((s) => !s.parentId);
+    if (sessions.length === 0) return "No sessions yet: /new WORKER starts one.";
+    const chat = chatOf(ctx);
+    return sessions.slice(-30).map((s) => describeSession(s, chat.current, chat.follows)).join("\n");
+  });
+  on("new", async (ctx, args) => {
+    const [workerArg, modeArg] = args.trim().split(/\s+/).filter(Boolean);
+    const mode = modeArg === undefined ? undefined : Mode.safeParse(modeArg);
+    if (mode && !mode.success) throw new Reply(`"${modeArg}" is not a mode: use one of ${Mode.options.join(", ")}.`);
+    let workerId = workerArg;
+    if (!workerId) {
+      const online = (await tb.linkOf(ctx).client.workers.list.query()).filter((w) => w.connected);
+      if (online.length !== 1) throw new Reply(online.length === 0 ? "No worker is connected." : `Name a worker: /new ${online.map((w) => w.id).join(" | ")}`);
+      workerId = online[0]!.id;
+    }
+    const session = await tb.linkOf(ctx).client.session.create.mutate({ workerId, ...(mode?.success ? { mode: mode.data } : {}) });
+    tb.state.follow(ctx.chat!.id, session.id, true);
+    return `Session <code>${short(session.id)}</code> on ${esc(session.workerId)} (${session.mode}) is current and followed. Write a message to prompt it.`;
+  });
+  on("use", async (ctx, args) => {
+    if (!args.trim()) throw new Reply("Which session? /use ID (from /sessions).");
+    const session = await sessionFor(tb, ctx, args);
+    tb.state.follow(ctx.chat!.id, session.id, true);
+    return `Session <code>${short(session.id)}</code> is current and followed.`;
+  });
+  on("follow", async (ctx, args) => {
+    const session = await sessionFor(tb, ctx, args);
+    tb.state.follow(ctx.chat!.id, session.id);
+    return `Following session <code>${short(session.id)}</code>.`;
+  });
+  on("unfollow", async (ctx, args) => {
+    const session = await sessionFor(tb, ctx, args);
+    tb.state.unfollow(ctx.chat!.id, session.id);
+    return `No longer following session <code>${short(session.id)}</code>; its approvals still come here.`;
+  });
+  on("prompt", async (ctx, args) => {
+    await prompt(tb, ctx, args);
+    return null;
+  });
+  on("abort", async (ctx, args) => {
+    const session = await sessionFor(tb, ctx, args);
+    const { aborted } = await tb.linkOf(ctx).client.agent.abort.mutate({ sessionId: session.id });
+    return aborted ? `Aborted the turn of session <code>${short(session.id)}</code>.` : `Nothing was running in session <code>${short(session.id)}</code>.`;
+  });
+  on("mode", async (ctx, args) => {
+    const [modeArg, ref = ""] = args.trim().split(/\s+/).filter(Boolean);
+    const session = await sessionFor(tb, ctx, ref);
+    if (!modeArg) return `Session <code>${short(session.id)}</code> is in mode ${session.mode}. /mode MODE changes it: ${Mode.options.join(", ")}.`;
+    const mode = Mode.safeParse(modeArg);
+    if (!mode.success) throw new Reply(`"${modeArg}" is not a mode: use one of ${Mode.options.join(", ")}.`);
+    await tb.linkOf(ctx).client.session.setMode.mutate({ sessionId: session.id, mode: mode.data });
+    return `Session <code>${short(session.id)}</code> is now in mode ${mode.data}.`;
+  });
+
+  bot.on("message:text", async (ctx) => {
+    const text = ctx.message.text;
+    try {
+      const repliedTo = ctx.message.reply_to_message?.message_id;
+      if (repliedTo !== undefined && (await tb.onReply(ctx, repliedTo, text))) return;
+      if (text.startsWith("/")) throw new Reply(`Unknown command. ${COMMANDS.map(([c]) => `/${c}`).join(" ")}`);
+      await prompt(tb, ctx, text);
+    } catch (err) {
+      await ctx.reply(err instanceof Reply ? err.message : `Failed: ${describeProblem(err)}`);
+    }
+  });
+}

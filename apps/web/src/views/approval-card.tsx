@@ -1,0 +1,178 @@
+import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Console } from "../console.js";
+import { PresentationView } from "./presentation.js";
+
+type Stage = "choose" | "always" | "deny";
+
+export interface CardKeys {
+  (key: string): boolean;
+}
+
+/** Where the deciding rule came from: `permissions.jsonc:12:5 (static layer)`. */
+function ruleSource(a: ApprovalRequired): string | null {
+  const r = a.decision.rule;
+  if (!r) return null;
+  const at = r.file ? `${r.file}${r.line ? `:${r.line}:${r.column ?? 1}` : ""}` : `${r.origin === "approval" ? "an earlier approval" : "a rule"}`;
+  return `${r.tool} "${r.pattern}" → ${r.action}, ${at} (${r.layer} layer)`;
+}
+
+/**
+ * One pending approval: what the call is, why it asks, where it sits in its batch, what it would
+ * do, and the answers. Keys as in the terminal: y s a n N v.
+ */
+export function ApprovalCard({ console: c, approval: a, selected, position, register, onSelect }: {
+  console: Console;
+  approval: ApprovalRequired;
+  selected: boolean;
+  position: { index: number; total: number };
+  register: (id: string, keys: CardKeys | null) => void;
+  onSelect: () => void;
+}) {
+  const [stage, setStage] = useState<Stage>("choose");
+  const [patterns, setPatterns] = useState<string[]>(() => (a.suggestedPatterns.length > 0 ? a.suggestedPatterns : [a.suggestedPattern]));
+  const [feedback, setFeedback] = useState("");
+  const [whole, setWhole] = useState<Presentation | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const firstField = useRef<HTMLInputElement>(null);
+  const ref = useRef<HTMLElement>(null);
+  const session = c.state.sessions.get(a.sessionId);
+  const agentPath = c.state.agentPath(a.sessionId);
+  const labelId = `approval-${a.approvalId}-title`;
+  const mayAnswer = c.may(session?.workerId ?? "", "use");
+
+  const answered = (applied: boolean | undefined) => {
+    setBusy(false);
+    if (applied === false) {
+      setNote("answered elsewhere");
+      c.forget(a.approvalId);
+    }
+  };
+  const approve = async (scope: "once" | "session" | "always") => {
+    setBusy(true);
+    const kept = patterns.map((p) => p.trim()).filter(Boolean);
+    const input = { sessionId: a.sessionId, approvalId: a.approvalId, scope, ...(scope === "always" && kept.length > 0 ? { patterns: kept } : {}) };
+    const out = await c.call((cl) => cl.tool.approve.mutate(input));
+    answered(out?.applied);
+  };
+  const deny = async (mode: "soft" | "hard") => {
+    setBusy(true);
+    const out = await c.call((cl) => cl.tool.deny.mutate({ sessionId: a.sessionId, approvalId: a.approvalId, mode, ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }));
+    answered(out?.applied);
+  };
+  const viewWhole = async () => {
+    if (whole) return setWhole(null);
+    const got = await c.call((cl) => cl.tool.view.query({ sessionId: a.sessionId, approvalId: a.approvalId }));
+    if (got) setWhole(got);
+  };
+  const back = () => {
+    setStage("choose");
+    ref.current?.focus();
+  };
+
+  useEffect(() => {
+    if (stage !== "choose") firstField.current?.focus();
+  }, [stage]);
+
+  const keys: CardKeys = (key) => {
+    if (busy || stage !== "choose" || !mayAnswer) return false;
+    if (key === "y") void approve("once");
+    else if (key === "s") void approve("session");
+    else if (key === "a") setStage("always");
+    else if (key === "n") setStage("deny");
+    else if (key === "N") void deny("hard");
+    else if (key === "v") void viewWhole();
+    else return false;
+    return true;
+  };
+  useEffect(() => {
+    register(a.approvalId, keys);
+    return () => register(a.approvalId, null);
+  });
+
+  const cut = a.presentation?.truncated ? ` (cut; ${a.presentation.fullSize} characters in all)` : "";
+  const source = ruleSource(a);
+  return (
+    <article ref={ref} class={`card${selected ? " selected" : ""}`} aria-labelledby={labelId} tabIndex={0} onFocusCapture={onSelect} data-approval={a.approvalId} data-tool={a.toolName}>
+      <header>
+        <h3 id={labelId}>
+          <span class="tool">{agentPath ? `${agentPath} › ` : ""}{a.toolName}</span> <span class={`tier tier-${a.tier}`}>{a.tier}</span>
+        </h3>
+        <span class="where">
+          {position.total > 1 ? `${position.index} of ${position.total} · ` : ""}
+          <a href={`#/sessions/${encodeURIComponent(a.sessionId)}`}>session {a.sessionId.slice(0, 8)}</a>
+          {session ? ` on ${session.workerId}` : ""}
+        </span>
+      </header>
+      <dl class="why">
+        <dt>Why it asks</dt>
+        <dd>{a.reason}</dd>
+        {source && (<><dt>Rule</dt><dd>{source}</dd></>)}
+        {a.decision.critical && (<><dt>Critical pattern</dt><dd class="critical">{a.decision.critical}</dd></>)}
+        {a.batch.total > 1 && (
+          <>
+            <dt>Batch</dt>
+            <dd>
+              call {a.batch.index + 1} of {a.batch.total}
+              {a.batch.remaining.length > 0 && <> · then {a.batch.remaining.map((r) => r.toolName).join(", ")}</>}
+            </dd>
+          </>
+        )}
+      </dl>
+      {a.presentation ? <PresentationView p={whole ?? a.presentation} /> : <pre class="args">{a.arguments}</pre>}
+      {a.presentation && (a.presentation.truncated || whole) && (
+        <p class="cut">
+          {whole ? "Showing the whole presentation." : `Shown in part${cut}.`}{" "}
+          <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">{whole ? "Show less" : "Show all (v)"}</button>
+        </p>
+      )}
+      {note && <p class="note" role="status">{note}</p>}
+      {!mayAnswer && <p class="note">This token may watch this approval but not answer it.</p>}
+      {stage === "choose" && mayAnswer && (
+        <div class="answers" role="group" aria-label="Answer">
+          <button type="button" class="ok" disabled={busy} onClick={() => void approve("once")} aria-keyshortcuts="y">Approve once <kbd>y</kbd></button>
+          <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">For this session <kbd>s</kbd></button>
+          <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">Always… <kbd>a</kbd></button>
+          <button type="button" class="no" disabled={busy} onClick={() => setStage("deny")} aria-keyshortcuts="n">Deny… <kbd>n</kbd></button>
+          <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">Deny hard <kbd>N</kbd></button>
+          {a.presentation && !a.presentation.truncated && !whole && (
+            <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">Show all <kbd>v</kbd></button>
+          )}
+        </div>
+      )}
+      {stage === "always" && (
+        <form class="always" onSubmit={(e) => (e.preventDefault(), void approve("always"))} onKeyDown={(e) => e.key === "Escape" && back()}>
+          <fieldset>
+            <legend>Always allow {a.toolName} for these patterns (saved to the rules file)</legend>
+            {patterns.map((p, i) => (
+              <div class="pattern" key={i}>
+                <label for={`${a.approvalId}-p${i}`}>Pattern {i + 1}</label>
+                <input id={`${a.approvalId}-p${i}`} ref={i === 0 ? firstField : undefined} value={p} spellcheck={false} autocomplete="off"
+                  onInput={(e) => setPatterns(patterns.map((q, j) => (j === i ? e.currentTarget.value : q)))} />
+                {patterns.length > 1 && (
+                  <button type="button" class="quiet" onClick={() => setPatterns(patterns.filter((_, j) => j !== i))} aria-label={`Remove pattern ${i + 1}`}>Remove</button>
+                )}
+              </div>
+            ))}
+          </fieldset>
+          <div class="answers">
+            <button type="submit" class="ok" disabled={busy || patterns.every((p) => !p.trim())}>Save and approve</button>
+            <button type="button" class="quiet" onClick={back}>Back (Esc)</button>
+          </div>
+        </form>
+      )}
+      {stage === "deny" && (
+        <form class="deny" onSubmit={(e) => (e.preventDefault(), void deny("soft"))} onKeyDown={(e) => e.key === "Escape" && back()}>
+          <label for={`${a.approvalId}-feedback`}>Feedback for the model (optional)</label>
+          <input id={`${a.approvalId}-feedback`} ref={firstField} value={feedback} autocomplete="off" onInput={(e) => setFeedback(e.currentTarget.value)} />
+          <div class="answers">
+            <button type="submit" class="no" disabled={busy}>Deny</button>
+            <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")}>Deny hard (end the turn)</button>
+            <button type="button" class="quiet" onClick={back}>Back (Esc)</button>
+          </div>
+        </form>
+      )}
+    </article>
+  );
+}

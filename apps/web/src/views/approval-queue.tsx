@@ -1,0 +1,58 @@
+import type { ApprovalRequired } from "@gatehouse/protocol";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Console } from "../console.js";
+import { ApprovalCard, type CardKeys } from "./approval-card.js";
+
+const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
+
+/**
+ * Pending approvals, oldest first. The selected card (the one holding focus, else the first)
+ * takes the answer keys while no text field has focus.
+ */
+export function ApprovalQueue({ console: c, approvals, empty }: { console: Console; approvals: ApprovalRequired[]; empty?: string }) {
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const cards = useRef(new Map<string, CardKeys>());
+  const selected = approvals.find((a) => a.approvalId === selectedId) ?? approvals[0];
+  const register = (id: string, keys: CardKeys | null) => (keys ? cards.current.set(id, keys) : cards.current.delete(id));
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || e.defaultPrevented) return;
+      if (e.key === "j" || e.key === "k") {
+        const i = approvals.findIndex((a) => a === selected) + (e.key === "j" ? 1 : -1);
+        const next = approvals[Math.max(0, Math.min(approvals.length - 1, i))];
+        if (next) document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(next.approvalId)}"]`)?.focus();
+        return;
+      }
+      if (selected && cards.current.get(selected.approvalId)?.(e.key)) e.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  });
+
+  // A card that held focus and went (answered here or elsewhere) hands focus to the next one, so keys keep working.
+  const focused = useRef<string | null>(null);
+  useEffect(() => {
+    const gone = focused.current !== null && !approvals.some((a) => a.approvalId === focused.current);
+    if (!gone) return;
+    focused.current = null;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (lost && approvals[0]) document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(approvals[0].approvalId)}"]`)?.focus();
+  });
+
+  if (approvals.length === 0) return <p class="empty">{empty ?? "Nothing is waiting for an answer."}</p>;
+  return (
+    <div class="queue">
+      <p class="keys" id="answer-keys">
+        Keys: <kbd>y</kbd> once · <kbd>s</kbd> session · <kbd>a</kbd> always · <kbd>n</kbd> deny · <kbd>N</kbd> deny hard · <kbd>v</kbd> show all · <kbd>j</kbd>/<kbd>k</kbd> next/previous
+      </p>
+      <ol class="cards" aria-label="Pending approvals">
+        {approvals.map((a, i) => (
+          <li key={a.approvalId}>
+            <ApprovalCard console={c} approval={a} selected={a === selected} position={{ index: i + 1, total: approvals.length }} register={register} onSelect={() => ((focused.current = a.approvalId), setSelectedId(a.approvalId))} />
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}

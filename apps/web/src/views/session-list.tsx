@@ -1,0 +1,106 @@
+import type { SessionInfo } from "@gatehouse/protocol";
+import { useState } from "preact/hooks";
+import type { Console } from "../console.js";
+import { MODES } from "./modes.js";
+
+function SessionTree({ console: c, parentId }: { console: Console; parentId: string | null }) {
+  const list = c.state.children(parentId);
+  if (list.length === 0) return null;
+  return (
+    <ul class={parentId ? "tree nested" : "tree"}>
+      {list.map((s) => (
+        <li key={s.id}>
+          <SessionRow console={c} s={s} />
+          <SessionTree console={c} parentId={s.id} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function SessionRow({ console: c, s }: { console: Console; s: SessionInfo }) {
+  const waiting = c.pending().filter((a) => a.sessionId === s.id).length;
+  return (
+    <a class="row" href={`#/sessions/${encodeURIComponent(s.id)}`} data-session={s.id}>
+      <span class="name">{s.parentId ? `${s.agent} subagent` : `${s.agent} session`} <code>{s.id.slice(0, 8)}</code></span>
+      <span class="meta">
+        {s.workerId} · {s.mode} · {s.model} · <span class={`status status-${s.status}`}>{s.status}</span>
+        {waiting > 0 && <span class="count hot"> {waiting} waiting</span>}
+      </span>
+    </a>
+  );
+}
+
+/** Sessions with their subagents nested below them, and a form to start one. */
+export function SessionList({ console: c }: { console: Console }) {
+  return (
+    <section aria-labelledby="sessions-title">
+      <h1 id="sessions-title">Sessions</h1>
+      <NewSession console={c} />
+      {c.state.sessions.size === 0 ? <p class="empty">No sessions yet.</p> : <SessionTree console={c} parentId={null} />}
+    </section>
+  );
+}
+
+function NewSession({ console: c }: { console: Console }) {
+  const online = c.workers.filter((w) => w.connected && c.may(w.id, "use"));
+  const [workerId, setWorkerId] = useState("");
+  const [agent, setAgent] = useState("general");
+  const [mode, setMode] = useState("default");
+  const [model, setModel] = useState("");
+  const [scenario, setScenario] = useState("");
+  const [busy, setBusy] = useState(false);
+  const worker = online.find((w) => w.id === workerId) ?? online[0];
+  const agents = worker?.agents ?? ["general"];
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!worker) return;
+    setBusy(true);
+    const input = { workerId: worker.id, agent, mode: mode as (typeof MODES)[number], ...(model.trim() ? { model: model.trim() } : {}), ...(scenario.trim() ? { scenario: scenario.trim() } : {}) };
+    const made = await c.call((cl) => cl.session.create.mutate(input));
+    setBusy(false);
+    if (made) {
+      c.state.putSessions([made]);
+      location.hash = `#/sessions/${encodeURIComponent(made.id)}`;
+    }
+  };
+  if (online.length === 0) return <p class="empty">No worker this token may use is online, so no session can start here.</p>;
+  return (
+    <form class="new-session" onSubmit={submit}>
+      <fieldset>
+        <legend>Start a session</legend>
+        <div class="fields">
+          <div>
+            <label for="new-worker">Worker</label>
+            <select id="new-worker" value={worker?.id} onChange={(e) => setWorkerId(e.currentTarget.value)}>
+              {online.map((w) => <option key={w.id} value={w.id}>{w.id}</option>)}
+            </select>
+          </div>
+          <div>
+            <label for="new-agent">Agent</label>
+            <select id="new-agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+              {agents.map((a) => <option key={a} value={a}>{a}</option>)}
+            </select>
+          </div>
+          <div>
+            <label for="new-mode">Mode</label>
+            <select id="new-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
+              {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
+            </select>
+          </div>
+          <div>
+            <label for="new-model">Model</label>
+            <input id="new-model" value={model} placeholder="provider:model" aria-describedby="new-model-hint" onInput={(e) => setModel(e.currentTarget.value)} />
+            <span id="new-model-hint" class="hint">Blank: the server's model.</span>
+          </div>
+          <div>
+            <label for="new-scenario">Scenario</label>
+            <input id="new-scenario" value={scenario} aria-describedby="new-scenario-hint" onInput={(e) => setScenario(e.currentTarget.value)} />
+            <span id="new-scenario-hint" class="hint">For the scripted model: a file on the server.</span>
+          </div>
+        </div>
+        <button type="submit" disabled={busy}>Start session</button>
+      </fieldset>
+    </form>
+  );
+}

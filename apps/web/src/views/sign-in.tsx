@@ -1,0 +1,29 @@
+import { useState } from "preact/hooks";
+import type { Console } from "../console.js";
+
+/** Asks for a client token; it is kept for this tab's session only, never put in the address. */
+export function SignIn({ console: c, busy }: { console: Console; busy: boolean }) {
+  const [token, setToken] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!token.trim()) return setError("enter a client token");
+    setPending(true);
+    setError(await c.signIn(token.trim()));
+    setPending(false);
+  };
+  return (
+    <main class="sign-in" id="main">
+      <h1>Gatehouse</h1>
+      <p>Sign in with a client token to watch sessions and answer their approvals.</p>
+      <form method="post" onSubmit={submit} aria-describedby={error ? "sign-in-error" : undefined}>
+        <label for="token">Client token</label>
+        <input id="token" name="token" type="password" autocomplete="off" autoFocus value={token} onInput={(e) => setToken(e.currentTarget.value)} aria-invalid={error ? true : undefined} />
+        <button type="submit" disabled={pending || busy}>{pending || busy ? "Signing in…" : "Sign in"}</button>
+        {error && <p id="sign-in-error" class="error" role="alert">{error}</p>}
+      </form>
+      <p class="hint">The token stays in this tab until you sign out or close it.</p>
+    </main>
+  );
+}

@@ -1,0 +1,42 @@
+import type { Tool } from "../tool.js";
+import type { McpServerConfig } from "./config.js";
+import { McpConnection, type ConnectionOptions } from "./connection.js";
+
+export interface McpServersOptions extends Omit<ConnectionOptions, "onToolsChanged"> {
+  /** The worker's tool list changed: tell the server. */
+  onToolsChanged(): void;
+  /** The most MCP tools offered in all (a registration holds at most 1000 tools). */
+  maxTools: number;
+}
+
+/** The worker's MCP servers: started together, each restarting on its own; their tools as one list. */
+export class McpServers {
+  private readonly connections: McpConnection[];
+  private overflowNoted = 0;
+
+  constructor(
+    configs: readonly McpServerConfig[],
+    private readonly o: McpServersOptions,
+  ) {
+    this.connections = configs.map((c) => new McpConnection(c, o));
+  }
+
+  /** Starts every server; resolves when each has connected or failed its first attempt. */
+  async start(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.start()));
+  }
+
+  /** Every running server's tools, in the order the servers are configured, up to the limit. */
+  tools(): Tool[] {
+    const all = this.connections.flatMap((c) => c.tools);
+    if (all.length > this.o.maxTools && all.length !== this.overflowNoted) {
+      this.overflowNoted = all.length;
+      this.o.log.warn(`the MCP servers offer ${all.length} tools; only the first ${this.o.maxTools} are offered`);
+    }
+    return all.slice(0, this.o.maxTools);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
+}

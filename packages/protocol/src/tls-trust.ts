@@ -1,0 +1,105 @@
+import type { PeerCertificate } from "node:tls";
+import tls from "node:tls";
+import { KnownServers, normalizeFingerprint } from "./known-servers.js";
+
+/** How a client decides to trust a server it reaches over TLS. */
+export interface TrustOptions {
+  /** CA certificates (PEM) to verify the server by, with its host name; no pinning then. */
+  ca?: string | undefined;
+  /** A fingerprint to require, instead of the one in the known-servers file. */
+  fingerprint?: string | undefined;
+  /** The known-servers file (default: GATEHOUSE_KNOWN_SERVERS, or ~/.gatehouse/known_servers). */
+  knownServers?: string | undefined;
+  /** Plain ws:// to a host other than loopback (tokens then cross the network in clear). */
+  allowPlain?: boolean | undefined;
+  /** Told when a server's certificate is trusted for the first time and remembered. */
+  onFirstUse?: ((server: string, fingerprint: string, file: string) => void) | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/** What to hand the TLS connection: the pinned certificate as its only CA, and the pin checked again. */
+export interface TlsClientOptions {
+  ca?: string;
+  checkServerIdentity?: (host: string, cert: PeerCertificate) => Error | undefined;
+}
+
+export class TrustError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TrustError";
+  }
+}
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+interface Presented {
+  authorized: boolean;
+  fingerprint: string;
+  pem: string;
+}
+
+/** Connects once without verifying, only to read the certificate the server presents. */
+function presented(host: string, port: number, timeoutMs: number): Promise<Presented> {
+  return new Promise((resolve, reject) => {
+    const servername = /^[\d.]+$|:/.test(host) ? undefined : host;
+    const socket = tls.connect({ host, port, rejectUnauthorized: false, ...(servername ? { servername } : {}) });
+    const timer = setTimeout(() => socket.destroy(new Error(`no TLS answer within ${timeoutMs} ms`)), timeoutMs);
+    socket.once("secureConnect", () => {
+      clearTimeout(timer);
+      const cert = socket.getPeerCertificate(false);
+      const pem = `-----BEGIN CERTIFICATE-----\n${cert.raw.toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
+      resolve({ authorized: socket.authorized, fingerprint: cert.fingerprint256, pem });
+      socket.end();
+    });
+    socket.once("error", (err) => {
+      clearTimeout(timer);
+      reject(new TrustError(`cannot reach ${host}:${port} over TLS: ${err.message}`));
+    });
+  });
+}
+
+/**
+ * Decides whether to trust the server at a ws:// or wss:// address before any token is sent:
+ * by the given CA, by the public CAs when its certificate verifies, or else by its fingerprint,
+ * pinned on first use in the known-servers file. A fingerprint that differs from the pinned one
+ * is refused with both fingerprints and where the pin lives.
+ */
+export async function trustServer(url: string, opts: TrustOptions = {}): Promise<TlsClientOptions> {
+  const u = new URL(url);
+  if (u.protocol === "ws:" || u.protocol === "http:") {
+    if (isLoopbackHost(u.hostname) || opts.allowPlain) return {};
+    throw new TrustError(`${url} is plain text to another machine: the token would cross the network in clear; use wss:// (or allow plain text explicitly)`);
+  }
+  if (opts.ca) return { ca: opts.ca };
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(u.port || 443);
+  const server = `${u.hostname}:${port}`;
+  const seen = await presented(host, port, opts.timeoutMs ?? 5000);
+  const known = new KnownServers(opts.knownServers);
+  let pinned: string;
+  if (opts.fingerprint) {
+    pinned = normalizeFingerprint(opts.fingerprint);
+    if (pinned !== seen.fingerprint) throw new TrustError(`the server ${server} presents the certificate ${seen.fingerprint}, not the fingerprint given (${pinned}): not connecting`);
+  } else {
+    const entry = known.lookup(server);
+    if (!entry && seen.authorized) return {};
+    if (entry && entry.fingerprint !== seen.fingerprint) {
+      throw new TrustError(
+        `the certificate of ${server} has changed: ${known.file}:${entry.line} pins ${entry.fingerprint}, the server now presents ${seen.fingerprint}. ` +
+          `Not connecting. If the server's certificate was replaced on purpose, delete that line and connect again.`,
+      );
+    }
+    if (!entry) {
+      known.remember(server, seen.fingerprint);
+      opts.onFirstUse?.(server, seen.fingerprint, known.file);
+    }
+    pinned = seen.fingerprint;
+  }
+  return {
+    ca: seen.pem,
+    checkServerIdentity: (_host, cert) => (cert.fingerprint256 === pinned ? undefined : new TrustError(`the server ${server} presented a certificate other than the pinned one`)),
+  };
+}

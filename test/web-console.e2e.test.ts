@@ -1,0 +1,156 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { chromiumForFile, signedIn } from "./support/browser.js";
+import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
+
+let cluster: Cluster | undefined;
+const chromium = chromiumForFile(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+const ASK_WRITES = `{"*": "allow", "write_file": "ask", "shell_exec": "ask"}`;
+
+/** A scripted session started from the node client, prompted once the browser is watching. */
+async function session(c: Cluster, steps: unknown[]) {
+  const client = c.client();
+  const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario("s", steps) });
+  const events = new Events(client, { sessionId: info.id });
+  return { client, id: info.id, events, prompt: () => client.agent.prompt.mutate({ sessionId: info.id, text: "go" }) };
+}
+
+const card = (page: Page, tool: string) => page.locator(`article[data-tool="${tool}"]`);
+
+describe("the browser console", () => {
+  it("is served with its own content policy, signs in with a token kept out of the address, and refuses a wrong one", async () => {
+    cluster = await Cluster.start();
+    const res = await fetch(`http://127.0.0.1:${cluster.port}/`);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(await res.text())![1]!;
+    const asset = await fetch(`http://127.0.0.1:${cluster.port}${script}`);
+    expect([asset.headers.get("content-type"), asset.headers.get("cache-control")]).toEqual(["text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
+    expect((await fetch(`http://127.0.0.1:${cluster.port}/assets/..%2f..%2fpackage.json`)).status).toBe(404);
+
+    const context = await chromium.browser().newContext();
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${cluster.port}/`);
+    await page.getByLabel("Client token").fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("the server refused this token");
+
+    await page.getByLabel("Client token").fill(CLIENT_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
+    expect(page.url()).not.toContain(CLIENT_TOKEN);
+    expect(await page.evaluate('[sessionStorage.getItem("gatehouse.token"), localStorage.length, document.cookie]')).toEqual([CLIENT_TOKEN, 0, ""]);
+    await page.reload();
+    await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
+    await page.getByRole("link", { name: "Workers" }).click();
+    await page.locator('[data-worker="w1"]').getByText("online").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Client token").waitFor();
+    expect(await page.evaluate('sessionStorage.getItem("gatehouse.token")')).toBeNull();
+  });
+
+  it("answers live approvals each way: once by key, for the session, deny with feedback, deny hard", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const s = await session(cluster, [
+      { toolCalls: [{ tool: "write_file", args: { path: "new.txt", content: "hello\n" } }] },
+      { toolCalls: [{ tool: "shell_exec", args: { command: "echo one" } }] },
+      { toolCalls: [{ tool: "shell_exec", args: { command: "echo one" } }] },
+      { toolCalls: [{ tool: "write_file", args: { path: "other.txt", content: "x" } }] },
+      { text: "The model was told: {{lastResult}}", toolCalls: [{ tool: "write_file", args: { path: "third.txt", content: "y" } }, { tool: "write_file", args: { path: "fourth.txt", content: "z" } }] },
+      { text: "not reached" },
+    ]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await s.prompt();
+
+    const write = card(page, "write_file");
+    await write.waitFor();
+    await expect.poll(() => write.locator(".d-add").allInnerTexts().then((l) => l.map((x) => x.trim()))).toEqual(["+hello"]);
+    expect(await write.locator(".tier").textContent()).toBe("write");
+    expect(await write.textContent()).toContain('write_file "*" → ask');
+    await page.keyboard.press("y");
+    await s.events.next("tool_result", (e) => e.toolName === "write_file");
+    expect(fs.readFileSync(path.join(cluster.workDir, "new.txt"), "utf8")).toBe("hello\n");
+
+    const shell = card(page, "shell_exec");
+    await shell.waitFor();
+    expect(await shell.locator(".cwd").textContent()).toContain(cluster.workDir);
+    expect(await shell.locator("pre").textContent()).toContain("echo one");
+    await shell.getByRole("button", { name: /For this session/ }).click();
+
+    const other = write.filter({ hasText: "other.txt" });
+    await other.waitFor();
+    await other.getByRole("button", { name: /Deny…/ }).click();
+    await page.getByLabel("Feedback for the model (optional)").fill("write notes.md instead");
+    await page.keyboard.press("Enter");
+
+    const third = write.filter({ hasText: "third.txt" });
+    await third.waitFor();
+    await expect.poll(() => third.locator(".why").textContent()).toContain("call 1 of 2");
+    await page.keyboard.press("N");
+    await s.events.next("turn_ended");
+
+    const resolved = s.events.of("tool_approval_resolved").map((e) => [e.outcome, e.scope, e.feedback, e.by]);
+    expect(resolved).toEqual([
+      ["approved", "once", null, "ada"],
+      ["approved", "session", null, "ada"],
+      ["denied", null, "write notes.md instead", "ada"],
+      ["denied", null, null, "ada"],
+      ["cancelled", null, null, null],
+    ]);
+    expect(s.events.of("tool_approval_required").map((e) => e.toolName)).toEqual(["write_file", "shell_exec", "write_file", "write_file", "write_file"]);
+    expect(s.events.of("tool_call_started").filter((e) => e.toolName === "shell_exec")).toHaveLength(2);
+    expect(s.events.of("assistant_message").map((e) => e.message.role === "assistant" && e.message.text).join(" ")).toContain("write notes.md instead");
+    expect(s.events.of("turn_ended").map((e) => e.reason)).toEqual(["rejected"]);
+    expect(fs.existsSync(path.join(cluster.workDir, "third.txt"))).toBe(false);
+    await expect.poll(() => page.locator("article.card").count()).toBe(0);
+  });
+
+  it("saves an edited pattern with always, and the rules file holds it", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const s = await session(cluster, [{ toolCalls: [{ tool: "shell_exec", args: { command: "npm run build --silent" } }] }, { text: "built" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await s.prompt();
+    const shell = card(page, "shell_exec");
+    await shell.waitFor();
+    await shell.focus();
+    await page.keyboard.press("a");
+    const field = page.getByLabel("Pattern 1");
+    await expect.poll(() => page.evaluate("document.activeElement?.id")).toMatch(/-p0$/);
+    const suggested = await field.inputValue();
+    expect(suggested).toMatch(/^npm run build/);
+    await field.fill("npm run *");
+    await page.keyboard.press("Enter");
+    const resolved = await s.events.next("tool_approval_resolved");
+    expect(resolved).toMatchObject({ outcome: "approved", scope: "always", pattern: "npm run *" });
+    const rules = fs.readFileSync(cluster.rulesFile, "utf8");
+    expect(rules).toContain('"npm run *": "allow"');
+    expect(rules).not.toContain(suggested === "npm run *" ? "\u0000" : `"${suggested}"`);
+    const explained = await s.client.permissions.explain.query({ workerId: "w1", tool: "shell_exec", args: { command: "npm run lint" } });
+    expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });
+  });
+
+  it("two browsers see the same approval; one answer applies and the other card goes", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: "a" } }] }, { text: "done" }]);
+    const a = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    const b = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await s.prompt();
+    await Promise.all([card(a.page, "write_file").waitFor(), card(b.page, "write_file").waitFor()]);
+    await Promise.all([
+      card(a.page, "write_file").getByRole("button", { name: /Approve once/ }).click(),
+      card(b.page, "write_file").getByRole("button", { name: /Deny hard/ }).click(),
+    ]);
+    await s.events.next("turn_ended");
+    expect(s.events.of("tool_approval_resolved")).toHaveLength(1);
+    await expect.poll(() => Promise.all([a.page.locator("article.card").count(), b.page.locator("article.card").count()])).toEqual([0, 0]);
+    // A third answer after the fact changes nothing either.
+    const ask = s.events.of("tool_approval_required")[0]!;
+    expect(await s.client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: false });
+  });
+});
