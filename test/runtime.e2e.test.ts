@@ -73,6 +73,11 @@ describe("the approval lifecycle (seed 002)", () => {
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     await waitUntil(() => s.events.of("tool_approval_required").length === 2, 5000, "two approvals");
     const first = s.events.of("tool_approval_required")[0]!;
+    // A pattern that would match every command is never saved, whoever types it; the approval stays pending.
+    for (const pattern of ["*", "**", "sudo *", "bash *"]) {
+      await expect(client.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId, scope: "always", pattern })).rejects.toThrow(/never saved/);
+    }
+    expect(fs.readFileSync(cluster.rulesFile, "utf8")).not.toMatch(/approved by/);
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId, scope: "always" })).toEqual({ applied: true });
     await s.events.next("turn_ended");
     const resolved = s.events.of("tool_approval_resolved");

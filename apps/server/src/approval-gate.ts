@@ -1,4 +1,5 @@
-import { evaluate, isToolGlob, loadShellParser, Ruleset, suggestPatterns, toolKeyMatches, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
+import { evaluate, isToolGlob, loadShellParser, overbroadPattern, Ruleset, suggestPatterns, toolKeyMatches, type Decision, type EvaluationContext, type Rule, type ToolCall } from "@gatehouse/policy";
+import { GatehouseError } from "./errors.js";
 import type { ApprovalOutcome, ApprovalRequired, ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import os from "node:os";
 import { nanoid } from "nanoid";
@@ -117,7 +118,7 @@ export class ApprovalGate {
     const event: ApprovalRequired = {
       type: "tool_approval_required", approvalId, toolName: call.tool, arguments: JSON.stringify(call.args), sessionId: session.id,
       at: new Date().toISOString(), callId, tier: decision.tier, decision, reason: decision.reason,
-      suggestedPattern: patterns[0] ?? "*", suggestedPatterns: patterns, batch,
+      suggestedPattern: patterns[0] ?? "", suggestedPatterns: patterns, batch,
       presentation,
     };
     let settle!: (r: Resolution) => void;
@@ -147,6 +148,7 @@ export class ApprovalGate {
     if (!p || p.session.id !== input.sessionId) return false;
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
     const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
+    if (scope !== "once") refuseToSave(p.event.decision.critical, patterns);
     this.finish(input.approvalId, { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") });
     if (scope === "once") return true;
     this.addRuntimeRules(p.session.id, p.call.tool, patterns);
@@ -228,5 +230,15 @@ export class ApprovalGate {
 
   close(): void {
     for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+  }
+}
+
+/** What an "always" or "session" answer may save: nothing for a critical call, never a pattern that matches everything. */
+function refuseToSave(critical: string | null, patterns: readonly string[]): void {
+  if (critical) throw new GatehouseError("REFUSED", `this call matched a critical pattern (${critical}); it can only be approved once`);
+  if (patterns.length === 0) throw new GatehouseError("REFUSED", "this call offers no pattern to save; it can only be approved once");
+  for (const pattern of patterns) {
+    const why = overbroadPattern(pattern);
+    if (why) throw new GatehouseError("REFUSED", `the pattern ${JSON.stringify(pattern)} is never saved: ${why}`);
   }
 }
