@@ -135,13 +135,19 @@ describe("the browser console", () => {
     expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });
   });
 
-  it("two browsers see the same approval; one answer applies and the other card goes", async () => {
+  it("two browsers see the same approval, a cut diff shows whole on v; one answer applies and the other card goes", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
-    const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: "a" } }] }, { text: "done" }]);
+    const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n");
+    const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: long } }] }, { text: "done" }]);
     const a = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     const b = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await s.prompt();
     await Promise.all([card(a.page, "write_file").waitFor(), card(b.page, "write_file").waitFor()]);
+    const diff = card(a.page, "write_file").locator(".diff");
+    expect(await card(a.page, "write_file").locator(".cut").textContent()).toMatch(/Shown in part \(cut; \d+ characters in all\)/);
+    expect(await diff.textContent()).not.toContain("+line 400");
+    await a.page.keyboard.press("v");
+    await expect.poll(() => diff.textContent()).toContain("+line 400");
     await Promise.all([
       card(a.page, "write_file").getByRole("button", { name: /Approve once/ }).click(),
       card(b.page, "write_file").getByRole("button", { name: /Deny hard/ }).click(),
