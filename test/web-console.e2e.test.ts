@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { chromiumForFile, signedIn } from "./support/browser.js";
@@ -158,5 +161,27 @@ describe("the browser console", () => {
     // A third answer after the fact changes nothing either.
     const ask = s.events.of("tool_approval_required")[0]!;
     expect(await s.client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: false });
+  });
+
+  it("works over https and wss when the server speaks TLS", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "gh-web-tls-"));
+    fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, tls: "self-signed", dataDir: path.join(root, "data"), clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }] }));
+    const server = spawn(process.execPath, [path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js"), "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        readline.createInterface({ input: server.stdout! }).once("line", (line) => resolve(JSON.parse(line).port));
+        server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+      });
+      const context = await chromium.browser().newContext({ ignoreHTTPSErrors: true });
+      const page = await context.newPage();
+      await page.goto(`https://127.0.0.1:${port}/`);
+      await page.getByLabel("Client token").fill(CLIENT_TOKEN);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
+      expect(page.url()).toBe(`https://127.0.0.1:${port}/`);
+    } finally {
+      server.kill("SIGKILL");
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
