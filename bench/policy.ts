@@ -3,7 +3,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, evaluate, loadShellParser, parseShellOnly, RulesFileCache, type EvaluationContext, type ToolCall } from "@gatehouse/policy";
+import { DEFAULT_RULES_TEXT, evaluate, loadShellParser, type EvaluationContext, type ToolCall, parseShellOnly } from "@gatehouse/policy";
+import { RulesFileCache } from "@gatehouse/policy/node";
 
 const HOME = "/home/ada";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-"));

@@ -25,7 +25,7 @@ const steps = [
   { text: "Done other." },
   { when: { userContains: "again" }, text: "", toolCalls: [shell("echo again")] },
   { text: "Done again." },
-  { when: { userContains: "more" }, text: "", toolCalls: [shell("echo more")] },
+  { when: { userContains: "more" }, text: "", toolCalls: [shell("printf more")] },
   { text: "Done more." },
 ];
 
@@ -60,6 +60,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "scenario.json"), JSON.stringify({ name: "telegram", steps }));
   cluster = await Cluster.start({
     rules: `{ "*": "ask", "read_file": "allow" }`,
+    files: { "README.md": "hello from the project\n" },
     config: {
       scenario: path.join(dir, "scenario.json"),
       clientTokens: [
@@ -147,6 +148,43 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     await said("Done other.");
   });
 
+  it("denies hard from the feedback question: the rest of the batch is rejected and the turn ends", async () => {
+    const terminal = cluster.client();
+    const scenario = cluster.scenario("batch", [{ text: "", toolCalls: [shell("echo one"), shell("echo two")] }, { text: "after the batch" }]);
+    const session = await terminal.session.create.mutate({ workerId: "w1", scenario });
+    api.userSends(ADA, `/use ${session.id.slice(0, 10)}`);
+    await said(`Session <code>${session.id.slice(0, 8)}</code> is current and followed.`);
+    api.userSends(ADA, "go");
+    const first = await cardFor("echo one");
+    const second = await cardFor("echo two");
+    expect(first.text).toContain("Call 1 of 2 in this batch");
+    expect(second.text).toContain("Call 2 of 2 in this batch");
+    api.press(ADA, first.messageId, api.button(first, "Deny"));
+    await waitUntil(() => first.replyMarkup?.inline_keyboard?.flat().some((b) => b.text === "Deny and end the turn") === true, 10_000, "the deny choices");
+    api.press(ADA, first.messageId, api.button(first, "Deny and end the turn"));
+    await answered(first, "Denied by ada-telegram");
+    await waitUntil(() => second.replyMarkup === undefined && /Denied|Cancelled/.test(second.text), 10_000, "the rest of the batch to be answered");
+    await said("— turn rejected");
+  });
+
+  it("follows a subagent of a followed session, and asks for its task", async () => {
+    const terminal = cluster.client();
+    const scenario = cluster.scenario("delegate", [{ text: "", toolCalls: [{ tool: "task", args: { agent: "explore", prompt: "look around" } }] }, { text: "parent done" }], {
+      explore: [{ text: "", toolCalls: [{ tool: "read_file", args: { path: "README.md" } }] }, { text: "found the readme" }],
+    });
+    const session = await terminal.session.create.mutate({ workerId: "w1", scenario });
+    api.userSends(ADA, `/use ${session.id}`);
+    await said(`Session <code>${session.id.slice(0, 8)}</code> is current and followed.`);
+    api.userSends(ADA, "delegate");
+    const card = await cardFor("task explore: look around");
+    api.press(ADA, card.messageId, api.button(card, "Approve"));
+    await said("subagent explore started");
+    const line = await said("▸ read_file README.md");
+    expect(line.text).not.toContain(`<code>${session.id.slice(0, 8)}</code> ▸ read_file`);
+    await said("💬 found the readme");
+    await said("💬 parent done");
+  });
+
   it("aborts a turn (its card says cancelled), changes the mode, and switches back to a session by its id prefix", async () => {
     const first = api.botMessages(ADA).find((m) => m.text.includes("is current and followed"))!;
     const firstId = /<code>(\w+)<\/code>/.exec(first.text)![1]!;
@@ -178,20 +216,20 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     await new Promise((r) => setTimeout(r, 500));
     await bot.idle();
     expect(cards().filter((m) => m.text.includes("echo again"))).toHaveLength(1);
-    api.press(ADA, card.messageId, api.button(card, "Approve"));
-    await answered(card, "Approved once by ada-telegram");
+    api.press(ADA, card.messageId, api.button(card, "Session"));
+    await answered(card, "Approved for this session by ada-telegram");
     await said("Done again.");
 
     const terminal = cluster.client();
     api.userSends(ADA, "more");
-    const second = await cardFor("echo more");
+    const second = await cardFor("printf more");
     await bot.stop();
     const session = (await terminal.session.list.query())[0]!;
     expect((await terminal.tool.approve.mutate({ sessionId: session.id, approvalId: await pendingApproval(terminal) })).applied).toBe(true);
     bot = await startBot();
     await answered(second, "Approved once by ada-terminal");
     await said("Done more.");
-    expect(cards().filter((m) => m.text.includes("echo more"))).toHaveLength(1);
+    expect(cards().filter((m) => m.text.includes("printf more"))).toHaveLength(1);
   });
 
   it("survives a restart of the server: cards it lost say so by themselves, new approvals arrive", async () => {

@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { chromiumForFile, signedIn } from "./support/browser.js";
@@ -135,13 +138,19 @@ describe("the browser console", () => {
     expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });
   });
 
-  it("two browsers see the same approval; one answer applies and the other card goes", async () => {
+  it("two browsers see the same approval, a cut diff shows whole on v; one answer applies and the other card goes", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
-    const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: "a" } }] }, { text: "done" }]);
+    const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n");
+    const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: long } }] }, { text: "done" }]);
     const a = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     const b = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await s.prompt();
     await Promise.all([card(a.page, "write_file").waitFor(), card(b.page, "write_file").waitFor()]);
+    const diff = card(a.page, "write_file").locator(".diff");
+    expect(await card(a.page, "write_file").locator(".cut").textContent()).toMatch(/Shown in part \(cut; \d+ characters in all\)/);
+    expect(await diff.textContent()).not.toContain("+line 400");
+    await a.page.keyboard.press("v");
+    await expect.poll(() => diff.textContent()).toContain("+line 400");
     await Promise.all([
       card(a.page, "write_file").getByRole("button", { name: /Approve once/ }).click(),
       card(b.page, "write_file").getByRole("button", { name: /Deny hard/ }).click(),
@@ -152,5 +161,27 @@ describe("the browser console", () => {
     // A third answer after the fact changes nothing either.
     const ask = s.events.of("tool_approval_required")[0]!;
     expect(await s.client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: false });
+  });
+
+  it("works over https and wss when the server speaks TLS", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "gh-web-tls-"));
+    fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, tls: "self-signed", dataDir: path.join(root, "data"), clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }] }));
+    const server = spawn(process.execPath, [path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js"), "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        readline.createInterface({ input: server.stdout! }).once("line", (line) => resolve(JSON.parse(line).port));
+        server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+      });
+      const context = await chromium.browser().newContext({ ignoreHTTPSErrors: true });
+      const page = await context.newPage();
+      await page.goto(`https://127.0.0.1:${port}/`);
+      await page.getByLabel("Client token").fill(CLIENT_TOKEN);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
+      expect(page.url()).toBe(`https://127.0.0.1:${port}/`);
+    } finally {
+      server.kill("SIGKILL");
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

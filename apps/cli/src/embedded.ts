@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createLog } from "@gatehouse/log";
-import { seedRulesFile } from "@gatehouse/policy";
+import { seedRulesFile } from "@gatehouse/policy/node";
 import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
 import { existingDir, mcpServersFlag, type ModelChoice } from "./flags.js";

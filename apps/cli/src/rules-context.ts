@@ -1,7 +1,7 @@
-import os from "node:os";
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { RulesFileCache, type EvaluationContext } from "@gatehouse/policy";
+import type { EvaluationContext } from "@gatehouse/policy";
+import { evaluationContext, homeDirectory, RulesFileCache } from "@gatehouse/policy/node";
 import { CliError } from "./cli-error.js";
 import { parseMode } from "./flags.js";
 
@@ -26,13 +26,12 @@ export const RULES_FLAGS = {
 export function rulesContext(opts: RulesOptions): EvaluationContext {
   if (!opts.rules) throw new CliError("missing --rules FILE");
   const mode = parseMode(opts.mode) ?? "default";
-  const ruleset = new RulesFileCache().load(opts.rules, { home: os.homedir() });
-  return {
+  const ruleset = new RulesFileCache().load(opts.rules, { home: homeDirectory() });
+  return evaluationContext({
     layers: { static: ruleset },
-    cwd: path.resolve(opts.cwd ?? process.cwd()),
-    home: os.homedir(),
+    workDir: opts.cwd ?? process.cwd(),
     mode,
     protectedPaths: (opts.protect ?? []).map((p) => resolveRealPath(path.resolve(p))),
     resolveRealPath,
-  };
+  });
 }

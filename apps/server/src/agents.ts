@@ -68,16 +68,17 @@ export class AgentLayers {
 
   constructor(private readonly home: string) {}
 
-  forSession(session: SessionInfo, worker: Pick<WorkerEntry, "agents"> | undefined): Ruleset | undefined {
+  forSession(session: SessionInfo, worker: Pick<WorkerEntry, "agents" | "home"> | undefined): Ruleset | undefined {
     const agent = findAgent(worker, session.agent);
     if (!agent) return new Ruleset(DENY_ALL);
     let cached = this.cache.get(agent);
-    if (!cached) this.cache.set(agent, (cached = this.compile(agent)));
+    if (!cached) this.cache.set(agent, (cached = this.compile(agent, worker?.home ?? this.home)));
     return session.parentId ? cached.subagent : cached.top;
   }
 
-  private compile(agent: AgentDefinition): { subagent: Ruleset | undefined; top: Ruleset | undefined } {
-    const own = agent.permission ? permissionRules(agent.permission, agent.file, this.home) : [];
+  /** An agent's rules, `~/` expanded to the home of the worker that offers it. */
+  private compile(agent: AgentDefinition, home: string): { subagent: Ruleset | undefined; top: Ruleset | undefined } {
+    const own = agent.permission ? permissionRules(agent.permission, agent.file, home) : [];
     const subagent = agent.maySpawn ? own : [...own, NO_SPAWN];
     return { subagent: subagent.length > 0 ? new Ruleset(subagent) : undefined, top: own.length > 0 ? new Ruleset(own) : undefined };
   }

@@ -1,29 +1,18 @@
 import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import os from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Duplex } from "node:stream";
-import { createAppRouter, WORKER_LINK_PATH, type SessionInfo } from "@gatehouse/protocol";
+import { createAppRouter, WORKER_LINK_PATH } from "@gatehouse/protocol";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { createServer as createPlainServer } from "node:http";
 import https from "node:https";
 import { WebSocketServer, type WebSocket } from "ws";
-import { AgentRunner } from "./agent-runner.js";
-import { AgentLayers, agentsOf, findAgent, maySpawn } from "./agents.js";
 import { ApprovalGate } from "./approval-gate.js";
+import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
-import { EventHub } from "./event-hub.js";
-import { createHandlers } from "./handlers.js";
-import { MemoryStore } from "./memory-store.js";
-import { present } from "./presentation.js";
-import { Models } from "./models.js";
-import { loadScenario, parseScenario } from "./providers/scripted.js";
-import { Subagents } from "./subagents.js";
-import { systemPrompt } from "./system-prompt.js";
-import { taskTool } from "./task-tool.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { Connections } from "./connections.js";
@@ -33,8 +22,6 @@ import { logProcedureError } from "./procedure-errors.js";
 import { withAccess } from "./roles/access.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
-import { WorkerPermissions } from "./worker-permissions.js";
-import { WorkerRegistry } from "./worker-registry.js";
 
 export interface RunningServer {
   url: string;
@@ -64,86 +51,12 @@ function allowFrames(ws: WebSocket, bytes: number): void {
   if (receiver && typeof receiver._maxPayload === "number") receiver._maxPayload = bytes;
 }
 
-const FALLBACK_SCENARIO = parseScenario(
-  JSON.stringify({ name: "no-model", steps: [{ text: "This is Gatehouse's scripted model: no model is configured, so it only answers with this line." }] }),
-  "built-in.json",
-);
-
-const now = () => new Date().toISOString();
-
 /** Starts the server: tRPC over WebSocket and HTTP, and the browser console, on one port. */
 export async function startServer(config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLog();
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
-  const store = new MemoryStore();
-  const hub = new EventHub(store);
-  const permissions = new WorkerPermissions(config.dataDir);
-  const models = new Models(config, FALLBACK_SCENARIO);
-  models.check(config.model);
-  const agentLayers = new AgentLayers(os.homedir());
-  const sessionsOf = (workerId: string) => store.listSessions().filter((s) => s.workerId === workerId);
-  const registry = new WorkerRegistry(
-    {
-      connected: (workerId) => {
-        for (const s of sessionsOf(workerId)) if (!s.parentId) hub.publish({ type: "worker_connected", sessionId: s.id, at: now(), workerId });
-      },
-      disconnected: (workerId) => {
-        for (const s of sessionsOf(workerId)) {
-          gate.cancelSession(s.id, "worker disconnected");
-          if (!s.parentId) hub.publish({ type: "worker_disconnected", sessionId: s.id, at: now(), workerId });
-        }
-      },
-    },
-    log,
-    config.heartbeatTimeoutMs,
-    config.replaceOnlineWorkers,
-  );
-  const currentText = async (session: SessionInfo, file: string): Promise<string | null> => {
-    if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow") return null;
-    const got = await registry.dispatch(session.workerId, { sessionId: session.id, toolName: "read_file", args: { path: file, raw: true }, timeoutMs: 10_000, guard: gate.guard(session) });
-    return got.ok ? got.output : "";
-  };
-  const gate: ApprovalGate = new ApprovalGate({
-    store,
-    hub,
-    permissions,
-    registry,
-    protectedPaths: [config.dataDir, ...config.protectedPaths],
-    approvalTimeoutMs: config.approvalTimeoutMs,
-    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText, mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp }, session, call, whole),
-    agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
-    log,
-  });
-  const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });
-  const runner = new AgentRunner({
-    store,
-    hub,
-    gate,
-    registry,
-    subagents,
-    providerFor: (s) => models.providerFor(s),
-    toolsFor: (s) => {
-      const worker = registry.get(s.workerId);
-      const spawns = maySpawn(s, findAgent(worker, s.agent), subagents.depth(s) + 1);
-      return [...(worker?.tools ?? []), ...(spawns ? [taskTool(agentsOf(worker))] : [])];
-    },
-    maxSteps: config.maxSteps,
-    toolTimeoutMs: config.toolTimeoutMs,
-    maxToolResultChars: config.maxToolResultChars,
-    systemPrompt: (s) => {
-      const worker = registry.get(s.workerId);
-      return systemPrompt({ workDir: worker?.workDir ?? "an unknown directory", agent: findAgent(worker, s.agent), skills: worker?.skills ?? [] });
-    },
-    log,
-  });
-  const handlers = createHandlers({
-    store, hub, gate, runner, registry, permissions, log, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
-    openModel: (session, scenario) => {
-      const file = scenario ?? config.scenario;
-      models.open(session, file ? loadScenario(file) : undefined);
-    },
-  });
+  const { store, registry, gate, handlers } = assemble(config, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
   const connections = new Connections(() => limits.connectionsPerToken, log);

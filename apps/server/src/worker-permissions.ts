@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { appendRule, readRulesText, RulesFileCache, RulesFileError, type Ruleset } from "@gatehouse/policy";
+import { RulesFileError, type Ruleset } from "@gatehouse/policy";
+import { appendRule, homeDirectory, readRulesText, RulesFileCache } from "@gatehouse/policy/node";
 
 /** Where a worker's rules live under a data directory. */
 export function workerRulesFile(dataDir: string, workerId: string): string {
@@ -20,19 +20,21 @@ export class WorkerPermissions {
 
   constructor(
     private readonly dataDir: string,
-    private readonly home = os.homedir(),
+    /** The home `~/` expands to for a worker that did not say its own. */
+    private readonly home = homeDirectory(),
   ) {}
 
   file(workerId: string): string {
     return workerRulesFile(this.dataDir, workerId);
   }
 
-  load(workerId: string): LoadedRules {
+  /** The worker's rules, with `~/` expanded to the worker's home. */
+  load(workerId: string, home = this.home): LoadedRules {
     const file = this.file(workerId);
     const seed = !this.seen.has(workerId) && !fs.existsSync(path.dirname(file));
     this.seen.add(workerId);
     try {
-      return { ok: true, ruleset: this.cache.load(file, { home: this.home, seed }), file };
+      return { ok: true, ruleset: this.cache.load(file, { home, seed }), file };
     } catch (err) {
       if (err instanceof RulesFileError) return { ok: false, error: err, file };
       throw err;

@@ -1,5 +1,6 @@
 import type { ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
+import { homeDirectory } from "@gatehouse/policy/node";
 import { nanoid } from "nanoid";
 import { GatehouseError } from "./errors.js";
 
@@ -14,6 +15,8 @@ interface InFlight {
 export interface WorkerEntry {
   id: string;
   workDir: string;
+  /** What `~` means on the worker's machine. */
+  home: string;
   tools: ToolDescriptor[];
   agents: WorkerRegisterInput["agents"];
   skills: WorkerRegisterInput["skills"];
@@ -62,7 +65,7 @@ export class WorkerRegistry {
 
   register(input: WorkerRegisterInput): WorkerEntry {
     this.refuseIfOnline(input.workerId);
-    const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
+    const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, home: input.home ?? homeDirectory(), tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
     this.entries.set(input.workerId, entry);
     this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
     return entry;

@@ -78,9 +78,9 @@ export class BotState {
     return this.data.lastEventIds[link];
   }
 
+  /** Kept in memory until the next save: every event moves it, and writing the file for each would be slow. */
   setLastEventId(link: string, id: string): void {
     this.data.lastEventIds[link] = id;
-    this.save();
   }
 
   chat(chatId: number): ChatRecord {

@@ -17,6 +17,7 @@ describe("the bot's state file", () => {
     state.update(open, { messageId: 7 });
     state.follow(1, "s1", true);
     state.setLastEventId("conn", "42");
+    expect(BotState.load(file).lastEventId("conn")).toBeUndefined();
     for (let i = 0; i < 205; i++) state.update(state.reserve(card(`closed-${i}`)), { status: "closed" });
     const again = BotState.load(file);
     expect(again.findApproval(1, "open")).toMatchObject({ messageId: 7, status: "pending" });

@@ -134,7 +134,8 @@ export class ConsoleState {
         return;
       }
       case "tool_approval_required": {
-        if (!this.resolved.has(e.approvalId)) this.approvals.set(e.approvalId, e);
+        if (this.resolved.has(e.approvalId)) return;
+        this.approvals.set(e.approvalId, e);
         const c = this.ensureCall(e.sessionId, e.callId, e.toolName, e.arguments);
         if (c.status === "queued") c.status = "asking";
         c.why = e.reason;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { decideFile, isInside, Ruleset, type Rule } from "@gatehouse/policy";
+import { decideFile, isInside, Ruleset, type EvaluationContext, type Rule } from "@gatehouse/policy";
+import { evaluationContext } from "@gatehouse/policy/node";
 import type { Guard } from "@gatehouse/protocol";
 
 export class ToolRefused extends Error {
@@ -20,22 +21,19 @@ const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ?
  * work directory.
  */
 export class FileGuard {
-  private readonly layers;
+  private readonly context: EvaluationContext;
 
   constructor(
     guard: Guard,
     readonly workDir: string,
   ) {
-    this.layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
-    this.protectedPaths = guard.protectedPaths;
+    const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
+    this.context = evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath });
   }
-
-  private readonly protectedPaths: string[];
 
   /** The absolute path to use, or ToolRefused when the rules deny it on its real path. */
   check(tool: string, requested: string): string {
-    const ctx = { layers: this.layers, cwd: this.workDir, home: process.env.HOME ?? "/", protectedPaths: this.protectedPaths, resolveRealPath };
-    const verdict = decideFile(tool, requested, ctx);
+    const verdict = decideFile(tool, requested, this.context);
     if (verdict.action === "deny") throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
     const absolute = path.resolve(this.workDir, requested);
     if (WRITERS.has(tool) && isInside(absolute, this.workDir)) {

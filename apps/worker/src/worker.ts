@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
+import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { z } from "zod";
@@ -103,7 +104,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     });
   };
   await mcp.start();
-  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir) };
+  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, home: homeDirectory(), tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir) };
   link = new ServerLink({
     server: opts.server,
     token: opts.token,

@@ -1,9 +1,7 @@
-import fs from "node:fs";
-import path from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type FormattingOptions, type Node, type ParseError } from "jsonc-parser";
 import type { Action } from "./action.js";
 import { PolicyError } from "./errors.js";
-import { APPROVAL_MARK, JSONC_OPTIONS, readRulesText } from "./rules-file.js";
+import { APPROVAL_MARK, JSONC_OPTIONS } from "./rules-file.js";
 import { toolKeyMatches } from "./ruleset.js";
 
 export interface AppendRule {
@@ -97,53 +95,4 @@ export function appendRuleText(text: string, rule: AppendRule): string {
   const mark = `${APPROVAL_MARK}${rule.note ? ` ${rule.note.replace(/[\r\n]+/g, " ")}` : ""}`;
   const line = `${JSON.stringify(rule.pattern)}: ${JSON.stringify(rule.action ?? "allow")} ${mark}`;
   return insertLast(out, findNodeAtLocation(rootOf(out), [rule.tool])!, line, fmt);
-}
-
-const queues = new Map<string, Promise<unknown>>();
-
-function lockFile(file: string): () => void {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      fs.writeFileSync(lock, String(process.pid), { flag: "wx" });
-      return () => fs.rmSync(lock, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 10_000) fs.rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new PolicyError("APPEND_FAILED", `${lock} is held by another process`);
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-    }
-  }
-}
-
-function appendNow(file: string, rule: AppendRule): void {
-  const release = lockFile(file);
-  try {
-    const text = readRulesText(file);
-    const next = appendRuleText(text, rule);
-    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
-    fs.writeFileSync(tmp, next, { mode: fs.statSync(file).mode });
-    fs.renameSync(tmp, file);
-  } finally {
-    release();
-  }
-}
-
-/**
- * Appends an approval-made rule to a permissions file: comments and indentation kept, written
- * atomically (temporary file and rename), serialised per file in this process and across
- * processes by a lock file.
- */
-export function appendRule(file: string, rule: AppendRule): Promise<void> {
-  const key = path.resolve(file);
-  const previous = queues.get(key) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(() => appendNow(key, rule));
-  queues.set(key, next);
-  void next.then(
-    () => queues.get(key) === next && queues.delete(key),
-    () => queues.get(key) === next && queues.delete(key),
-  );
-  return next;
 }

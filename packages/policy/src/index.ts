@@ -1,6 +1,6 @@
 export { ACTIONS, isAction, stricter, type Action } from "./action.js";
 export { commandPattern, escapeGlob, overbroadPattern, suggestPatterns } from "./always.js";
-export { appendRule, appendRuleText, type AppendRule } from "./append-rule.js";
+export { appendRuleText, type AppendRule } from "./append-rule.js";
 export { criticalInFile } from "./critical.js";
 export { decideFile, decideSubject, type DecideContext } from "./decide.js";
 export type { CommandInfo, Decision, Verdict } from "./decision.js";
@@ -12,7 +12,7 @@ export { lintRules, type LintReport } from "./lint.js";
 export { applyMode, isMode, MODES, type Mode } from "./modes.js";
 export { absolutePath, expandHome, isInside, subjectOfAbsolute, type PathSubject } from "./paths.js";
 export { describeRule, ruleRef, type LayerName, type Rule, type RuleRef, type RuleSource } from "./rule.js";
-export { APPROVAL_MARK, parseRules, parseRulesOrThrow, readRulesText, RulesFileCache, seedRulesFile, type ParsedRules, type RulesIssue } from "./rules-file.js";
+export { APPROVAL_MARK, parseRules, parseRulesOrThrow, type ParsedRules, type RulesIssue } from "./rules-file.js";
 export { findLast, isToolGlob, Ruleset, toolKeyMatches, type Layers, type Match, type Subject } from "./ruleset.js";
 export { analyzeShell, type AnalyzedCommand, type ShellAnalysis } from "./shell/analyze.js";
 export { arityOf } from "./shell/arity.js";

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendRule, appendRuleText, DEFAULT_RULES_TEXT, parseRulesOrThrow } from "../src/index.js";
+import { appendRuleText, DEFAULT_RULES_TEXT, parseRulesOrThrow } from "../src/index.js";
+import { appendRule } from "../src/node/index.js";
 import { HOME } from "./helpers.js";
 
 const parse = (text: string) => parseRulesOrThrow(text, { file: "p", home: HOME });
@@ -70,7 +71,7 @@ describe("appendRule on disk", () => {
     const file = path.join(dir, "multi.jsonc");
     fs.writeFileSync(file, `{"*": "ask"}`);
     const { spawn } = await import("node:child_process");
-    const script = `import("${path.resolve(import.meta.dirname, "../dist/index.js")}").then(async (m) => { for (let i = 0; i < 10; i++) await m.appendRule(process.argv[1], { tool: "t" + process.argv[2], pattern: "p" + i }); })`;
+    const script = `import("${path.resolve(import.meta.dirname, "../dist/node/index.js")}").then(async (m) => { for (let i = 0; i < 10; i++) await m.appendRule(process.argv[1], { tool: "t" + process.argv[2], pattern: "p" + i }); })`;
     await Promise.all(
       [0, 1, 2, 3, 4].map(
         (n) => new Promise<void>((resolve, reject) => {

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_RULES_TEXT, parseRules, parseRulesOrThrow, RulesFileCache, RulesFileError } from "../src/index.js";
+import { DEFAULT_RULES_TEXT, parseRules, parseRulesOrThrow, RulesFileError } from "../src/index.js";
+import { RulesFileCache } from "../src/node/index.js";
 import { HOME } from "./helpers.js";
 
 const opts = { file: "p.jsonc", home: HOME };

@@ -48,6 +48,8 @@ export const MAX_WORKER_TOOLS = 1000;
 export const WorkerRegisterInput = z.object({
   workerId: WorkerId,
   workDir: z.string().min(1).startsWith("/", "workDir must be an absolute path"),
+  /** The worker's home directory: what `~` and `$HOME` mean in its rules and calls. The server's own when absent. */
+  home: z.string().min(1).max(4096).startsWith("/", "home must be an absolute path").optional(),
   tools: z.array(ToolDescriptor).max(MAX_WORKER_TOOLS),
   agents: z.array(AgentDefinition).max(200).default([]),
   skills: z.array(SkillInfo).max(1000).default([]),

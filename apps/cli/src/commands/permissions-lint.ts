@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { lintRules } from "@gatehouse/policy";
+import { homeDirectory } from "@gatehouse/policy/node";
 import { CliError } from "../cli-error.js";
 
 export interface LintResult {
@@ -20,7 +20,7 @@ export function permissionsLint(file: string | undefined): LintResult {
   } catch (err) {
     return { exitCode: 2, stdout: [], stderr: [`${file}:1:1: cannot read the rules file: ${(err as Error).message}`] };
   }
-  const report = lintRules(text, { file, home: os.homedir() });
+  const report = lintRules(text, { file, home: homeDirectory() });
   const line = (kind: string, i: { line: number; column: number; message: string }) => `${file}:${i.line}:${i.column}: ${kind}${i.message}`;
   const stderr = report.errors.map((e) => line("", e));
   const stdout = report.warnings.map((w) => line("warning: ", w));

@@ -1,0 +1,107 @@
+import type { Handlers, SessionInfo } from "@gatehouse/protocol";
+import { homeDirectory } from "@gatehouse/policy/node";
+import { AgentRunner } from "./agent-runner.js";
+import { AgentLayers, agentsOf, findAgent, maySpawn } from "./agents.js";
+import { ApprovalGate } from "./approval-gate.js";
+import type { ServerConfig } from "./config.js";
+import { EventHub } from "./event-hub.js";
+import { createHandlers } from "./handlers/index.js";
+import type { Log } from "./log.js";
+import { MemoryStore } from "./memory-store.js";
+import { Models } from "./models.js";
+import { present } from "./presentation.js";
+import { loadScenario, parseScenario } from "./providers/scripted.js";
+import type { Store } from "./store.js";
+import { Subagents } from "./subagents.js";
+import { systemPrompt } from "./system-prompt.js";
+import { taskTool } from "./task-tool.js";
+import { WorkerPermissions } from "./worker-permissions.js";
+import { WorkerRegistry } from "./worker-registry.js";
+
+const FALLBACK_SCENARIO = parseScenario(
+  JSON.stringify({ name: "no-model", steps: [{ text: "This is Gatehouse's scripted model: no model is configured, so it only answers with this line." }] }),
+  "built-in.json",
+);
+
+const now = () => new Date().toISOString();
+
+/** The server's parts, wired: what the procedures need, apart from how they are reached. */
+export interface Assembly {
+  store: Store;
+  registry: WorkerRegistry;
+  gate: ApprovalGate;
+  handlers: Handlers;
+}
+
+/** Builds the store, event hub, worker registry, gate, models, runner and handlers from the config. */
+export function assemble(config: ServerConfig, log: Log): Assembly {
+  const store = new MemoryStore();
+  const hub = new EventHub(store);
+  const permissions = new WorkerPermissions(config.dataDir);
+  const models = new Models(config, FALLBACK_SCENARIO);
+  models.check(config.model);
+  const agentLayers = new AgentLayers(homeDirectory());
+  const sessionsOf = (workerId: string) => store.listSessions().filter((s) => s.workerId === workerId);
+  const registry = new WorkerRegistry(
+    {
+      connected: (workerId) => {
+        for (const s of sessionsOf(workerId)) if (!s.parentId) hub.publish({ type: "worker_connected", sessionId: s.id, at: now(), workerId });
+      },
+      disconnected: (workerId) => {
+        for (const s of sessionsOf(workerId)) {
+          gate.cancelSession(s.id, "worker disconnected");
+          if (!s.parentId) hub.publish({ type: "worker_disconnected", sessionId: s.id, at: now(), workerId });
+        }
+      },
+    },
+    log,
+    config.heartbeatTimeoutMs,
+    config.replaceOnlineWorkers,
+  );
+  const currentText = async (session: SessionInfo, file: string): Promise<string | null> => {
+    if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow") return null;
+    const got = await registry.dispatch(session.workerId, { sessionId: session.id, toolName: "read_file", args: { path: file, raw: true }, timeoutMs: 10_000, guard: gate.guard(session) });
+    return got.ok ? got.output : "";
+  };
+  const gate: ApprovalGate = new ApprovalGate({
+    store,
+    hub,
+    permissions,
+    registry,
+    protectedPaths: [config.dataDir, ...config.protectedPaths],
+    approvalTimeoutMs: config.approvalTimeoutMs,
+    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText, mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp }, session, call, whole),
+    agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
+    log,
+  });
+  const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });
+  const runner = new AgentRunner({
+    store,
+    hub,
+    gate,
+    registry,
+    subagents,
+    providerFor: (s) => models.providerFor(s),
+    toolsFor: (s) => {
+      const worker = registry.get(s.workerId);
+      const spawns = maySpawn(s, findAgent(worker, s.agent), subagents.depth(s) + 1);
+      return [...(worker?.tools ?? []), ...(spawns ? [taskTool(agentsOf(worker))] : [])];
+    },
+    maxSteps: config.maxSteps,
+    toolTimeoutMs: config.toolTimeoutMs,
+    maxToolResultChars: config.maxToolResultChars,
+    systemPrompt: (s) => {
+      const worker = registry.get(s.workerId);
+      return systemPrompt({ workDir: worker?.workDir ?? "an unknown directory", agent: findAgent(worker, s.agent), skills: worker?.skills ?? [] });
+    },
+    log,
+  });
+  const handlers = createHandlers({
+    store, hub, gate, runner, registry, permissions, log, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
+    openModel: (session, scenario) => {
+      const file = scenario ?? config.scenario;
+      models.open(session, file ? loadScenario(file) : undefined);
+    },
+  });
+  return { store, registry, gate, handlers };
+}

@@ -1,0 +1,60 @@
+import type { Log } from "@gatehouse/log";
+import type { SessionInfo } from "@gatehouse/protocol";
+import type { AgentRunner } from "../agent-runner.js";
+import type { ApprovalGate } from "../approval-gate.js";
+import { GatehouseError } from "../errors.js";
+import type { EventHub } from "../event-hub.js";
+import type { Store } from "../store.js";
+import type { WorkerPermissions } from "../worker-permissions.js";
+import type { WorkerEntry, WorkerRegistry } from "../worker-registry.js";
+
+/** What the procedures work with. */
+export interface Services {
+  store: Store;
+  hub: EventHub;
+  gate: ApprovalGate;
+  runner: AgentRunner;
+  registry: WorkerRegistry;
+  permissions: WorkerPermissions;
+  /** Prepares a new session's model: checks a real one's configuration, loads a scripted one's scenario. */
+  openModel: (session: SessionInfo, scenario: string | undefined) => void;
+  defaultModel: string;
+  toolTimeoutMs: number;
+  log: Log;
+}
+
+export const now = () => new Date().toISOString();
+
+/** A session by id; NOT_FOUND when there is none. */
+export function sessionOf(s: Services, id: string): SessionInfo {
+  const found = s.store.getSession(id);
+  if (!found) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
+  return found;
+}
+
+/** A registered worker by id; NOT_FOUND when there is none. */
+export function workerOf(s: Services, id: string): WorkerEntry {
+  const found = s.registry.get(id);
+  if (!found) throw new GatehouseError("NOT_FOUND", `worker ${id} has not registered`);
+  return found;
+}
+
+function rethrow(err: unknown): never {
+  throw err instanceof GatehouseError ? err.toTRPC() : err;
+}
+
+/** Wraps every handler so server errors reach the client as tRPC errors with their own words. */
+export function guarded<T extends object>(handlers: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(handlers)) {
+    out[name] = (...args: unknown[]) => {
+      try {
+        const result = (fn as (...a: unknown[]) => unknown)(...args);
+        return result instanceof Promise ? result.catch(rethrow) : result;
+      } catch (err) {
+        rethrow(err);
+      }
+    };
+  }
+  return out as T;
+}

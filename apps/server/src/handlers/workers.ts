@@ -1,0 +1,19 @@
+import type { Handlers } from "@gatehouse/protocol";
+import { agentsOf } from "../agents.js";
+import { type Services, guarded } from "./services.js";
+
+/** The `workers` router: what each registered worker offers. */
+export function workersHandlers(s: Services): Handlers["workers"] {
+  return guarded({
+    async list() {
+      return s.registry.list().map((w) => ({
+        id: w.id,
+        workDir: w.workDir,
+        connected: w.connected,
+        tools: w.tools.map(({ name, description, tier }) => ({ name, description, tier })),
+        agents: agentsOf(w).map((a) => a.name),
+        skills: w.skills,
+      }));
+    },
+  });
+}

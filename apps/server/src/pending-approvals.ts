@@ -1,0 +1,88 @@
+import { suggestPatterns, type Decision, type ToolCall } from "@gatehouse/policy";
+import type { ApprovalOutcome, ApprovalRequired, BatchContext, Presentation, SessionInfo } from "@gatehouse/protocol";
+import { nanoid } from "nanoid";
+import type { EventHub } from "./event-hub.js";
+import type { Store } from "./store.js";
+
+export type Scope = "once" | "session" | "always";
+
+export interface Resolution {
+  outcome: ApprovalOutcome;
+  scope: Scope | null;
+  feedback: string | null;
+  /** A hard deny: the rest of the batch is rejected and the turn ends. */
+  hard: boolean;
+  by: string | null;
+  /** The patterns an approval saved, joined; null otherwise. */
+  pattern?: string | null;
+}
+
+export interface Pending {
+  event: ApprovalRequired;
+  call: ToolCall;
+  session: SessionInfo;
+  settle: (r: Resolution) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Calls held for a person's answer: raised as events, kept in the store, settled exactly once. */
+export class PendingApprovals {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly hub: EventHub,
+    /** A pending approval resolves as timed out after this long; never when undefined. */
+    private readonly timeoutMs: number | undefined,
+  ) {}
+
+  /** Holds a call; the promise settles with the answer. */
+  raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext, presentation: Presentation | null): { approvalId: string; settled: Promise<Resolution> } {
+    const approvalId = nanoid(21);
+    const patterns = suggestPatterns(decision);
+    const event: ApprovalRequired = {
+      type: "tool_approval_required", approvalId, toolName: call.tool, arguments: JSON.stringify(call.args), sessionId: session.id,
+      at: new Date().toISOString(), callId, tier: decision.tier, decision, reason: decision.reason,
+      suggestedPattern: patterns[0] ?? "", suggestedPatterns: patterns, batch,
+      presentation,
+    };
+    let settle!: (r: Resolution) => void;
+    const settled = new Promise<Resolution>((resolve) => (settle = resolve));
+    const timer = this.timeoutMs ? setTimeout(() => this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs) : undefined;
+    this.pending.set(approvalId, { event, call, session, settle, timer });
+    const stored = this.hub.publish(event);
+    this.store.putPending(event, stored.id);
+    return { approvalId, settled };
+  }
+
+  /** The approval when it is pending in this session. */
+  get(sessionId: string, approvalId: string): Pending | undefined {
+    const p = this.pending.get(approvalId);
+    return p?.session.id === sessionId ? p : undefined;
+  }
+
+  /** The pending approvals of a session, oldest first. */
+  ofSession(sessionId: string): [string, Pending][] {
+    return [...this.pending].filter(([, p]) => p.session.id === sessionId);
+  }
+
+  /** Removes and settles a pending approval; undefined when it was not pending (exactly one answer applies). */
+  settle(approvalId: string, r: Resolution): Pending | undefined {
+    const p = this.pending.get(approvalId);
+    if (!p) return undefined;
+    this.pending.delete(approvalId);
+    if (p.timer) clearTimeout(p.timer);
+    this.store.deletePending(approvalId);
+    this.hub.publish({ type: "tool_approval_resolved", sessionId: p.session.id, at: new Date().toISOString(), approvalId, callId: p.event.callId, outcome: r.outcome, by: r.by, scope: r.scope, pattern: r.pattern ?? null, feedback: r.feedback });
+    p.settle(r);
+    return p;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  close(): void {
+    for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+  }
+}

@@ -1,0 +1,72 @@
+import fs from "node:fs";
+import type { BatchContext } from "@gatehouse/protocol";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ApprovalGate } from "../src/approval-gate.js";
+import { gateFixture } from "./in-process.js";
+
+const batch: BatchContext = { index: 0, total: 1, remaining: [] };
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+let f: ReturnType<typeof gateFixture>;
+
+beforeAll(() => ApprovalGate.ready());
+afterEach(() => f.close());
+
+describe("the approval gate, in process", () => {
+  it("decides by the worker's rules file, with the rule and its place", () => {
+    f = gateFixture(`{\n  "*": "ask",\n  "shell_exec": { "git status": "allow", "rm *": "deny" }\n}\n`);
+    const s = f.session();
+    expect(f.gate.evaluate(s, shell("git status"))).toMatchObject({ action: "allow", rule: { pattern: "git status", line: 3, file: f.rulesFile } });
+    expect(f.gate.evaluate(s, shell("rm -rf x")).action).toBe("deny");
+    expect(f.gate.evaluate(s, shell("make")).action).toBe("ask");
+    expect(f.gate.evaluate(f.session("s2", "strict"), shell("make")).action).toBe("deny");
+  });
+
+  it("answers ask for an invalid file and tells each session once, until it is fixed", () => {
+    f = gateFixture(`{ "shell_exec": "alow" }`);
+    const s = f.session();
+    expect(f.gate.evaluate(s, shell("ls")).reason).toMatch(/permissions file is invalid/);
+    f.gate.evaluate(s, shell("ls"));
+    expect(f.store.eventsAfter(0).filter((e) => e.event.type === "permissions_invalid")).toHaveLength(1);
+    fs.writeFileSync(f.rulesFile, `{ "shell_exec": "allow" }`);
+    expect(f.gate.evaluate(s, shell("ls")).action).toBe("allow");
+  });
+
+  it("applies exactly one of two answers; a second answer is not applied", async () => {
+    f = gateFixture(`{ "*": "ask" }`);
+    const s = f.session();
+    const decision = f.gate.evaluate(s, shell("make"));
+    const { approvalId, settled } = f.gate.raise(s, "c1", shell("make"), decision, batch, null);
+    expect(f.gate.deny("bob", { sessionId: s.id, approvalId, feedback: "no" })).toBe(true);
+    expect(await f.gate.approve("ada", { sessionId: s.id, approvalId })).toBe(false);
+    expect(await settled).toMatchObject({ outcome: "denied", by: "bob", feedback: "no" });
+    expect(f.gate.pendingCount()).toBe(0);
+  });
+
+  it("an always approval saves the rule to the file and resolves the session's other pending call by cascade", async () => {
+    f = gateFixture(`{\n  "*": "ask"\n}\n`);
+    const s = f.session();
+    const first = f.gate.raise(s, "c1", shell("npm test"), f.gate.evaluate(s, shell("npm test")), batch, null);
+    const second = f.gate.raise(s, "c2", shell("npm test --watch"), f.gate.evaluate(s, shell("npm test --watch")), batch, null);
+    expect(await f.gate.approve("ada", { sessionId: s.id, approvalId: first.approvalId, scope: "always", pattern: "npm test *" })).toBe(true);
+    expect(await second.settled).toMatchObject({ outcome: "approved", by: "cascade" });
+    expect(fs.readFileSync(f.rulesFile, "utf8")).toMatch(/"npm test \*": "allow" \/\/ approved by ada/);
+    expect(f.gate.evaluate(f.session("s2"), shell("npm test x")).action).toBe("allow");
+  });
+
+  it("times a pending approval out, and cancels a session's approvals", async () => {
+    f = gateFixture(`{ "*": "ask" }`, { approvalTimeoutMs: 20 });
+    const s = f.session();
+    const late = f.gate.raise(s, "c1", shell("make"), f.gate.evaluate(s, shell("make")), batch, null);
+    expect(await late.settled).toMatchObject({ outcome: "timed_out", by: null });
+    const held = f.gate.raise(s, "c2", shell("make"), f.gate.evaluate(s, shell("make")), batch, null);
+    f.gate.cancelSession(s.id, "ada");
+    expect(await held.settled).toMatchObject({ outcome: "cancelled", by: "ada" });
+  });
+
+  it("hands the worker the file rules and the protected paths, not the shell rules", () => {
+    f = gateFixture(`{ "read_file": { "*.env": "deny" }, "shell_exec": "allow" }`);
+    const guard = f.gate.guard(f.session());
+    expect(guard.static).toEqual([{ tool: "read_file", pattern: "*.env", action: "deny", origin: "person" }]);
+    expect(guard.protectedPaths).toEqual([`${f.root}/data`]);
+  });
+});

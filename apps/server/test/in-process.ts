@@ -1,0 +1,51 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { silentLog } from "@gatehouse/log";
+import type { SessionInfo, ToolOutput, WorkerMessage } from "@gatehouse/protocol";
+import { ApprovalGate } from "../src/approval-gate.js";
+import { EventHub } from "../src/event-hub.js";
+import { MemoryStore } from "../src/memory-store.js";
+import { WorkerPermissions, workerRulesFile } from "../src/worker-permissions.js";
+import { WorkerRegistry } from "../src/worker-registry.js";
+
+type Run = Extract<WorkerMessage, { type: "run" }>;
+
+/** A gate with its store, hub, registry and a worker `w1` registered, in this process, on a temporary data directory. */
+export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } = {}) {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-gate-")));
+  const dataDir = path.join(root, "data");
+  const workDir = path.join(root, "work");
+  fs.mkdirSync(workDir);
+  const rulesFile = workerRulesFile(dataDir, "w1");
+  fs.mkdirSync(path.dirname(rulesFile), { recursive: true });
+  fs.writeFileSync(rulesFile, rules);
+  const store = new MemoryStore();
+  const hub = new EventHub(store);
+  const registry = new WorkerRegistry({ connected: () => undefined, disconnected: () => undefined }, silentLog, 60_000);
+  registry.register({ workerId: "w1", workDir, home: root, tools: [{ name: "shell_exec", description: "", inputSchema: {}, tier: "exec" }, { name: "read_file", description: "", inputSchema: {}, tier: "read" }], agents: [], skills: [] });
+  const gate = new ApprovalGate({
+    store, hub, registry, log: silentLog,
+    permissions: new WorkerPermissions(dataDir),
+    protectedPaths: [dataDir],
+    approvalTimeoutMs: opts.approvalTimeoutMs,
+    present: async () => null,
+    agentLayer: () => undefined,
+  });
+  const session = (id = "s1", mode: SessionInfo["mode"] = "default"): SessionInfo => {
+    const info: SessionInfo = { id, workerId: "w1", agent: "general", model: "scripted", mode, parentId: null, createdAt: new Date().toISOString(), status: "idle" };
+    store.putSession(info);
+    return info;
+  };
+  /** Serves the worker's side in this process: each call is answered by `answer`. */
+  const serveWorker = (answer: (run: Run) => ToolOutput) =>
+    registry.attach("w1", (m) => {
+      if (m.type === "run") queueMicrotask(() => registry.result("w1", m.requestId, answer(m)));
+    });
+  const close = () => {
+    gate.close();
+    registry.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  };
+  return { root, workDir, rulesFile, store, hub, registry, gate, session, serveWorker, close };
+}

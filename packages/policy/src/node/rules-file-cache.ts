@@ -1,0 +1,105 @@
+import fs from "node:fs";
+import path from "node:path";
+import { DEFAULT_RULES_TEXT } from "../defaults.js";
+import { RulesFileError } from "../errors.js";
+import { parseRulesOrThrow } from "../rules-file.js";
+import { Ruleset } from "../ruleset.js";
+
+/** Writes rules (the defaults unless given) to `file` unless it exists; never overwrites. */
+export function seedRulesFile(file: string, text = DEFAULT_RULES_TEXT): boolean {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    fs.writeFileSync(file, text, { flag: "wx" });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/**
+ * Reads a rules file that must be a regular file. It is opened without blocking and checked on
+ * the open descriptor, so a FIFO or device put in its place can neither stall the reader nor be
+ * swapped in between a check and the read.
+ */
+export function readRulesText(file: string): string {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new RulesFileError("RULES_IO", file, 1, 1, `the rules file is ${kindOf(stat)}, not a regular file`);
+    return fs.readFileSync(fd, "utf8");
+  } catch (err) {
+    if (err instanceof RulesFileError) throw err;
+    throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+interface CacheEntry {
+  key: string;
+  ruleset?: Ruleset;
+  error?: RulesFileError;
+}
+
+export interface LoadOptions {
+  home: string;
+  /** Write the default rules when the file does not exist (the worker's file on first use). */
+  seed?: boolean;
+}
+
+/**
+ * Loads rules files, keyed by the file's identity and modification time: an unchanged file is
+ * never re-read or re-parsed; an edited or replaced one is picked up on the next call.
+ */
+export class RulesFileCache {
+  private readonly entries = new Map<string, CacheEntry>();
+
+  load(file: string, opts: LoadOptions): Ruleset {
+    const stat = this.stat(file, opts);
+    // The home is part of the key: `~/` in the file expands to it.
+    const key = `${opts.home}:${stat.dev}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}`;
+    let entry = this.entries.get(file);
+    if (entry?.key !== key) {
+      entry = this.read(file, key, opts.home);
+      this.entries.set(file, entry);
+    }
+    if (entry.error) throw entry.error;
+    return entry.ruleset!;
+  }
+
+  private stat(file: string, opts: LoadOptions): fs.Stats {
+    try {
+      return fs.statSync(file);
+    } catch (err) {
+      const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+      if (missing && opts.seed) {
+        seedRulesFile(file);
+        return fs.statSync(file);
+      }
+      if (missing) throw new RulesFileError("RULES_IO", file, 1, 1, "cannot read the rules file: it does not exist (it is not re-created with the defaults: restore it or write the rules you want)");
+      throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
+    }
+  }
+
+  private read(file: string, key: string, home: string): CacheEntry {
+    try {
+      return { key, ruleset: new Ruleset(parseRulesOrThrow(readRulesText(file), { file, home })) };
+    } catch (err) {
+      return { key, error: err as RulesFileError };
+    }
+  }
+}
