@@ -102,10 +102,11 @@ export class Cluster {
     this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
     this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));
     const probe = this.client();
+    // Ready once the worker has registered (a loaded machine can take seconds to start a process).
     await waitUntil(async () => {
-      const sessions = await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(() => true, () => false);
-      return sessions;
-    }, 10_000);
+      const workers = await probe.workers.list.query().catch(() => []);
+      return workers.some((w) => w.id === "w1" && w.connected);
+    }, 20_000, "the worker to register");
   }
 
   client(token = CLIENT_TOKEN): GatehouseClient {
