@@ -97,7 +97,7 @@ const body = (s: string) => (/[&\n]\s*$/.test(s) ? s : `${s};`);
 
 const flatCommand = fc.tuple(name, fc.array(word, { maxLength: 3 })).map(([n, ws]) => [n, ...ws].join(" "));
 
-const { script } = fc.letrec<{ script: string; command: string; simple: string; substitution: string; argument: string }>((tie) => ({
+const { script } = fc.letrec<{ script: string; command: string; simple: string; substitution: string; argument: string; construct: string }>((tie) => ({
   substitution: fc.oneof(
     tie("script").map((s) => `$(${s})`),
     tie("script").map((s) => `"$(${s})"`),
@@ -107,10 +107,41 @@ const { script } = fc.letrec<{ script: string; command: string; simple: string; 
   ),
   argument: fc.oneof({ weight: 6, arbitrary: word }, { weight: 1, arbitrary: tie("substitution") }),
   simple: fc.tuple(assignment, name, fc.array(tie("argument"), { maxLength: 3 }), redirect).map(([a, n, args, r]) => `${a}${[n, ...args].join(" ")}${r}`),
+  // Shell constructs that run strings as code or change what a name means.
+  construct: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    flatCommand.map((s) => `trap "$(${s})" EXIT`),
+    fc.tuple(fc.constantFrom("--", "-p", ""), word).map(([o, w]) => `trap ${o} ${w} ERR`),
+    fc.tuple(fc.constantFrom("n", "ls", "-- g"), tie("argument")).map(([n, a]) => `alias ${n}=${a}`),
+    fc.tuple(fc.constantFrom("v", "'a[$(rm x)]'", "PATH", "-- w"), tie("argument")).map(([v, a]) => `printf -v ${v} %s ${a}`),
+    fc.tuple(fc.constantFrom("cb", "rm", "'eval ls'", "\"$CB\""), tie("substitution")).map(([cb, a]) => `mapfile -t -C ${cb} -c 1 arr <<< ${a}`),
+    flatCommand.map((s) => `readarray -C "$(${s})" arr < in`),
+    tie("script").map((s) => `echo "\${x@P}" \${y@Q} "\${z:-$(${s})}"`),
+    tie("script").map((s) => `coproc { ${body(s)} }`),
+    tie("script").map((s) => `coproc NAME { ${body(s)} }`),
+    flatCommand.map((s) => `coproc ( ${s} )`),
+    tie("simple").map((s) => `coproc ${s}`),
+    flatCommand.map((s) => `function f { ${s}; }`),
+    tie("script").map((s) => `function g() { ${body(s)} }`),
+    fc.tuple(name, tie("script")).map(([n, s]) => `${n.replace(/^\W+/, "") || "h"}() ( ${s} )`),
+    tie("script").map((s) => `[[ $(( a[$(${s})] )) -gt 0 ]]`),
+    fc.tuple(tie("argument"), tie("script")).map(([a, s]) => `[[ -n ${a} && x == y* || 1 -eq $(${s}) ]]`),
+    flatCommand.map((s) => `(( x = $(${s}) ))`),
+    flatCommand.map((s) => `let "x = 1 + $(${s})"`),
+    flatCommand.map((s) => `a[$(${s})]=1`),
+    flatCommand.map((s) => `echo $(( x[$(${s})] + 1 ))`),
+    tie("script").map((s) => `time { ${body(s)} }`),
+    tie("script").map((s) => `! { ${body(s)} }`),
+    flatCommand.map((s) => `time ( ${s} )`),
+    flatCommand.map((s) => `read -r v <<< "$(${s})"`),
+    fc.tuple(fc.constantFrom("builtin", "command", "command -p", "exec", "exec -a n", "time -p", "! time"), tie("simple")).map(([w, s]) => `${w} ${s}`),
+    fc.constantFrom("hash -p /bin/rm ls", "enable -n echo", "enable -f ./x.so y", "shopt -s expand_aliases", "declare -n r=PATH", "export -f f"),
+  ),
   command: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     tie("simple"),
     tie("simple"),
+    tie("construct"),
     tie("script").map((s) => `(${s})`),
     tie("script").map((s) => `{ ${body(s)} }`),
     fc.tuple(tie("script"), tie("script")).map(([c, b]) => `if ${body(c)} then ${body(b)} fi`),
@@ -151,5 +182,14 @@ describe("differential: command names versus mvdan/sh", () => {
       { text: "hi", literal: true }, { text: "", literal: false },
     ]);
     for (const s of ["cat <<EOF\n`rm x`\nEOF", "echo \"$(rm x)\"", "time rm x", "coproc rm x", "f() { g; }"]) expect(agrees(s), s).toBe(true);
+    const constructs = [
+      "trap \"$(rm x)\" EXIT", "coproc NAME { rm x; }", "coproc ( rm x )", "time { rm x; }", "! { rm x; }", "[[ $(( a[$(rm x)] )) -gt 0 ]]",
+      "(( x = $(rm x) ))", "let \"x = 1 + $(rm x)\"", "a[$(rm x)]=1", "function g() { rm x; }", "mapfile -t -C \"$(rm x)\" arr <<< y",
+      "echo \"${x@P}\" \"${z:-$(rm x)}\"", "read -r v <<< \"$(rm x)\"", "command -p rm x", "exec -a n rm x",
+    ];
+    for (const s of constructs) {
+      expect(oracleNames(s)?.some((n) => n?.text === "rm"), `the oracle sees rm in ${s}`).toBe(true);
+      expect(agrees(s), s).toBe(true);
+    }
   });
 });

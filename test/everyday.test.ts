@@ -10,7 +10,7 @@ const PROGRAMS = [
   "printf", "git", "npm", "pnpm", "npx", "node", "python3", "make", "cargo", "go", "diff", "cmp", "tar", "gzip", "zcat", "cd", "pwd",
   "mkdir", "touch", "cp", "mv", "tee", "date", "basename", "dirname", "realpath", "stat", "file", "du", "df", "which", "type", "command",
   "column", "nl", "tac", "paste", "comm", "seq", "test", "\\\\[", "true", "false", "sleep", "env", "export", "read", "sha256sum", "md5sum",
-  "ps", "curl", "less", "tree", "time", "timeout", "nice", "uniq", "docker ps", "docker logs", "docker images", "tsc", "vitest", "pytest",
+  "ps", "curl", "less", "tree", "tsc", "vitest", "pytest", "eslint", "prettier", "time", "timeout", "nice", "uniq", "docker ps", "docker logs", "docker images",
 ];
 const EVERYDAY = rules(`{
   "*": "ask",
@@ -76,7 +76,7 @@ const COMMANDS: string[] = [
   "npm test", "npm run build", "npm run lint -- --fix", "npm ci", "npm install --save-dev vitest", "npm ls --depth=0", "npm outdated", "npm run test -- --coverage",
   "npm view react version", "npm pack --dry-run", "npx tsc --noEmit", "npx vitest run src/utils.test.ts", "pnpm install --frozen-lockfile", "pnpm exec tsc -b",
   "pnpm test -- --run", "pnpm --filter @app/web build", "node --version", "node scripts/build.js", 
-"python3 -m pytest -q tests", "python3 -m venv .venv", "python3 manage.py migrate",
+  "python3 -m pytest -q tests", "python3 -m venv .venv", "python3 manage.py migrate",
   "make", "make test", "make -j4 build", "cargo build --release", "cargo test -- --nocapture", "cargo fmt -- --check",
   "cargo clippy --all-targets -- -D warnings", "go test ./...", "go build -o bin/app ./cmd/app", "go vet ./...", "time npm test", "timeout 60 npm test",
   "nice -n 10 make -j2", "NODE_ENV=test npm test", "CI=true npm test", "FORCE_COLOR=0 npx vitest run", "export NODE_ENV=production && npm run build",
@@ -93,6 +93,10 @@ const COMMANDS: string[] = [
   "sleep 1 && ls", "true && echo ok || echo failed", "test -f package.json && echo yes", "[ -d node_modules ] || npm ci", "for f in src/*.ts; do echo \"$f\"; done",
   "for i in 1 2 3; do echo $i; done", "while read -r line; do echo \"$line\"; done < list.txt", "ps aux | grep node", "env | sort | grep -i ^node",
   "docker ps -a", "docker logs --tail 100 api", "docker images", "ls 2>/dev/null || true", "npm test 2>&1 | tail -20", "git status && git diff --stat",
+  // harmless variables, searches of the whole tree, the home directory's own config
+  "LC_ALL=C sort -u words.txt", "TZ=UTC date", "LANG=C.UTF-8 grep -rn x src", "grep -rn TODO .", "rg TODO", "rg -n 'fn main'", "git --no-pager log -5",
+  "git log --oneline | head -n 5 | cat -n", "grep -rn 'x' . | wc -l", "ls -la ~", "cat ~/.gitconfig", "echo $HOME", "npm run build && npm test",
+  "mkdir -p dist && cp -r public/. dist/", "xargs -n1 basename < files.txt",
 ];
 
 const tally = new Tally("everyday allowed");
@@ -109,10 +113,10 @@ describe("everyday command lines stay allowed", () => {
 
 // Inline code of an interpreter is code the gate cannot read, and xargs hands a reader files nobody
 // wrote down: these ask even where the programs are allowed.
-const INLINE_CODE = ["find src -type f | xargs grep -l TODO", "node -e 'console.log(process.version)'", "node -p 'require(\"./package.json\").version'", "python3 -c 'import sys; print(sys.version)'"];
+const ASKS_BY_DESIGN = ["find src -type f | xargs grep -l TODO", "node -e 'console.log(process.version)'", "node -p 'require(\"./package.json\").version'", "python3 -c 'import sys; print(sys.version)'"];
 
-describe("inline interpreter code asks by design", () => {
-  it.each(INLINE_CODE)("%j asks", (command) => {
+describe("what asks by design, even where the programs are allowed", () => {
+  it.each(ASKS_BY_DESIGN)("%j asks", (command) => {
     expect(decideShell(command, { layers: EVERYDAY, cwd: CWD, home: HOME }).action).toBe("ask");
   });
 });

@@ -102,7 +102,7 @@ interface ProofBase {
   /** Start from a git repository with two commits. */
   repo?: boolean;
 }
-export type Proof = ProofBase & ({ ran: string } | { printed: string } | { removed: string } | { wrote: string });
+export type Proof = ProofBase & ({ ran: string } | { printed: string } | { removed: string } | { wrote: string } | { file: string; is: string });
 
 export interface ProofResult {
   ok: boolean;
@@ -172,13 +172,15 @@ export class Scratch {
       return { c, dir, work, home };
     });
     const runnable = jobs.filter((j): j is { c: (typeof cases)[number]; dir: string; work: string; home: string } => "dir" in j);
+    // One subshell per case (a fork, not a new program) sets the case's environment.
     const lines = runnable.map(({ c, dir, work, home }) => {
       const env = Object.entries(this.env(home, path.join(dir, "calls.log"))).map(([k, v]) => `${k}=${q(v)}`).join(" ");
-      const setup = c.proof.setup ? `env -i ${env} bash -c "$(<../setup)" >/dev/null 2>&1; ` : "";
-      return `cd ${q(work)} && { ${setup}t=$EPOCHREALTIME; env -i ${env} timeout -k 1 5 bash -c "$(<../cmd)" </dev/null >../out 2>&1; echo $? $t $EPOCHREALTIME > ../code; }`;
+      const setup = c.proof.setup ? `bash -c "$(<../setup)" >/dev/null 2>&1; ` : "";
+      return `(export ${env}; cd ${q(work)} && { ${setup}t=$EPOCHREALTIME; timeout -k 1 5 bash -c "$(<../cmd)" </dev/null >../out 2>&1; echo $? $t $EPOCHREALTIME > ../code; })`;
     });
     const chunks = 3;
-    await Promise.all(Array.from({ length: chunks }, (_, i) => run(lines.filter((_, n) => n % chunks === i).join("\n") + "\ntrue", this.root, this.env(this.root, this.root))));
+    const base = { PATH: `${this.bin}:${PATH_DIRS}` };
+    await Promise.all(Array.from({ length: chunks }, (_, i) => run(lines.filter((_, n) => n % chunks === i).join("\n") + "\ntrue", this.root, base)));
     if (process.env.CORPUS_PROOF_TIMES) {
       for (const j of runnable) console.log(this.judge(j.c.proof, j.dir, j.work, j.home).detail.slice(0, 40), JSON.stringify(j.c.cmd).slice(0, 80));
     }
@@ -194,6 +196,7 @@ export class Scratch {
     if ("ran" in proof) return { ok: calls.split("\n").some((l) => l === proof.ran || l.startsWith(`${proof.ran} `)), detail };
     if ("printed" in proof) return { ok: out.includes(proof.printed), detail };
     if ("removed" in proof) return { ok: !fs.existsSync(path.join(work, proof.removed)), detail };
+    if ("file" in proof) return { ok: read(path.join(work, proof.file)) === proof.is, detail };
     const target = path.resolve(work, proof.wrote.replace(/^~/, home));
     return { ok: read(target).includes("PWNED"), detail };
   }
@@ -206,14 +209,14 @@ export class Scratch {
     };
   }
 
-  dispose(): void {
-    fs.rmSync(this.root, { recursive: true, force: true });
+  dispose(): Promise<void> {
+    return fs.promises.rm(this.root, { recursive: true, force: true });
   }
 }
 
 function run(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile("bash", ["-c", script], { cwd, env, timeout: 120_000, maxBuffer: 1 << 22 }, (err, stdout, stderr) => {
+    const child = execFile("bash", ["-c", script], { cwd, env, timeout: 280_000, maxBuffer: 1 << 22 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
     child.stdin?.end();

@@ -93,7 +93,15 @@ class Analyzer {
 
   private command(sub: SubCommand, depth: number, unknownArgs: boolean): void {
     // `! cmd` and `{ cmd` where tree-sitter left the keyword as a word (`time { rm x; }`, `! ! rm x`).
-    while (sub.words.length > 1 && (sub.words[0]!.raw === "!" || sub.words[0]!.raw === "{")) sub.words = sub.words.slice(1);
+    if (sub.words.length > 1 && (sub.words[0]!.raw === "!" || sub.words[0]!.raw === "{")) {
+      while (sub.words.length > 1 && (sub.words[0]!.raw === "!" || sub.words[0]!.raw === "{")) sub.words = sub.words.slice(1);
+      // After the keyword, NAME=value words are assignments again, as they are at the start of a command.
+      while (sub.words.length > 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(sub.words[0]!.raw)) {
+        const [name] = sub.words[0]!.text.split("=");
+        sub.assignments = [...sub.assignments, { name: name!, value: null }];
+        sub.words = sub.words.slice(1);
+      }
+    }
     const head = sub.words[0];
     const program = head ? programName(head.text) : "";
     const classified = head && isLiteral(head) ? classifyCommand(sub.words, program) : null;
@@ -115,8 +123,12 @@ class Analyzer {
   private inner(cmd: AnalyzedCommand, classified: Classified, start: number, end: number, via: string): void {
     const words = cmd.words.slice(start, end);
     if (words.length === 0) return;
-    // `python -m MODULE`: a module that is also a program (pip, pytest) is judged as that program.
-    if (via.endsWith(" -m") && !isKnownProgram(words[0]!.text)) return;
+    // `python -m MODULE`: a module that is also a program (pip, pytest) is judged as that program;
+    // another module's arguments may name files, and are checked as paths.
+    if (via.endsWith(" -m") && !isKnownProgram(words[0]!.text)) {
+      classified.paths.push(...words.slice(1).filter((w) => !w.text.startsWith("-")));
+      return;
+    }
     cmd.wrapper ??= { innerIndex: start, privileged: classified.spec?.privileged ?? false };
     const assignments = classified.assignments.map((name) => ({ name, value: null }));
     const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via };
@@ -127,7 +139,8 @@ class Analyzer {
 
   private nested(cmd: AnalyzedCommand, script: ShellWord[], depth: number): void {
     const via = cmd.classified!.name;
-    if (script.some((w) => w.dynamic)) cmd.opaque ??= `${via} runs a script that is only known when the shell runs`;
+    if (cmd.unknownArgs && script.some((w) => w.text.includes("{}"))) cmd.opaque ??= `${via} runs a script built from the input of ${cmd.via ?? "xargs"}`;
+    else if (script.some((w) => w.dynamic)) cmd.opaque ??= `${via} runs a script that is only known when the shell runs`;
     else if (depth + 1 > MAX_SCRIPT_DEPTH) cmd.opaque ??= `${via} nests scripts deeper than ${MAX_SCRIPT_DEPTH} levels`;
     else this.script(script.map((w) => w.text).join(" "), depth + 1, via);
   }

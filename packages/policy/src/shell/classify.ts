@@ -24,6 +24,10 @@ export interface Classified {
   declared: { name: string; exported: boolean }[];
   /** Arithmetic expressions the program evaluates (`let`). */
   arith: ShellWord[];
+  /** The directory it, or the command it runs, works in (`env -C DIR`). */
+  chdir: ShellWord | null;
+  /** Directories whose project files (Makefile, package.json, .git/config) it runs. */
+  projects: ShellWord[];
   /** Why a word has no place (an unknown option or subcommand), or null. */
   unknown: string | null;
   /** Why the command runs code or writes in ways the words do not show, or null. */
@@ -39,7 +43,7 @@ export interface InnerCommand {
 }
 
 export function emptyClassified(name: string, spec: ProgramSpec | null): Classified {
-  return { name, reads: [], writes: [], paths: [], scripts: [], inner: [], operands: [], runsFile: null, canonical: new Map(), assignments: [], declared: [], arith: [], unknown: null, risk: null, spec };
+  return { name, reads: [], writes: [], paths: [], scripts: [], inner: [], operands: [], runsFile: null, canonical: new Map(), assignments: [], declared: [], arith: [], chdir: null, projects: [], unknown: null, risk: null, spec };
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
@@ -105,6 +109,8 @@ class Classifier {
       case "setopt":
         if (!SAFE_SET_OPTIONS.has(word.text)) this.riskOf(`set -o ${word.text} changes what later commands run or export`);
         break;
+      case "cwd": this.out.chdir = word; break;
+      case "project": this.out.projects.push(word); break;
       case "text": break;
     }
   }

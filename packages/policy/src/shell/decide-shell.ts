@@ -1,5 +1,6 @@
 import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, namesProcessFiles, physically, type DecideContext } from "../decide.js";
+import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
 import { ruleRef } from "../rule.js";
 import { ORDER_LAST_FIRST, type Layers } from "../ruleset.js";
@@ -16,6 +17,13 @@ import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
 
 const TOOL = "shell_exec";
+/** Files a build tool or package manager runs from its project directory. */
+const PROJECT_FILES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["make", ["Makefile", "makefile", "GNUmakefile"]],
+  ...["npm", "pnpm", "yarn", "bun", "npx"].map((p) => [p, ["package.json", ".npmrc"]] as [string, string[]]),
+  ["cargo", ["Cargo.toml", "build.rs", ".cargo/config.toml"]], ["go", ["go.mod"]], ["git", [".git/config"]],
+  ["python", ["setup.py", "conftest.py"]], ["python3", ["setup.py", "conftest.py"]], ["pytest", ["conftest.py", "pytest.ini"]],
+]);
 /** Programs that run the commands of their input (dot-commands, `\!`). */
 const READS_COMMANDS = /^(sqlite3|psql|mysql|mariadb|redis-cli|gdb|ftp|sftp|bc|dc)$/;
 /** Editors and pagers that run what they are given as `+command`. */
@@ -132,7 +140,10 @@ class ShellJudge {
     let v = matchCommand(words, this.ctx.layers, cmd.classified);
     v.command = cmd.wrapper ? { words, wrapper: cmd.wrapper } : { words };
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
+    // `env -C DIR cmd`, `tar -C DIR`: what follows works in DIR.
+    if (cmd.classified?.chdir) this.dirs.change("cd", [cmd.classified.chdir]);
     v = this.understanding(cmd, v);
+    v = this.projects(cmd, v);
     v = this.files(cmd, v);
     if (cmd.classified) this.dirs.change(cmd.program, cmd.classified.operands);
     return v;
@@ -173,6 +184,24 @@ class ShellJudge {
     }
     if (cmd.unknownArgs && c.spec?.operands.rest === "read") v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
     return v;
+  }
+
+  /** Project files the program runs: in another directory, or written earlier in this line, they ask. */
+  private projects(cmd: AnalyzedCommand, v: Verdict): Verdict {
+    const c = cmd.classified;
+    if (!c) return v;
+    for (const dir of c.projects) {
+      const file = knownPath(dir);
+      const write = file === null ? null : this.file("write_file", dir, `${c.name} works in`);
+      if (write?.action === "deny" && !write.rule) return atLeast(v, "deny", write.reason);
+      const outside = file === null || this.dirs.resolve(file).some((p) => !isInside(p, normalRoot(this.ctx.cwd)));
+      if (outside) return atLeast(v, "ask", `${c.name} runs the project files of ${dir.raw}, outside the work directory`);
+    }
+    const names = PROJECT_FILES.get(cmd.program);
+    if (!names) return v;
+    const bases = c.projects.length > 0 ? c.projects.flatMap((d) => this.dirs.resolve(d.text)) : this.dirs.candidates;
+    const rewritten = bases.flatMap((b) => names.map((n) => `${b}/${n}`)).find((p) => this.written.has(p));
+    return rewritten ? atLeast(v, "ask", `${c.name} runs ${rewritten}, which this command line writes`) : v;
   }
 
   /** A program the gate has no model of: only a rule that names it may allow it, and never with a program's name among its words. */
@@ -226,6 +255,8 @@ class ShellJudge {
     if (!isLiteral(word) && knownPath(word) === null) return v;
     const read = this.file("read_file", word, `${program} is given`);
     if (read?.action === "deny") v = atLeast(v, "ask", read.reason, read.rule);
+    const inside = this.insideDenied(word, program);
+    if (inside) v = atLeast(v, "ask", inside.reason, inside.rule);
     if (!mayWrite) return v;
     const write = this.file("write_file", word, `${program} is given`);
     if (write?.action === "deny" && !write.rule) v = atLeast(v, "ask", write.reason);

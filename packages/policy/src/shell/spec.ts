@@ -27,6 +27,10 @@ export type WordKind =
   | "data"
   /** A shell option name (`set -o NAME`). */
   | "setopt"
+  /** The directory the command (or the command it runs) works in (`env -C`, `tar -C`, `sudo -D`). */
+  | "cwd"
+  /** A directory whose project files the program runs (`make -C`, `git -C`, `npm --prefix`). */
+  | "project"
   /** A program or code the gate cannot read (sort --compress-program, python -c): never allowed. */
   | "runs";
 
@@ -104,7 +108,7 @@ export interface SpecInput {
   scriptOperand?: boolean;
 }
 
-const KINDS: ReadonlySet<string> = new Set(["read", "write", "path", "text", "script", "command", "runs", "name", "assign", "arith", "data", "setopt"]);
+const KINDS: ReadonlySet<string> = new Set(["read", "write", "path", "text", "script", "command", "runs", "name", "assign", "arith", "data", "setopt", "cwd", "project"]);
 
 function parseOption(token: string): [string, OptionDef] {
   const ends = token.endsWith(">");

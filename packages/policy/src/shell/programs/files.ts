@@ -58,7 +58,7 @@ export const FILE_PROGRAMS: Record<string, SpecInput> = {
   touch: { options: "-a -c -d:text -f -h -m -r:path -t:text --no-create --date:text --no-dereference --reference:path --time:text", operands: "write" },
   rm: { options: "-f -i -I -r -R -d -v --force --interactive?=text --one-file-system --no-preserve-root --preserve-root?=text --recursive --dir --verbose", operands: "write" },
   cp: {
-    options: "-a -b -d -f -i -H -l -L -n -P -p -R -r -s -S:text -t:write -T -u -v -x -Z --archive --attributes-only --backup?=text --copy-contents --debug --force --interactive --link --dereference --no-clobber --no-dereference --preserve?=text --no-preserve:text --parents --recursive --reflink?=text --remove-destination --sparse:text --strip-trailing-slashes --symbolic-link --suffix:text --target-directory:write --no-target-directory --update?=text --verbose --one-file-system --context?=text",
+    options: "-a -b -d -f -i -H -l -L -n -P -p -R -r -s! -S:text -t:write -T -u -v -x -Z --archive --attributes-only --backup?=text --copy-contents --debug --force --interactive --link --dereference --no-clobber --no-dereference --preserve?=text --no-preserve:text --parents --recursive --reflink?=text --remove-destination --sparse:text --strip-trailing-slashes --symbolic-link! --suffix:text --target-directory:write --no-target-directory --update?=text --verbose --one-file-system --context?=text",
     operands: { rest: "read", last: "write" },
   },
   mv: { options: "-b -f -i -n -S:text -t:write -T -u -v -Z --backup?=text --force --interactive --no-clobber --strip-trailing-slashes --suffix:text --target-directory:write --no-target-directory --update?=text --verbose --context", operands: "write" },
@@ -83,14 +83,14 @@ export const FILE_PROGRAMS: Record<string, SpecInput> = {
   bzip2: { options: `${COMPRESS} -z -s --compress --small`, operands: "write" },
   xz: { options: `${COMPRESS} -z -T:text -e --compress --threads:text --extreme`, operands: "write" },
   zcat: { options: "-f -l -q -v -r --force --list --quiet --verbose", operands: "read" },
-  unzip: { options: "-l -t -o -n -q -qq -p -c -j -v -z -d:write -x:text", operands: { lead: ["read"], rest: "text" } },
+  unzip: { options: "-l -t -o -n -q -qq -p -c -j -v -z -d:write -x:text", operands: { lead: ["read"], rest: "path" } },
   zip: { options: "-r -q -j -m -u -f -d -D -e -y -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 -x:text -i:text -P:text -T! -TT:runs --unzip-command:runs --recurse-paths --quiet --junk-paths --move --update --freshen --delete --exclude:text --include:text --test!", operands: { lead: ["write"], rest: "read" } },
   jq: {
     options: "-r -j -c -n -s -e -a -S -C -M -R -0 --tab --indent:text --arg:text,text --argjson:text,text --slurpfile:text,read --rawfile:text,read --args --jsonargs -f:read --from-file:read -L:path --seq --stream --stream-errors --raw-output --raw-output0 --join-output --compact-output --null-input --slurp --exit-status --ascii-output --sort-keys --color-output --monochrome-output --raw-input --unbuffered",
     operands: { lead: ["text"], leadUnless: ["-f", "--from-file"], rest: "read" },
   },
   install: { options: "-b -c -C -d -D -p -s -v -g:text -m:text -o:text -S:text -t:write -T --backup?=text --compare --directory --group:text --mode:text --owner:text --preserve-timestamps --strip --strip-program:runs --suffix:text --target-directory:write --no-target-directory --verbose", operands: { rest: "read", last: "write" } },
-  patch: { options: "-b -E -f -l -N -R -s -t -u -c -e -n --backup --remove-empty-files --force --ignore-whitespace --forward --reverse --silent --quiet --batch --unified --context --normal --dry-run --verbose -p:text --strip:text -i:read --input:read -o:write --output:write -d:path --directory:path -r:write --reject-file:write -F:text --fuzz:text -V:text -z:text --suffix:text --merge?=text", operands: { lead: ["write"], rest: "read" } },
+  patch: { options: "-b -E -f -l -N -R -s -t -u -c -e -n --backup --remove-empty-files --force --ignore-whitespace --forward --reverse --silent --quiet --batch --unified --context --normal --dry-run --verbose -p:text --strip:text -i:read --input:read -o:write --output:write -d:project --directory:project -r:write --reject-file:write -F:text --fuzz:text -V:text -z:text --suffix:text --merge?=text", operands: { lead: ["write"], rest: "read" } },
   yq: { options: "-r -j -c -n -s -e -o:text -p:text -i! -I:text -P -C -M --output-format:text --input-format:text --inplace! --indent:text --prettyPrint --null-input --exit-status --raw-output", operands: { lead: ["text"], rest: "read" } },
 };
 
@@ -104,5 +104,5 @@ export const EDITOR_PROGRAMS: Record<string, SpecInput> = {
   vim: VIM, vi: VIM, nvim: VIM, view: VIM, ex: VIM, vimdiff: VIM,
   nano: { options: "-B -E -I -L -N -R -S -U -c -i -k -l -m -n -q -t -u -v -w -x -y -Y:text -T:text -s:runs --speller:runs -o:path -C:write --backupdir:write -r:text", operands: "write" },
   emacs: { risk: "runs Emacs Lisp from its init files and options", anyFlag: true, operands: "write" },
-  man: { options: "-a -k -f -w -W -l -c -i -I -L:text -M:path -S:text -s:text -P:runs --pager:runs -H?=runs --html?=runs -T?=text -E:text -R:text -7 --ascii --local-file --where --whatis --apropos", operands: "text" },
+  man: { options: "-a -k -f -w -W -l! --local-file! -c -i -I -L:text -M:path -S:text -s:text -P:runs --pager:runs -H?=runs --html?=runs -T?=text -E:text -R:text -7 --ascii --where --whatis --apropos", operands: "text" },
 };

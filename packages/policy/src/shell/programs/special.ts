@@ -121,8 +121,8 @@ function awk(words: readonly ShellWord[], name: string): Classified {
 }
 
 const TAR_COMMON = "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:read --files-from:read -X:read --exclude-from:read --null";
-const TAR_CREATE = defineSpec({ options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:path --directory:path ${TAR_COMMON}`, operands: "read" });
-const TAR_EXTRACT = defineSpec({ options: `-x -t -d --extract --get --list --diff --compare --delete -f:read --file:read -C:write --directory:write ${TAR_COMMON}`, operands: "text" });
+const TAR_CREATE = defineSpec({ options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:cwd --directory:cwd ${TAR_COMMON}`, operands: "read" });
+const TAR_EXTRACT = defineSpec({ options: `-x -t -d --extract --get --list --diff --compare --delete -f:read --file:read -C:write --directory:write ${TAR_COMMON}`, operands: "path" });
 
 function tar(words: readonly ShellWord[], name: string): Classified {
   const first = words[1];
@@ -167,7 +167,7 @@ function shell(words: readonly ShellWord[], name: string): Classified {
   return out;
 }
 
-const ENV = defineSpec({ options: "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:path --chdir:path -S:script --split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text --ignore-signal?=text --list-signal-handling", commandAt: 0, assignments: true, operands: "text" });
+const ENV = defineSpec({ options: "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:cwd --chdir:cwd -S:script --split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text --ignore-signal?=text --list-signal-handling", commandAt: 0, assignments: true, operands: "text" });
 const COMMAND = defineSpec({ options: "-p -v -V", commandAt: 0 });
 const COMMAND_DESCRIBE = defineSpec({ options: "-p -v -V", operands: "text" });
 

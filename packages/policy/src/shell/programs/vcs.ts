@@ -8,7 +8,7 @@ const REMOTE = "--upload-pack:runs --receive-pack:runs --exec:runs -u:runs --rec
 /** git: global options, then a subcommand with its own. */
 export const VCS_PROGRAMS: Record<string, SpecInput> = {
   git: {
-    options: "-C:write -c:runs --config-env:runs --exec-path?=runs! -p! -P --paginate! --no-pager --git-dir:path --work-tree:path --namespace:text --bare --no-replace-objects --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --version --help -h --html-path --man-path --info-path",
+    options: "-C:project -c:runs --config-env:runs --exec-path?=runs! -p! -P --paginate! --no-pager --git-dir:project --work-tree:project --namespace:text --bare --no-replace-objects --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --version --help -h --html-path --man-path --info-path",
     subcommandOptional: true,
     operands: "text",
     subcommands: {
@@ -36,12 +36,12 @@ export const VCS_PROGRAMS: Record<string, SpecInput> = {
       describe: sub("--match:text --exclude:text --abbrev?=text --dirty?=text --broken?=text"), reflog: sub(LOG),
       "cat-file": sub("--batch?=text --batch-check?=text --filters! --textconv!"), "show-ref": sub(), "for-each-ref": sub("--format:text --sort:text --count:text --contains:text --points-at:text"),
       "symbolic-ref": sub(), "merge-base": sub(), "name-rev": sub(), cherry: sub(), "count-objects": sub(), fsck: sub(), gc: { risk: "runs hooks and maintenance tasks", anyFlag: true, operands: "text" }, prune: sub(),
-      "check-ignore": sub(), "check-attr": sub(), version: sub(), help: sub("", { operands: "text" }), init: sub("--template:path -b:text --initial-branch:text --separate-git-dir:write", { operands: "write" }),
+      "check-ignore": sub(), "check-attr": sub(), version: sub(), help: sub("", { operands: "text" }), init: sub("--template:runs -b:text --initial-branch:text --separate-git-dir:write", { operands: "write" }),
       clean: sub("-e:text --exclude:text --force --dry-run --quiet --interactive!"), mv: sub("", { operands: "write" }), rm: sub("--pathspec-from-file:read", { operands: "write" }),
-      apply: sub("-p:text --directory:path --exclude:text --include:text", { operands: "read" }), am: { risk: "runs the applypatch hooks", anyFlag: true, operands: "read" },
+      apply: sub("-p:text --directory:write --unsafe-paths! --exclude:text --include:text", { operands: "read" }), am: { risk: "runs the applypatch hooks", anyFlag: true, operands: "read" },
       "format-patch": sub("-o:write --output-directory:write --output:write -v:text --subject-prefix:text --cover-letter --signature-file:read"),
       archive: sub("-o:write --output:write --format:text --prefix:text --remote:runs --exec:runs"),
-      worktree: sub("-b:text -B:text --reason:text", { operands: "path" }), "sparse-checkout": sub("", { operands: "text" }),
+      worktree: sub("-b:text -B:text --reason:text", { operands: "write" }), "sparse-checkout": sub("", { operands: "text" }),
       notes: sub("-m:text -F:read --ref:text", { operands: "text" }), bisect: sub("", { operands: "text", subcommands: bisectSubcommands() }),
       "update-index": sub("--chmod:text --index-info!"), "hash-object": sub("--path:path", { operands: "read" }), var: sub("", { operands: "text" }),
       config: { risk: "changes settings that can make git run programs", safeWith: ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--show-origin", "--show-scope", "--name-only"], options: "--get --get-all --get-regexp --get-urlmatch --list -l --show-origin --show-scope --name-only --global --local --system --worktree -f:read --file:read", anyFlag: true, operands: "text" },
