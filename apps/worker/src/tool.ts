@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import type { Tier } from "@gatehouse/policy";
 import type { McpOrigin, ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
@@ -8,6 +9,8 @@ export interface ToolContext {
   guard: FileGuard;
   signal: AbortSignal;
   timeoutMs: number;
+  /** Starts a bash command the way this worker runs them (sandboxed, safe environment); throws when refused. */
+  spawnShell(command: string): ChildProcess;
 }
 
 /** A tool the worker runs: its input schema, tier, and what it does. */

@@ -18,3 +18,4 @@ export { analyzeShell, type AnalyzedCommand, type ShellAnalysis } from "./shell/
 export { arityOf } from "./shell/arity.js";
 export { loadShellParser } from "./shell/parser.js";
 export { defaultTier, TIERS, type Tier } from "./tiers.js";
+export { contentsAccess, pathAccess, type PathAccess } from "./path-access.js";

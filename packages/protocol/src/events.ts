@@ -98,6 +98,8 @@ export const WorkerMessage = z.discriminatedUnion("type", [
     timeoutMs: z.number().int().positive(),
     /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
     guard: Guard,
+    /** `person`: a command a person typed (`!command`), which the worker runs without the rules' masks. */
+    origin: z.enum(["model", "person"]).optional(),
   }),
   z.object({ type: z.literal("cancel"), requestId: z.string() }),
 ]);

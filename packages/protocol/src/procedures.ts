@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentDefinition, ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+import { AgentDefinition, ApprovalId, Decision, Message, Mode, SandboxInfo, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
 import { ToolOutput } from "./tool-output.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
@@ -53,6 +53,8 @@ export const WorkerRegisterInput = z.object({
   tools: z.array(ToolDescriptor).max(MAX_WORKER_TOOLS),
   agents: z.array(AgentDefinition).max(200).default([]),
   skills: z.array(SkillInfo).max(1000).default([]),
+  /** Absent from workers that predate the sandbox: shown as unknown. */
+  sandbox: SandboxInfo.optional(),
 });
 export type WorkerRegisterInput = z.infer<typeof WorkerRegisterInput>;
 export const WorkerRef = z.object({ workerId: WorkerId });

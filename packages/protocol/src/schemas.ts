@@ -136,6 +136,15 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
 export const SkillInfo = z.object({ name: z.string().max(200), description: z.string().max(2000) });
 export type SkillInfo = z.infer<typeof SkillInfo>;
 
+/** How a worker runs shell commands: inside bubblewrap (active) or not, and why. */
+export const SandboxInfo = z.object({
+  mode: z.enum(["required", "auto", "off"]),
+  active: z.boolean(),
+  network: z.boolean(),
+  detail: z.string().max(1000),
+});
+export type SandboxInfo = z.infer<typeof SandboxInfo>;
+
 /** A registered worker as clients see it: where it works, whether it is connected, what it offers. */
 export const WorkerInfo = z.object({
   id: z.string(),
@@ -145,5 +154,7 @@ export const WorkerInfo = z.object({
   /** Every agent type a session on it may take: the built-in ones and its agent files'. */
   agents: z.array(z.string()),
   skills: z.array(SkillInfo),
+  /** How the worker runs shell commands; null for a worker that did not say. */
+  sandbox: SandboxInfo.nullable(),
 });
 export type WorkerInfo = z.infer<typeof WorkerInfo>;
