@@ -20,7 +20,8 @@ export function processesWith(marker: string): number[] {
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (fs.readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker) && !processGone(Number(name))) pids.push(Number(name));
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
+      if (cmdline.includes(marker) && !processGone(Number(name))) pids.push(Number(name));
     } catch {
       // gone meanwhile
     }

@@ -20,13 +20,15 @@ fs.writeFileSync(path.join(work, "a.txt"), "hello\n");
 fs.writeFileSync(path.join(work, "secrets", "db.json"), "{\"pw\":\"top-secret\"}");
 fs.writeFileSync(path.join(work, "dist", "out.js"), "built\n");
 fs.writeFileSync(path.join(work, "locked.txt"), "keep\n");
+fs.mkdirSync(path.join(work, "nested", "deep"), { recursive: true });
+fs.writeFileSync(path.join(work, "nested", "deep", "keep.txt"), "keep\n");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const rule = (tool: string, pattern: string, action: "allow" | "deny" | "ask") => ({ tool, pattern, action, origin: "person" as const });
 const defaults = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
 const guardRules: Guard = {
   agent: null,
-  static: [...defaults, rule("write_file", "locked.txt", "deny"), rule("edit_file", "dist/**", "deny"), rule("shell_exec", "*", "allow")],
+  static: [...defaults, rule("write_file", "locked.txt", "deny"), rule("write_file", "nested/deep/keep.txt", "deny"), rule("edit_file", "dist/**", "deny"), rule("shell_exec", "*", "allow")],
   runtime: [],
   protectedPaths: [data],
 };
@@ -40,8 +42,7 @@ async function sandboxed(command: string, origin: "model" | "person" = "model", 
   Object.assign(process.env, env);
   let child: ChildProcess;
   try {
-    const unchecked = Object.create(guard, { checkShell: { value: () => undefined } }) as FileGuard;
-    child = runner.spawn(command, unchecked, origin);
+    child = runner.start(command, guard, origin);
   } finally {
     for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
   }
@@ -88,6 +89,13 @@ describe("a command in the sandbox", () => {
     expect(r.out).toContain("t\n");
     expect(fs.existsSync("/etc/gatehouse-test")).toBe(false);
     expect(fs.existsSync("/tmp/t")).toBe(false);
+  });
+
+  it("cannot put a new file at a denied path by renaming a folder above it", async () => {
+    const r = await sandboxed("mv nested n2; mv nested/deep nested/d2; mkdir -p nested/deep; echo evil > nested/deep/keep.txt; cat nested/deep/keep.txt");
+    expect(r.out).toMatch(/Device or resource busy/);
+    expect(fs.readFileSync(path.join(work, "nested", "deep", "keep.txt"), "utf8")).toBe("keep\n");
+    expect(fs.readdirSync(work)).not.toContain("n2");
   });
 
   it("does not see protected paths, the worker's token or its processes, and has no network when it is off", async () => {

@@ -9,12 +9,13 @@ function mask(m: Mask, emptyFile: string): string[] {
 
 /**
  * bubblewrap's arguments for one command: the host read-only, the work directory writable, a
- * private /tmp, then read-only binds, masks and hidden paths on top, in that order, so a mask
+ * private /tmp, then pinned folders, read-only binds, masks and hidden paths on top, in that order, so a mask
  * inside a read-only folder still applies. `emptyFile` is an empty file nobody may read, bound
  * over masked files.
  */
 export function bwrapArguments(profile: SandboxProfile, command: string, emptyFile: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", profile.workDir, profile.workDir];
+  for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
   for (const m of profile.masked) args.push(...mask(m, emptyFile));
   for (const m of profile.hidden) args.push(...mask(m, emptyFile));

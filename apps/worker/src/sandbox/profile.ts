@@ -15,6 +15,11 @@ export interface Mask {
 export interface SandboxProfile {
   workDir: string;
   network: boolean;
+  /**
+   * Folders inside the work directory that hold a read-only or masked path, bound onto themselves
+   * so that they cannot be renamed: a rename would let a command put a new file at a denied path.
+   */
+  pinned: string[];
   /** Inside the work directory and denied to write tools: read-only. */
   readOnly: string[];
   /** Denied to read_file: masked. */
@@ -107,12 +112,13 @@ export class ProfileBuilder {
     }
     this.collect(key, this.tree, ctx, found);
     for (const base of this.outsideBases(rules)) this.collectOutside(key, base, ctx, found);
-    return { workDir: this.workDir, network: this.network, ...this.tidy(found), hidden: this.hidden(ctx.protectedPaths ?? []) };
+    const tidy = this.tidy(found);
+    return { workDir: this.workDir, network: this.network, pinned: this.pins([...tidy.readOnly, ...tidy.masked.map((m) => m.path)]), ...tidy, hidden: this.hidden(ctx.protectedPaths ?? []) };
   }
 
   /** The profile for a person's own command: no rules, only what is never shown. */
   base(protectedPaths: readonly string[]): SandboxProfile {
-    return { workDir: this.workDir, network: this.network, readOnly: [], masked: [], hidden: this.hidden(protectedPaths) };
+    return { workDir: this.workDir, network: this.network, pinned: [], readOnly: [], masked: [], hidden: this.hidden(protectedPaths) };
   }
 
   private collect(key: object, tree: WorkTree, ctx: DecideContext, into: Found): void {
@@ -174,6 +180,16 @@ export class ProfileBuilder {
   /** Whether a host path is what the sandbox shows at that place (not under its private /tmp, say). */
   private visible(p: string): boolean {
     return isInside(p, this.workDir) || !PRIVATE_ROOTS.some((r) => isInside(p, r));
+  }
+
+  /** The folders between the work directory and each path, parents first. */
+  private pins(paths: readonly string[]): string[] {
+    const pins = new Set<string>();
+    for (const p of paths) {
+      if (!isInside(p, this.workDir)) continue;
+      for (let dir = path.dirname(p); dir !== this.workDir && isInside(dir, this.workDir) && !pins.has(dir); dir = path.dirname(dir)) pins.add(dir);
+    }
+    return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
   }
 
   /** Sorted, parents before children, nothing under a masked folder, nothing read-only that is masked. */
