@@ -41,8 +41,8 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     const results = s.events.of("tool_result");
     expect(results).toHaveLength(3);
     expect(results[1]!.output).toMatch(/refused shell_exec: .*\.env/);
-    expect(results[2]!.output).toMatch(/Permission denied/);
-    for (const r of results) expect(r.output).not.toContain("sandbox-e2e-secret");
+    expect(results[2]!.stderr).toMatch(/Permission denied/);
+    for (const r of results) expect(JSON.stringify(r)).not.toContain("sandbox-e2e-secret");
   });
 
   it("cd into the data directory and a redirect there changes nothing", async () => {
@@ -53,7 +53,7 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     await s.events.next("turn_ended", () => true, 15_000);
     expect(fs.readFileSync(cluster.rulesFile, "utf8")).toBe(before);
     expect(fs.existsSync(path.join(data, "workers", "w1", "injected"))).toBe(false);
-    expect(s.events.of("tool_result")[0]!.output).toMatch(/No such file or directory/);
+    expect(s.events.of("tool_result")[0]!.stderr).toMatch(/No such file or directory/);
   });
 
   it("a command sees no token: not in its environment, not in any process it can see", async () => {
@@ -62,7 +62,7 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     await cluster.startWorker([], { GATEHOUSE_WORKER_TOKEN: WORKER_TOKEN });
     const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell("cat /proc/self/environ; echo; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; env")] }, { text: "done" }]);
     await s.events.next("turn_ended", () => true, 15_000);
-    const out = s.events.of("tool_result")[0]!.output;
+    const out = JSON.stringify(s.events.of("tool_result")[0]);
     expect(out).toContain("PATH=");
     expect(out).not.toContain(WORKER_TOKEN);
     const shown = await cluster.client().session.shell.mutate({ sessionId: s.id, command: "tr '\\0' '\\n' < /proc/self/environ; cat /proc/[0-9]*/environ" });
