@@ -15,7 +15,7 @@ const CLIENT_TOKEN = "bench-client-token-000001";
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-e2e-")));
 fs.mkdirSync(path.join(root, "work"));
 fs.writeFileSync(path.join(root, "work", "a.txt"), "a");
-fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, dataDir: path.join(root, "data"), workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }], clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }], maxSteps: 100_000 }));
+fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, dataDir: path.join(root, "data"), workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }], clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }], maxSteps: 100_000, limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 } }));
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
