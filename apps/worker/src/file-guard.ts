@@ -1,6 +1,6 @@
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { decideFile, evaluate, isInside, Ruleset, type EvaluationContext, type Rule } from "@gatehouse/policy";
+import { decideFile, evaluate, FILE_WRITE_TOOLS, isInside, Ruleset, type EvaluationContext, type Rule } from "@gatehouse/policy";
 import { evaluationContext } from "@gatehouse/policy/node";
 import type { Guard } from "@gatehouse/protocol";
 
@@ -11,7 +11,6 @@ export class ToolRefused extends Error {
   }
 }
 
-const WRITERS = new Set(["write_file", "edit_file"]);
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 
@@ -47,7 +46,7 @@ export class FileGuard {
     const real = resolveRealPath(absolute);
     const hidden = this.hiddenPaths.find((p) => isInside(real, p));
     if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
-    if (WRITERS.has(tool) && isInside(absolute, this.workDir)) {
+    if (FILE_WRITE_TOOLS.has(tool) && isInside(absolute, this.workDir)) {
       if (!isInside(real, resolveRealPath(this.workDir))) throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
     }
     return absolute;

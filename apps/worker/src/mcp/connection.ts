@@ -1,4 +1,5 @@
 import type { Log } from "@gatehouse/log";
+import { backoffMs } from "@gatehouse/protocol";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -26,7 +27,7 @@ const MAX_TOOLS = 500;
 const MAX_PAGES = 50;
 const ARGS = z.record(z.string(), z.unknown());
 
-export const defaultRestartDelay = (attempt: number): number => Math.min(30_000, 500 * 2 ** attempt);
+export const defaultRestartDelay = (attempt: number): number => backoffMs(attempt, 500, 30_000);
 
 /** One MCP server: connected with the worker, restarted with backoff when it dies, its tools kept current. */
 export class McpConnection {
