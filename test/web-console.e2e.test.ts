@@ -131,8 +131,9 @@ describe("the browser console", () => {
     await page.keyboard.press("Enter");
     const resolved = await s.events.next("tool_approval_resolved");
     expect(resolved).toMatchObject({ outcome: "approved", scope: "always", pattern: "npm run *" });
+    // The mutation returns once the file is written; the resolution is announced before that.
+    await expect.poll(() => fs.readFileSync(cluster!.rulesFile, "utf8"), { timeout: 5000 }).toContain('"npm run *": "allow"');
     const rules = fs.readFileSync(cluster.rulesFile, "utf8");
-    expect(rules).toContain('"npm run *": "allow"');
     expect(rules).not.toContain(suggested === "npm run *" ? "\u0000" : `"${suggested}"`);
     const explained = await s.client.permissions.explain.query({ workerId: "w1", tool: "shell_exec", args: { command: "npm run lint" } });
     expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });
