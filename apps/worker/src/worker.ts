@@ -100,6 +100,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const mcp = new McpServers(opts.mcpServers ?? [], {
     reserved: new Set([...offered.map((t) => t.name), "task"]),
     maxTools: MAX_WORKER_TOOLS - builtins.length,
+    wrap: (argv, cwd) => shell.wrapProcess(argv, cwd),
     log,
     onToolsChanged: () => {
       if (!link) return;

@@ -5,7 +5,7 @@ import { McpError, ToolListChangedNotificationSchema, type Tool as McpTool } fro
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../tool.js";
 import type { McpServerConfig } from "./config.js";
-import { openTransport } from "./launch.js";
+import { openTransport, type ProcessWrapper } from "./launch.js";
 import { nameTools } from "./names.js";
 import { mcpResult } from "./results.js";
 
@@ -16,6 +16,8 @@ export interface ConnectionOptions {
   log: Log;
   /** The server's tools came, went or changed. */
   onToolsChanged(): void;
+  /** Starts stdio servers in the worker's sandbox. */
+  wrap?: ProcessWrapper;
   /** The wait before restart number `attempt` (0 first). */
   restartDelayMs?(attempt: number): number;
 }
@@ -55,7 +57,7 @@ export class McpConnection {
   async start(): Promise<void> {
     if (this.closed) return;
     const client = new Client({ name: "gatehouse-worker", version: "0.1.0" }, { capabilities: {} });
-    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }));
+    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }), this.o.wrap);
     client.onclose = () => this.lost(client, "its connection closed");
     client.onerror = (err) => this.log.warn("MCP connection error", { err });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

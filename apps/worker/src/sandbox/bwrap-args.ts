@@ -14,6 +14,15 @@ function mask(m: Mask, emptyFile: string): string[] {
  * over masked files.
  */
 export function bwrapArguments(profile: SandboxProfile, command: string, emptyFile: string): string[] {
+  return [...confinement(profile, emptyFile), "--chdir", profile.workDir, "--", "bash", "-c", command];
+}
+
+/** The same confinement for a program started directly, with no shell in between (an MCP server). */
+export function bwrapProgramArguments(profile: SandboxProfile, argv: readonly string[], cwd: string, emptyFile: string): string[] {
+  return [...confinement(profile, emptyFile), "--chdir", cwd, "--", ...argv];
+}
+
+function confinement(profile: SandboxProfile, emptyFile: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", profile.workDir, profile.workDir];
   for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
@@ -21,6 +30,5 @@ export function bwrapArguments(profile: SandboxProfile, command: string, emptyFi
   for (const m of profile.hidden) args.push(...mask(m, emptyFile));
   args.push(...ISOLATION);
   if (!profile.network) args.push("--unshare-net");
-  args.push("--chdir", profile.workDir, "--", "bash", "-c", command);
   return args;
 }

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import type { FileGuard } from "../file-guard.js";
-import { bwrapArguments } from "./bwrap-args.js";
+import { bwrapArguments, bwrapProgramArguments } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { safeEnvironment } from "./safe-env.js";
@@ -45,6 +45,16 @@ export class ShellRunner {
     const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     if (!this.info.active) return spawn("bash", ["-c", command], options);
     return spawn(BWRAP, bwrapArguments(this.profile(guard, origin), command, this.mask()), options);
+  }
+
+  /**
+   * How to start a long-lived process (a stdio MCP server) in the sandbox: bubblewrap with the
+   * base profile (a server outlives any one call's rules), `argv` run in `cwd`. Null when the
+   * sandbox is not active.
+   */
+  wrapProcess(argv: readonly string[], cwd: string): { command: string; args: string[] } | null {
+    if (!this.info.active) return null;
+    return { command: BWRAP, args: bwrapProgramArguments(this.profiles.base([]), argv, cwd, this.mask()) };
   }
 
   /** An empty file that no sandboxed process may read, bound over masked files; made again if a cleaner removed it. */
