@@ -53,6 +53,12 @@ describe("the browser console", () => {
     await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
     await page.getByRole("link", { name: "Workers" }).click();
     await page.locator('[data-worker="w1"]').getByText("online").waitFor();
+    const [worker] = await cluster.client().workers.list.query();
+    expect(worker!.sandbox).not.toBeNull();
+    const sandbox = worker!.sandbox!.active ? `sandboxed, ${worker!.sandbox!.network ? "with network" : "no network"}` : "not sandboxed";
+    expect(await page.locator('[data-worker="w1"] [data-testid="sandbox"]').textContent()).toMatch(new RegExp(`^${sandbox}`));
+    await page.locator('[data-worker="w1"]').click();
+    expect(await page.getByTestId("sandbox").textContent()).toContain(`mode ${worker!.sandbox!.mode}`);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Client token").waitFor();
     expect(await page.evaluate('sessionStorage.getItem("gatehouse.token")')).toBeNull();
