@@ -6,6 +6,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
+import { allowShell, generateRepository, shellCalls, startShellWorker, walkFigures } from "./shell-sandbox.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 // BENCH_PROFILE=DIR writes CPU profiles of the server and the worker there.
@@ -15,7 +16,7 @@ const CLIENT_TOKEN = "bench-client-token-000001";
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-e2e-")));
 fs.mkdirSync(path.join(root, "work"));
 fs.writeFileSync(path.join(root, "work", "a.txt"), "a");
-fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, dataDir: path.join(root, "data"), workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }], clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }], maxSteps: 100_000 }));
+fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, dataDir: path.join(root, "data"), workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }], clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }], maxSteps: 100_000, limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 } }));
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
@@ -126,7 +127,35 @@ async function manyPending(client: GatehouseClient, url: string, serverPid: numb
   console.log(`1,000 sessions with one pending approval each: server RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB; replay of ${replayed} pending approvals to a new client: ${ms.toFixed(1)} ms`);
 }
 
+/** Shell calls with and without the sandbox, on a small work directory and on a 20,000-file repository. */
+async function shellFigures(client: GatehouseClient, url: string, repo: string): Promise<ChildProcess[]> {
+  const workers: [string, string, "off" | "required", string][] = [
+    ["plain", path.join(root, "work"), "off", "without the sandbox"],
+    ["box", path.join(root, "work"), "required", "in the sandbox, small work directory"],
+    ["big", repo, "required", "in the sandbox, 20,000-file repository"],
+  ];
+  const started = workers.map(([id, dir, sandbox]) => {
+    allowShell(path.join(root, "data"), id);
+    return startShellWorker(BIN, url, WORKER_TOKEN, id, dir, sandbox);
+  });
+  for (let i = 0; i < 400; i++) {
+    const online = (await client.workers.list.query()).filter((w) => w.connected).length;
+    if (online === workers.length + 1) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  for (const [id, , , label] of workers) await shellCalls(client, id, label, 200, scenario, waitFor);
+  return started;
+}
+
+const wantShell = process.env.BENCH_ONLY === "shell" || !process.env.BENCH_ONLY;
+const repo = path.join(root, "repo");
+// The walk is timed before any connection is open: it blocks this process while it runs.
+if (wantShell) {
+  generateRepository(repo, 20_000);
+  await walkFigures(repo);
+}
 const { server, worker, url } = await startProcesses();
+const extraWorkers: ChildProcess[] = [];
 try {
   const client = createNodeClient({ url, token: CLIENT_TOKEN });
   for (let i = 0; i < 200; i++) {
@@ -135,14 +164,18 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   console.log(`node ${process.version}, ${os.cpus().length} cores; server and worker as separate processes on loopback`);
-  await allowedCalls(client, 1, 500, 10);
-  await allowedCalls(client, 20, 50, 10);
-  if (process.env.BENCH_ONLY !== "allowed") {
+  if (process.env.BENCH_ONLY !== "shell") {
+    await allowedCalls(client, 1, 500, 10);
+    await allowedCalls(client, 20, 50, 10);
+  }
+  if (wantShell) extraWorkers.push(...(await shellFigures(client, url, repo)));
+  if (!process.env.BENCH_ONLY) {
     await approveToStart(client);
     await manyPending(client, url, server.pid!);
   }
   await closeClient(client);
 } finally {
+  for (const w of extraWorkers) w.kill("SIGTERM");
   worker.kill("SIGTERM");
   server.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 500));

@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { GatehouseClient } from "@gatehouse/protocol";
+import { WORKER_LINK_PATH, type GatehouseClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,6 +162,28 @@ describe("a server no input can end", () => {
     }, 60_000);
   }
 
+  it("the worker link with generated messages", async () => {
+    const link = new WebSocket(`${cluster.url}${WORKER_LINK_PATH}`, { headers: { authorization: `Bearer ${WORKER_TOKEN}` } });
+    await new Promise((r) => link.once("open", r));
+    link.on("message", () => undefined);
+    const message = fc.oneof(
+      fc.record({ type: fc.constant("register"), registration: fc.oneof(PROCEDURES["worker.register"], junk) }),
+      fc.record({ type: fc.constant("result"), requestId: fc.oneof(str, junk), ok: fc.oneof(fc.boolean(), junk), output: fc.oneof(str, junk), exitCode: fc.oneof(fc.integer(), junk) }),
+      fc.record({ type: fc.constant("tools"), tools: fc.oneof(fc.array(toolDescriptor, { maxLength: 3 }), junk) }),
+      fc.record({ type: fc.constantFrom("heartbeat", "launch", "") }),
+      junk,
+    );
+    await fc.assert(
+      fc.asyncProperty(message, async (m) => {
+        if (link.readyState === WebSocket.OPEN) link.send(typeof m === "string" ? m : JSON.stringify(m));
+        await new Promise((r) => setTimeout(r, 2));
+      }),
+      { seed: 20261123, numRuns: 200 },
+    );
+    link.close();
+    await serverAnswers();
+  });
+
   it("frames before a token are small; junk frames get errors; the server still answers", async () => {
     const raw = new WebSocket(`${cluster.url}?connectionParams=1`);
     await new Promise((r) => raw.once("open", r));
@@ -178,7 +200,7 @@ describe("a server no input can end", () => {
 });
 
 it("the fuzz table names every procedure of the router", async () => {
-  const { createAppRouter } = await import("@gatehouse/protocol");
+  const { createAppRouter } = await import("@gatehouse/protocol/router");
   const router = createAppRouter({} as never);
   expect(Object.keys(router._def.procedures).sort()).toEqual(Object.keys(PROCEDURES).sort());
 });

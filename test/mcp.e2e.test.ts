@@ -89,10 +89,21 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     expect(await tierOf(client, "demo_echo")).toBe("exec");
   });
 
-  it("aborting a session cancels its running MCP call on the server", async () => {
-    cluster = await Cluster.start({ mcpServers: demo, rules: `{"*": "allow"}` });
+  it("a stdio server runs in the worker's sandbox; aborting a session cancels its running MCP call", async () => {
+    cluster = await Cluster.start({ mcpServers: demo, rules: `{"*": "allow"}`, workerEnv: { WORKER_SECRET: "not-for-servers" } });
     const client = cluster.client();
-    const s = await session(cluster, client, [{ toolCalls: [call("demo_slow")] }, { text: "never" }]);
+    // Not under /tmp, which the sandbox replaces with its own.
+    const outside = path.join(os.homedir(), `.gatehouse-mcp-probe-${process.pid}`);
+    const s = await session(cluster, client, [{ toolCalls: [call("demo_probe", { write: outside }), call("demo_slow")] }, { text: "never" }]);
+    expect((await client.workers.list.query())[0]?.sandbox).toMatchObject({ active: true });
+    const probe = JSON.parse((await s.events.next("tool_result", (r) => r.toolName === "demo_probe", 20_000)).output) as { pid: number; env: string[]; wrote: string };
+    expect(probe.pid).toBeLessThan(10);
+    const escaped = fs.existsSync(outside);
+    fs.rmSync(outside, { force: true });
+    expect([probe.wrote, escaped]).toEqual(["EROFS", false]);
+    expect(probe.env).not.toContain("WORKER_SECRET");
+    // The SDK's safe list, and the directory bubblewrap starts it in.
+    expect(probe.env.filter((k) => !["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD"].includes(k))).toEqual([]);
     await waitUntil(() => fs.existsSync(path.join(cluster!.workDir, "slow-started.txt")), 20_000, "the slow call to start");
     await client.agent.abort.mutate({ sessionId: s.id });
     await waitUntil(() => fs.existsSync(path.join(cluster!.workDir, "slow-cancelled.txt")), 20_000, "the server to see the cancellation");

@@ -6,7 +6,7 @@ import { createNodeClient } from "@gatehouse/protocol/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLIENT_TOKEN, Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
-import { processGone } from "./support/process.js";
+import { processesWith, processGone } from "./support/process.js";
 
 let cluster: Cluster | undefined;
 afterEach(async () => {
@@ -23,16 +23,21 @@ async function session(c: Cluster, client: GatehouseClient, steps: unknown[], na
 
 const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
 
-/** A cluster whose session is running `sleep 30` under bash; the pids of the bash and the sleep. */
+/**
+ * A cluster whose session is running `sleep 30` under bash; the host pids of every process of the
+ * call (the sandbox's, the bash and the sleep), found by a marker in their command lines since
+ * pids inside the sandbox are its own.
+ */
 async function runningSleep() {
   const c = (cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "write_file": "allow"}` }));
   const client = c.client();
-  const s = await session(c, client, [{ text: "x", toolCalls: [shell("echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait")] }]);
+  const marker = `30.${Date.now() % 100000}1`;
+  const s = await session(c, client, [{ text: "x", toolCalls: [shell(`sleep ${marker} & echo started > sleep.pid; wait`)] }]);
   await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
   const pidFile = path.join(c.workDir, "sleep.pid");
   await waitUntil(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim() !== "", 5000, "the sleep to start");
-  const pids = ["shell.pid", "sleep.pid"].map((f) => Number(fs.readFileSync(path.join(c.workDir, f), "utf8")));
-  expect(pids.every((p) => !processGone(p))).toBe(true);
+  const pids = processesWith(`sleep ${marker}`);
+  expect(pids.length).toBeGreaterThanOrEqual(2);
   return { client, s, pids };
 }
 

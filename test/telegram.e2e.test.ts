@@ -187,11 +187,11 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
 
   it("aborts a turn (its card says cancelled), changes the mode, and switches back to a session by its id prefix", async () => {
     const first = api.botMessages(ADA).find((m) => m.text.includes("is current and followed"))!;
-    const firstId = /<code>(\w+)<\/code>/.exec(first.text)![1]!;
+    const firstId = /<code>([\w-]+)<\/code>/.exec(first.text)![1]!;
     api.userSends(ADA, "/new w1 accept-edits");
     const second = await said("(accept-edits) is current and followed");
     api.userSends(ADA, "echo in the second session");
-    const card = await api.waitForMessage(ADA, (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(/<code>(\w+)<\/code>/.exec(second.text)![1]!), "a card of the second session");
+    const card = await api.waitForMessage(ADA, (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(/<code>([\w-]+)<\/code>/.exec(second.text)![1]!), "a card of the second session");
     api.userSends(ADA, "/abort");
     await said("Aborted the turn of session");
     await answered(card, "Cancelled");

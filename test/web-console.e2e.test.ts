@@ -53,6 +53,12 @@ describe("the browser console", () => {
     await page.getByRole("status").filter({ hasText: "connected" }).waitFor();
     await page.getByRole("link", { name: "Workers" }).click();
     await page.locator('[data-worker="w1"]').getByText("online").waitFor();
+    const [worker] = await cluster.client().workers.list.query();
+    expect(worker!.sandbox).not.toBeNull();
+    const sandbox = worker!.sandbox!.active ? `sandboxed, ${worker!.sandbox!.network ? "with network" : "no network"}` : "not sandboxed";
+    expect(await page.locator('[data-worker="w1"] [data-testid="sandbox"]').textContent()).toMatch(new RegExp(`^${sandbox}`));
+    await page.locator('[data-worker="w1"]').click();
+    expect(await page.getByTestId("sandbox").textContent()).toContain(`mode ${worker!.sandbox!.mode}`);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Client token").waitFor();
     expect(await page.evaluate('sessionStorage.getItem("gatehouse.token")')).toBeNull();
@@ -131,8 +137,9 @@ describe("the browser console", () => {
     await page.keyboard.press("Enter");
     const resolved = await s.events.next("tool_approval_resolved");
     expect(resolved).toMatchObject({ outcome: "approved", scope: "always", pattern: "npm run *" });
+    // The mutation returns once the file is written; the resolution is announced before that.
+    await expect.poll(() => fs.readFileSync(cluster!.rulesFile, "utf8"), { timeout: 5000 }).toContain('"npm run *": "allow"');
     const rules = fs.readFileSync(cluster.rulesFile, "utf8");
-    expect(rules).toContain('"npm run *": "allow"');
     expect(rules).not.toContain(suggested === "npm run *" ? "\u0000" : `"${suggested}"`);
     const explained = await s.client.permissions.explain.query({ workerId: "w1", tool: "shell_exec", args: { command: "npm run lint" } });
     expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });

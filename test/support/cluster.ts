@@ -97,8 +97,10 @@ export class Cluster {
     this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env, this.serverLog)).server;
   }
 
+  /** Starts the worker; with GATEHOUSE_WORKER_TOKEN in `env` the token comes from there instead of --token. */
   async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
-    const args = [BIN, "worker", "--server", this.url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", this.workDir, ...extra];
+    const token = env.GATEHOUSE_WORKER_TOKEN ? [] : ["--token", WORKER_TOKEN];
+    const args = [BIN, "worker", "--server", this.url, ...token, "--id", "w1", "--dir", this.workDir, ...extra];
     this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
     this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));
     const probe = this.client();
@@ -107,6 +109,13 @@ export class Cluster {
       const workers = await probe.workers.list.query().catch(() => []);
       return workers.some((w) => w.id === "w1" && w.connected);
     }, 20_000, "the worker to register");
+  }
+
+  /** Kills the worker with SIGKILL and waits until the server counts it gone. */
+  async killWorker(): Promise<void> {
+    this.worker?.kill("SIGKILL");
+    const probe = this.client();
+    await waitUntil(async () => !(await probe.workers.list.query()).some((w) => w.connected), 10_000, "the server to see the worker gone");
   }
 
   client(token = CLIENT_TOKEN): GatehouseClient {

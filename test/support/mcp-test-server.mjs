@@ -71,6 +71,21 @@ const TOOLS = {
     annotations: { readOnlyHint: true },
     run: () => ({ content: [{ type: "text", text: "extra is here" }] }),
   },
+  probe: {
+    description: "Reports what the server process can see and do: its pid, its environment's names, whether it can write a file.",
+    inputSchema: object({ write: { type: "string" } }, ["write"]),
+    annotations: { readOnlyHint: true },
+    run: ({ write }) => {
+      let wrote;
+      try {
+        fs.writeFileSync(String(write), "written by the MCP server");
+        wrote = "yes";
+      } catch (err) {
+        wrote = err.code;
+      }
+      return { content: [{ type: "text", text: JSON.stringify({ pid: process.pid, env: Object.keys(process.env).sort(), wrote }) }] };
+    },
+  },
   fails: {
     description: "Reports an error result.",
     inputSchema: object(),

@@ -13,3 +13,18 @@ export function processGone(pid: number): boolean {
     return true;
   }
 }
+
+/** Host pids of the processes whose command line contains `marker` (a command and its sandbox too). */
+export function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
+      if (cmdline.includes(marker) && !processGone(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}

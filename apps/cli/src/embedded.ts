@@ -5,6 +5,7 @@ import path from "node:path";
 import { createLog } from "@gatehouse/log";
 import { seedRulesFile } from "@gatehouse/policy/node";
 import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
+import type { SandboxInfo } from "@gatehouse/protocol";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
 import { existingDir, mcpServersFlag, type ModelChoice } from "./flags.js";
 
@@ -33,6 +34,8 @@ export interface Embedded {
   rulesFile: string;
   /** The model sessions use unless they name one. */
   model: string;
+  /** How the worker confines shell commands. */
+  sandbox: SandboxInfo;
   close(): Promise<void>;
 }
 
@@ -75,6 +78,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     dataDir: config.dataDir,
     rulesFile,
     model: config.model,
+    sandbox: worker.sandbox,
     close: async () => {
       await worker.close();
       await server.close();

@@ -1,4 +1,4 @@
-import type { Message } from "@gatehouse/protocol";
+import { cutText, type Message } from "@gatehouse/protocol";
 
 /** The marker that ends a tool result cut for the model; the whole result stays in the session's history. */
 export function cutMarker(shown: number, total: number): string {
@@ -6,8 +6,7 @@ export function cutMarker(shown: number, total: number): string {
 }
 
 function cut(content: string, limit: number): string {
-  if (content.length <= limit) return content;
-  return content.slice(0, limit) + cutMarker(limit, content.length);
+  return cutText(content, limit, (total) => cutMarker(limit, total)).text;
 }
 
 const NOT_RUN = "ToolError: this call was not run: the turn stopped before it.";

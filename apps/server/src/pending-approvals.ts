@@ -4,7 +4,8 @@ import { nanoid } from "nanoid";
 import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
 
-export type Scope = "once" | "session" | "always";
+export type { Scope } from "@gatehouse/policy";
+import type { Scope } from "@gatehouse/policy";
 
 export interface Resolution {
   outcome: ApprovalOutcome;

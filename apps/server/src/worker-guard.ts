@@ -1,8 +1,6 @@
-import { isToolGlob, toolKeyMatches, type Ruleset } from "@gatehouse/policy";
+import { FILE_TOOLS, isToolGlob, toolKeyMatches, type Ruleset } from "@gatehouse/policy";
 import type { Guard, SessionInfo } from "@gatehouse/protocol";
 import { homeOf, type RuleSources } from "./evaluation-context.js";
-
-const FILE_TOOLS: ReadonlySet<string> = new Set(["read_file", "write_file", "edit_file"]);
 
 /** A glob key (`*_file`) reaches the worker as one rule for each file tool it covers. */
 const toolsOf = (key: string) => (key === "*" || FILE_TOOLS.has(key) ? [key] : isToolGlob(key) ? [...FILE_TOOLS].filter((t) => toolKeyMatches(key, t)) : []);

@@ -48,7 +48,15 @@ export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry, pri
     send({ type: "registered" });
   };
   socket.on("message", (data) => {
-    const message = parse(String(data));
+    try {
+      receive(String(data));
+    } catch (err) {
+      log.error("a worker link message failed", { workerId, err });
+      send({ type: "error", message: "the server could not handle that message" });
+    }
+  });
+  const receive = (data: string): void => {
+    const message = parse(data);
     if (typeof message === "string") {
       log.warn("refused a worker link message", { workerId, problem: message });
       return send({ type: "error", message });
@@ -62,7 +70,7 @@ export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry, pri
     if (message.type === "tools") return registry.setTools(workerId, message.tools);
     const { type: _type, requestId, ...output } = message;
     registry.result(workerId, requestId, output);
-  });
+  };
   socket.on("close", () => {
     if (workerId !== null) log.info("worker lost", { worker: workerId });
     detach();

@@ -20,6 +20,7 @@ export interface WorkerEntry {
   tools: ToolDescriptor[];
   agents: WorkerRegisterInput["agents"];
   skills: WorkerRegisterInput["skills"];
+  sandbox: WorkerRegisterInput["sandbox"];
   connected: boolean;
   lastSeen: number;
 }
@@ -65,7 +66,7 @@ export class WorkerRegistry {
 
   register(input: WorkerRegisterInput): WorkerEntry {
     this.refuseIfOnline(input.workerId);
-    const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, home: input.home ?? homeDirectory(), tools: input.tools, agents: input.agents, skills: input.skills, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
+    const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, home: input.home ?? homeDirectory(), tools: input.tools, agents: input.agents, skills: input.skills, sandbox: input.sandbox, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
     this.entries.set(input.workerId, entry);
     this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
     return entry;

@@ -53,6 +53,8 @@ export class Console {
   private readonly listeners = new Set<() => void>();
   private scheduled = false;
   private sub: { unsubscribe(): void } | null = null;
+  /** The last event id seen, so a stream the server ended resumes where it stopped. */
+  private lastEventId = "0";
 
   constructor(private readonly url = serverUrl()) {}
 
@@ -124,6 +126,7 @@ export class Console {
   signOut(): void {
     sessionStorage.removeItem(TOKEN_KEY);
     this.sub?.unsubscribe();
+    this.lastEventId = "0";
     if (this.client) void closeClient(this.client);
     this.client = null;
     this.signedIn = false;
@@ -131,20 +134,27 @@ export class Console {
     this.changed();
   }
 
-  /** Every event since the server started, then live ones; after a reconnect, what was missed. */
+  /**
+   * Every event since the server started, then live ones; after a reconnect, what was missed. A
+   * stream the server ends (a backlog it would not hold) is taken up again from the last id.
+   */
   private subscribe(client: GatehouseClient): void {
     this.sub = client.agent.onEvents.subscribe(
-      { lastEventId: "0" },
+      { lastEventId: this.lastEventId },
       {
         onData: (d) => {
+          if (d.id) this.lastEventId = d.id;
           const event = d.data as GatehouseEvent;
           this.state.apply(event);
           if (event.type === "worker_connected" || event.type === "worker_disconnected") void this.refresh();
           this.changed();
         },
         onError: (err) => {
-          this.problem = `the event stream stopped: ${errorText(err)}`;
+          const code = (err as { data?: { code?: string } }).data?.code;
+          const final = code === "UNAUTHORIZED" || code === "FORBIDDEN";
+          this.problem = `the event stream stopped: ${errorText(err)}${final ? "" : "; resuming"}`;
           this.changed();
+          if (!final) setTimeout(() => this.client === client && this.subscribe(client), 1000);
         },
       },
     );

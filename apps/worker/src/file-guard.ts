@@ -1,6 +1,6 @@
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { decideFile, isInside, Ruleset, type EvaluationContext, type Rule } from "@gatehouse/policy";
+import { decideFile, evaluate, FILE_WRITE_TOOLS, isInside, Ruleset, type EvaluationContext, type Rule } from "@gatehouse/policy";
 import { evaluationContext } from "@gatehouse/policy/node";
 import type { Guard } from "@gatehouse/protocol";
 
@@ -11,7 +11,6 @@ export class ToolRefused extends Error {
   }
 }
 
-const WRITERS = new Set(["write_file", "edit_file"]);
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 
@@ -21,7 +20,10 @@ const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ?
  * work directory.
  */
 export class FileGuard {
-  private readonly context: EvaluationContext;
+  /** What decisions on this worker depend on: the layers, the work directory, protected paths, real paths. */
+  readonly context: EvaluationContext;
+  /** Every rule of every layer, as the server sent them. */
+  readonly rules: Guard["static"];
 
   constructor(
     guard: Guard,
@@ -29,18 +31,31 @@ export class FileGuard {
   ) {
     const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
     this.context = evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath });
+    this.rules = [...(guard.agent ?? []), ...guard.static, ...guard.runtime];
+    this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
   }
+
+  private readonly hiddenPaths: string[];
 
   /** The absolute path to use, or ToolRefused when the rules deny it on its real path. */
   check(tool: string, requested: string): string {
     const verdict = decideFile(tool, requested, this.context);
     if (verdict.action === "deny") throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
     const absolute = path.resolve(this.workDir, requested);
-    if (WRITERS.has(tool) && isInside(absolute, this.workDir)) {
-      const real = resolveRealPath(absolute);
+    // The sandbox hides protected paths from commands; file tools do not reveal them either.
+    const real = resolveRealPath(absolute);
+    const hidden = this.hiddenPaths.find((p) => isInside(real, p));
+    if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
+    if (FILE_WRITE_TOOLS.has(tool) && isInside(absolute, this.workDir)) {
       if (!isInside(real, resolveRealPath(this.workDir))) throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
     }
     return absolute;
+  }
+
+  /** A shell command checked again here, its file operands on their real paths: a deny refuses it. */
+  checkShell(command: string): void {
+    const decision = evaluate({ tool: "shell_exec", args: { command } }, this.context);
+    if (decision.action === "deny") throw new ToolRefused(`refused shell_exec: ${decision.reason}`);
   }
 
   /** Whether read_file may reveal this file (for glob and grep, which skip the others). */

@@ -1,5 +1,5 @@
 import type { Log } from "@gatehouse/log";
-import { describeIssues, WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { backoffMs, describeIssues, WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { trustServer, type TlsClientOptions, type TrustOptions } from "@gatehouse/protocol/node";
 import WebSocket from "ws";
 
@@ -123,7 +123,7 @@ export class ServerLink {
     this.registered?.();
     this.registered = null;
     if (this.closed) return;
-    const delay = Math.min(5000, 200 * 2 ** this.attempt++);
+    const delay = backoffMs(this.attempt++, 200, 5000);
     this.retry = setTimeout(() => this.connect(), delay);
   }
 }

@@ -1,5 +1,6 @@
+import type { ChildProcess } from "node:child_process";
 import type { Tier } from "@gatehouse/policy";
-import type { McpOrigin, ToolOutput } from "@gatehouse/protocol";
+import { cutText, type McpOrigin, type ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 
@@ -8,6 +9,8 @@ export interface ToolContext {
   guard: FileGuard;
   signal: AbortSignal;
   timeoutMs: number;
+  /** Starts a bash command the way this worker runs them (sandboxed, safe environment); throws when refused. */
+  spawnShell(command: string): ChildProcess;
 }
 
 /** A tool the worker runs: its input schema, tier, and what it does. */
@@ -28,13 +31,17 @@ export const OUTPUT_LIMIT = 100_000;
 
 /** Output over the limit is cut, with a marker saying how much was left out. */
 export function limitOutput(text: string, limit = OUTPUT_LIMIT): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}\n… [output cut: ${text.length - limit} more characters]`;
+  return cutOutput(text, limit).text;
+}
+
+function cutOutput(text: string, limit: number): { text: string; truncated: boolean } {
+  return cutText(text, limit, (total) => `\n… [output cut: ${total - limit} more characters]`);
 }
 
 /** A result whose output is cut to the limit; `truncated` says when it was. */
 export function limitedResult(ok: boolean, text: string): ToolResult {
-  return text.length > OUTPUT_LIMIT ? { ok, output: limitOutput(text), truncated: true } : { ok, output: text };
+  const cut = cutOutput(text, OUTPUT_LIMIT);
+  return cut.truncated ? { ok, output: cut.text, truncated: true } : { ok, output: text };
 }
 
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {

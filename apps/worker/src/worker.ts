@@ -2,7 +2,8 @@ import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
-import { MAX_WORKER_TOOLS, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { MAX_WORKER_TOOLS, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { loadShellParser } from "@gatehouse/policy";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
@@ -14,6 +15,9 @@ import { listSkills } from "./tools/skill.js";
 import { loadAgents } from "./agents.js";
 import type { McpServerConfig } from "./mcp/config.js";
 import { McpServers } from "./mcp/servers.js";
+import { resolveSandbox, type SandboxSettings } from "./sandbox/detect.js";
+import { SandboxRefused } from "./sandbox/profile.js";
+import { ShellRunner } from "./sandbox/shell-runner.js";
 
 export interface WorkerOptions {
   server: string;
@@ -27,9 +31,12 @@ export interface WorkerOptions {
   mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
   log?: Log;
+  /** How shell_exec is confined (DESIGN §5); `auto` with network on when absent. */
+  sandbox?: SandboxSettings;
 }
 
 export interface RunningWorker {
+  sandbox: SandboxInfo;
   close(): Promise<void>;
 }
 
@@ -40,8 +47,17 @@ function descriptor(tool: Tool): ToolDescriptor {
   return { name: tool.name, description: tool.description, tier: tool.tier, inputSchema, ...(tool.mcp ? { mcp: tool.mcp } : {}) };
 }
 
+const unsandboxed = new Map<string, ShellRunner>();
+
+/** Plain bash with the safe environment, for callers that bring no runner of their own. */
+function plainRunner(workDir: string): ShellRunner {
+  let runner = unsandboxed.get(workDir);
+  if (!runner) unsandboxed.set(workDir, (runner = new ShellRunner(workDir, { mode: "off", active: false, network: true, detail: "off" })));
+  return runner;
+}
+
 /** Runs one tool call: arguments checked, files guarded, output limited, time bounded. */
-export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal, log: Log = silentLog): Promise<ToolResult> {
+export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal, log: Log = silentLog, shell: ShellRunner = plainRunner(guard.workDir)): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
   const parsed = tool.input.safeParse(msg.args);
@@ -59,9 +75,9 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
   if (signal.aborted) onAbort();
   signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await Promise.race([tool.run(parsed.data, { workDir: guard.workDir, guard, signal: stop.signal, timeoutMs: msg.timeoutMs }), halted]);
+    return await Promise.race([tool.run(parsed.data, { workDir: guard.workDir, guard, signal: stop.signal, timeoutMs: msg.timeoutMs, spawnShell: (command) => shell.spawn(command, guard, msg.origin) }), halted]);
   } catch (err) {
-    if (err instanceof ToolRefused) return { ok: false, output: err.message };
+    if (err instanceof ToolRefused || err instanceof SandboxRefused) return { ok: false, output: err.message };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {
@@ -73,12 +89,18 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
 /** Connects to a server, registers, and runs the tool calls it sends until closed. */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workDir = fs.realpathSync(path.resolve(opts.dir));
-  const builtins = opts.tools ?? BUILTIN_TOOLS;
   const log = (opts.log ?? silentLog).child({ workerId: opts.id });
+  const sandbox = resolveSandbox(opts.sandbox ?? { mode: "auto", network: true });
+  if (!sandbox.active && sandbox.mode !== "off") log.warn(`no OS sandbox: ${sandbox.detail}`);
+  const offered = opts.tools ?? BUILTIN_TOOLS;
+  const builtins = sandbox.mode === "required" && !sandbox.active ? offered.filter((t) => t.name !== "shell_exec") : offered;
+  const shell = new ShellRunner(workDir, sandbox);
+  await loadShellParser();
   let link: ServerLink | undefined;
   const mcp = new McpServers(opts.mcpServers ?? [], {
-    reserved: new Set([...builtins.map((t) => t.name), "task"]),
+    reserved: new Set([...offered.map((t) => t.name), "task"]),
     maxTools: MAX_WORKER_TOOLS - builtins.length,
+    wrap: (argv, cwd) => shell.wrapProcess(argv, cwd),
     log,
     onToolsChanged: () => {
       if (!link) return;
@@ -98,13 +120,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const controller = new AbortController();
     running.set(msg.requestId, controller);
     log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
-    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log).then((result) => {
+    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log, shell).then((result) => {
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
       if (!link?.send({ type: "result", requestId: msg.requestId, ...result })) log.warn("could not send a result: not connected", { requestId: msg.requestId });
     });
   };
   await mcp.start();
-  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, home: homeDirectory(), tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir) };
+  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, home: homeDirectory(), tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir), sandbox };
   link = new ServerLink({
     server: opts.server,
     token: opts.token,
@@ -120,6 +142,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   });
   await link.start();
   return {
+    sandbox,
     close: async () => {
       abortAll();
       await mcp.close();

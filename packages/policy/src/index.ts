@@ -17,4 +17,6 @@ export { findLast, isToolGlob, Ruleset, toolKeyMatches, type Layers, type Match,
 export { analyzeShell, type AnalyzedCommand, type ShellAnalysis } from "./shell/analyze.js";
 export { arityOf } from "./shell/arity.js";
 export { loadShellParser, parseShellOnly } from "./shell/parser.js";
+export { FILE_TOOLS, FILE_WRITE_TOOLS, LAYERS, ORIGINS, SCOPES, type Layer, type Origin, type Scope } from "./terms.js";
 export { defaultTier, TIERS, type Tier } from "./tiers.js";
+export { contentsAccess, pathAccess, type PathAccess } from "./path-access.js";

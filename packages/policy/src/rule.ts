@@ -1,6 +1,8 @@
 import type { Action } from "./action.js";
 
-export type LayerName = "agent" | "static" | "runtime";
+import type { Layer, Origin } from "./terms.js";
+
+export type LayerName = Layer;
 
 /** Where a rule was written: a file position, or a runtime origin such as an approval. */
 export interface RuleSource {
@@ -15,7 +17,7 @@ export interface Rule {
   pattern: string;
   action: Action;
   /** "approval" rules were created by a person's "always"/"session" answer; they obey the deny floor. */
-  origin: "person" | "approval";
+  origin: Origin;
   source?: RuleSource;
 }
 

@@ -1,4 +1,5 @@
 import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from "@trpc/client";
+import { backoffMs } from "./limits.js";
 import type { AppRouter } from "./router.js";
 
 export interface ClientOptions {
@@ -27,7 +28,7 @@ export function createGatehouseClient(opts: ClientOptions): GatehouseClient {
   const ws = createWSClient({
     url: opts.url,
     connectionParams: () => ({ token: opts.token }),
-    retryDelayMs: opts.retryDelayMs ?? ((n) => Math.min(5000, 100 * 2 ** n)),
+    retryDelayMs: opts.retryDelayMs ?? ((n) => backoffMs(n, 100, 5000)),
     ...(opts.WebSocket ? { WebSocket: opts.WebSocket } : {}),
     ...(opts.onOpen ? { onOpen: opts.onOpen } : {}),
     ...(opts.onClose ? { onClose: opts.onClose } : {}),

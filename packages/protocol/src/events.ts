@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Action, BatchContext, Decision, Message, Mode, Presentation, SessionInfo, Usage } from "./schemas.js";
+import { Action, BatchContext, Decision, Message, Mode, Origin, Presentation, Scope, SessionInfo, Usage } from "./schemas.js";
 import { ToolOutput, ToolResultOutcome } from "./tool-output.js";
 
 const base = { sessionId: z.string(), at: z.string() };
@@ -46,7 +46,7 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     callId: z.string(),
     outcome: ApprovalOutcome,
     by: z.string().nullable(),
-    scope: z.enum(["once", "session", "always"]).nullable(),
+    scope: Scope.nullable(),
     pattern: z.string().nullable(),
     feedback: z.string().nullable(),
   }),
@@ -78,7 +78,7 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
 export type GatehouseEvent = z.infer<typeof GatehouseEvent>;
 export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;
 
-const GuardRule = z.object({ tool: z.string(), pattern: z.string(), action: Action, origin: z.enum(["person", "approval"]) });
+const GuardRule = z.object({ tool: z.string(), pattern: z.string(), action: Action, origin: Origin });
 export const Guard = z.object({
   agent: z.array(GuardRule).nullable(),
   static: z.array(GuardRule),
@@ -98,6 +98,8 @@ export const WorkerMessage = z.discriminatedUnion("type", [
     timeoutMs: z.number().int().positive(),
     /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
     guard: Guard,
+    /** `person`: a command a person typed (`!command`), which the worker runs without the rules' masks. */
+    origin: z.enum(["model", "person"]).optional(),
   }),
   z.object({ type: z.literal("cancel"), requestId: z.string() }),
 ]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentDefinition, ApprovalId, Decision, Message, Mode, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+import { AgentDefinition, ApprovalId, Decision, Message, Mode, SandboxInfo, Scope, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
 import { ToolOutput } from "./tool-output.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
@@ -26,7 +26,7 @@ export const ApproveInput = z.object({
   sessionId: SessionId,
   approvalId: ApprovalId,
   always: z.boolean().optional(),
-  scope: z.enum(["once", "session", "always"]).optional(),
+  scope: Scope.optional(),
   pattern: text("pattern", 1000).min(1, "pattern must not be empty").optional(),
   /** Every pattern to save, each as the person edited it; replaces the suggested patterns (and `pattern`). */
   patterns: z.array(text("pattern", 1000).min(1, "pattern must not be empty")).min(1, "patterns must not be empty").max(50, "at most 50 patterns").optional(),
@@ -53,6 +53,8 @@ export const WorkerRegisterInput = z.object({
   tools: z.array(ToolDescriptor).max(MAX_WORKER_TOOLS),
   agents: z.array(AgentDefinition).max(200).default([]),
   skills: z.array(SkillInfo).max(1000).default([]),
+  /** Absent from workers that predate the sandbox: shown as unknown. */
+  sandbox: SandboxInfo.optional(),
 });
 export type WorkerRegisterInput = z.infer<typeof WorkerRegisterInput>;
 export const WorkerRef = z.object({ workerId: WorkerId });

@@ -1,5 +1,6 @@
 import { initTRPC, tracked, TRPCError } from "@trpc/server";
 import { z, ZodError } from "zod";
+import { describeIssues } from "./issues.js";
 import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
   Applied, ApproveInput, DenyInput, OnEventsInput, PermissionsExplainInput, PermissionsExplainOutput, PermissionsGetOutput,
@@ -71,10 +72,6 @@ export interface Handlers {
   };
 }
 
-/** Zod issues as one line that names each field: `approvalId: approvalId must be a string`. */
-export function describeIssues(error: ZodError): string {
-  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "input"}: ${i.message}`).join("; ");
-}
 
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {

@@ -1,4 +1,4 @@
-import { ACTIONS, MODES, TIERS } from "@gatehouse/policy";
+import { ACTIONS, LAYERS, MODES, ORIGINS, SCOPES, TIERS, type Decision as PolicyDecision, type RuleRef as PolicyRuleRef } from "@gatehouse/policy";
 import { z } from "zod";
 
 const id = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`).max(200, `${what} is too long`);
@@ -10,13 +10,16 @@ export const Action = z.enum(ACTIONS);
 export const Mode = z.enum(MODES);
 export type Mode = z.infer<typeof Mode>;
 export const Tier = z.enum(TIERS);
+export const Layer = z.enum(LAYERS);
+export const Origin = z.enum(ORIGINS);
+export const Scope = z.enum(SCOPES);
 
 export const RuleRef = z.object({
   tool: z.string(),
   pattern: z.string(),
   action: Action,
-  origin: z.enum(["person", "approval"]),
-  layer: z.enum(["agent", "static", "runtime"]),
+  origin: Origin,
+  layer: Layer,
   file: z.string().optional(),
   line: z.number().optional(),
   column: z.number().optional(),
@@ -33,7 +36,7 @@ export const Verdict = z.object({
 export const Decision = z.object({
   action: Action,
   tool: z.string(),
-  layer: z.enum(["agent", "static", "runtime"]).nullable(),
+  layer: Layer.nullable(),
   rule: RuleRef.nullable(),
   pattern: z.string().nullable(),
   subject: z.string(),
@@ -45,6 +48,9 @@ export const Decision = z.object({
   subcommands: z.array(Verdict),
 });
 export type Decision = z.infer<typeof Decision>;
+
+// The schemas describe the policy's own types: a change on either side fails to compile here.
+const _policyShapes = { ruleRef: {} as z.infer<typeof RuleRef>, decision: {} as Decision } satisfies { ruleRef: PolicyRuleRef; decision: PolicyDecision };
 
 export const BatchContext = z.object({
   index: z.number().int(),
@@ -136,6 +142,15 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
 export const SkillInfo = z.object({ name: z.string().max(200), description: z.string().max(2000) });
 export type SkillInfo = z.infer<typeof SkillInfo>;
 
+/** How a worker runs shell commands: inside bubblewrap (active) or not, and why. */
+export const SandboxInfo = z.object({
+  mode: z.enum(["required", "auto", "off"]),
+  active: z.boolean(),
+  network: z.boolean(),
+  detail: z.string().max(1000),
+});
+export type SandboxInfo = z.infer<typeof SandboxInfo>;
+
 /** A registered worker as clients see it: where it works, whether it is connected, what it offers. */
 export const WorkerInfo = z.object({
   id: z.string(),
@@ -145,5 +160,7 @@ export const WorkerInfo = z.object({
   /** Every agent type a session on it may take: the built-in ones and its agent files'. */
   agents: z.array(z.string()),
   skills: z.array(SkillInfo),
+  /** How the worker runs shell commands; null for a worker that did not say. */
+  sandbox: SandboxInfo.nullable(),
 });
 export type WorkerInfo = z.infer<typeof WorkerInfo>;

@@ -5,6 +5,7 @@ import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
 import { parseMode } from "../flags.js";
 import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
+import { sandboxNote } from "../sandbox-note.js";
 
 /** `gatehouse connect --server URL --token T [--session ID | --worker ID] [--mode MODE]`: the terminal client on a remote server. */
 export async function connectCommand(argv: string[]): Promise<number> {
@@ -24,7 +25,8 @@ export async function connectCommand(argv: string[]): Promise<number> {
       ? (await client.session.get.query({ sessionId: values.session })).session
       : await client.session.create.mutate({ workerId: values.worker!, ...(mode ? { mode } : {}) });
     const controller = new SessionController(client, session.id, values.server, session.mode);
-    await runTerminal({ controller, banner: `Connected to ${values.server}, session ${session.id} on worker ${session.workerId}.` });
+    const worker = (await client.workers.list.query()).find((w) => w.id === session.workerId);
+    await runTerminal({ controller, banner: `Connected to ${values.server}, session ${session.id} on worker ${session.workerId}. ${sandboxNote(worker?.sandbox)}` });
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError((err as Error).message, 1);

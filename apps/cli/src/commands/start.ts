@@ -4,6 +4,7 @@ import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
+import { sandboxNote } from "../sandbox-note.js";
 import { MODEL_FLAGS, modelChoice, parseMode } from "../flags.js";
 
 const START_OPTIONS = {
@@ -30,11 +31,12 @@ export async function startCommand(argv: string[]): Promise<number> {
   try {
     const session = await client.session.create.mutate({ workerId: local.workerId, ...(mode ? { mode } : {}) });
     const controller = new SessionController(client, session.id, local.url, session.mode);
-    const banner = local.playsDemo
+    let banner = local.playsDemo
       ? `Gatehouse on ${local.dir}. No model is configured: the scripted demo model plays a tour of the gate (rules: ${local.rulesFile}).`
       : local.model === "scripted"
         ? `Gatehouse on ${local.dir}. The scripted model plays ${local.scenario}.`
         : `Gatehouse on ${local.dir} with the model ${local.model} (rules: ${local.rulesFile}).`;
+    banner = `${banner} ${sandboxNote(local.sandbox)}`;
     if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
   } catch (err) {

@@ -32,7 +32,7 @@ export function sessionHandlers(s: Services): Handlers["session"] {
     },
     async shell(p, input) {
       const current = sessionOf(s, input.sessionId);
-      const ran = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current) });
+      const ran = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current), origin: "person" });
       const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
       s.store.audit({ at: now(), sessionId: current.id, workerId: current.workerId, toolName: "shell_exec", arguments: JSON.stringify({ command: input.command }), action: "user_shell", reason: "typed by a person (!command), not gated", rule: null, by: p.name });
       s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: shell.exitCode, output: shell.stdout, stderr: shell.stderr, by: p.name });

@@ -13,6 +13,7 @@ export function workersHandlers(s: Services): Handlers["workers"] {
         tools: w.tools.map(({ name, description, tier }) => ({ name, description, tier })),
         agents: agentsOf(w).map((a) => a.name),
         skills: w.skills,
+        sandbox: w.sandbox ?? null,
       }));
     },
   });

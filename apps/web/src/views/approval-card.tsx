@@ -34,7 +34,6 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
   const [feedback, setFeedback] = useState("");
   const [whole, setWhole] = useState<Presentation | null>(null);
   const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState<string | null>(null);
   const firstField = useRef<HTMLInputElement>(null);
   const ref = useRef<HTMLElement>(null);
   const session = c.state.sessions.get(a.sessionId);
@@ -45,7 +44,7 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
   const answered = (applied: boolean | undefined) => {
     setBusy(false);
     if (applied === false) {
-      setNote("answered elsewhere");
+      c.report(new Error(`${a.toolName} was answered elsewhere first (or is no longer pending); your answer was not applied`));
       c.forget(a.approvalId);
     }
   };
@@ -127,7 +126,6 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
           <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">{whole ? "Show less" : "Show all (v)"}</button>
         </p>
       )}
-      {note && <p class="note" role="status">{note}</p>}
       {!mayAnswer && <p class="note">This token may watch this approval but not answer it.</p>}
       {stage === "choose" && mayAnswer && (
         <div class="answers" role="group" aria-label="Answer">

@@ -2,6 +2,7 @@ import type { Decision } from "@gatehouse/protocol";
 import { useEffect, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { MODES } from "./modes.js";
+import { sandboxText } from "./worker-list.js";
 
 interface Rules {
   file: string;
@@ -22,6 +23,11 @@ export function WorkerView({ console: c, id }: { console: Console; id: string })
     <section aria-labelledby="worker-title">
       <h1 id="worker-title">{w.id} <span class={w.connected ? "status status-online" : "status status-offline"}>{w.connected ? "online" : "offline"}</span></h1>
       <p class="meta">works in <code>{w.workDir}</code></p>
+      <h2>Shell sandbox</h2>
+      <p data-testid="sandbox">
+        <strong class={w.sandbox?.active ? "status status-online" : "status status-offline"}>{sandboxText(w.sandbox)}</strong>
+        {w.sandbox && <> · mode {w.sandbox.mode}{w.sandbox.detail ? ` · ${w.sandbox.detail}` : ""}</>}
+      </p>
       <h2>Tools</h2>
       <table class="tools">
         <thead><tr><th scope="col">Tool</th><th scope="col">Tier</th><th scope="col">What it does</th></tr></thead>

@@ -1,10 +1,11 @@
 import type { Log } from "@gatehouse/log";
+import { backoffMs } from "@gatehouse/protocol";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../tool.js";
 import type { McpServerConfig } from "./config.js";
-import { openTransport } from "./launch.js";
+import { openTransport, type ProcessWrapper } from "./launch.js";
 import { nameTools } from "./names.js";
 import { mcpResult } from "./results.js";
 
@@ -15,6 +16,8 @@ export interface ConnectionOptions {
   log: Log;
   /** The server's tools came, went or changed. */
   onToolsChanged(): void;
+  /** Starts stdio servers in the worker's sandbox. */
+  wrap?: ProcessWrapper;
   /** The wait before restart number `attempt` (0 first). */
   restartDelayMs?(attempt: number): number;
 }
@@ -26,7 +29,7 @@ const MAX_TOOLS = 500;
 const MAX_PAGES = 50;
 const ARGS = z.record(z.string(), z.unknown());
 
-export const defaultRestartDelay = (attempt: number): number => Math.min(30_000, 500 * 2 ** attempt);
+export const defaultRestartDelay = (attempt: number): number => backoffMs(attempt, 500, 30_000);
 
 /** One MCP server: connected with the worker, restarted with backoff when it dies, its tools kept current. */
 export class McpConnection {
@@ -54,7 +57,7 @@ export class McpConnection {
   async start(): Promise<void> {
     if (this.closed) return;
     const client = new Client({ name: "gatehouse-worker", version: "0.1.0" }, { capabilities: {} });
-    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }));
+    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }), this.o.wrap);
     client.onclose = () => this.lost(client, "its connection closed");
     client.onerror = (err) => this.log.warn("MCP connection error", { err });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

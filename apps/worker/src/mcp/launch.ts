@@ -3,19 +3,25 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig, StdioServerConfig } from "./config.js";
 
+/** The worker's sandbox as a way to start a process in it; null when it has none. */
+export type ProcessWrapper = (argv: readonly string[], cwd: string) => { command: string; args: string[] } | null;
+
 /**
- * How a stdio server's process is started: the one place that decides it. The SDK adds the safe
- * environment it starts every server with (HOME, LOGNAME, PATH, SHELL, TERM, USER) under the
- * configured variables; nothing else of the worker's environment, its token included, is passed.
+ * How a stdio server's process is started: the one place that decides it. In the worker's
+ * sandbox when it has one; the SDK adds the safe environment it starts every server with (HOME,
+ * LOGNAME, PATH, SHELL, TERM, USER) under the configured variables, and nothing else of the
+ * worker's environment, its token included, is passed.
  */
-export function stdioLaunch(config: StdioServerConfig): StdioServerParameters {
-  return { command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: "pipe" };
+export function stdioLaunch(config: StdioServerConfig, wrap?: ProcessWrapper): StdioServerParameters {
+  const wrapped = wrap?.([config.command, ...config.args], config.cwd);
+  const program = wrapped ?? { command: config.command, args: config.args };
+  return { ...program, env: config.env, cwd: config.cwd, stderr: "pipe" };
 }
 
 /** A fresh transport for one connection to the server; stdio ones report their stderr lines. */
-export function openTransport(config: McpServerConfig, onStderr: (line: string) => void): Transport {
+export function openTransport(config: McpServerConfig, onStderr: (line: string) => void, wrap?: ProcessWrapper): Transport {
   if (config.kind === "http") return new StreamableHTTPClientTransport(config.url, { requestInit: { headers: config.headers } });
-  const transport = new StdioClientTransport(stdioLaunch(config));
+  const transport = new StdioClientTransport(stdioLaunch(config, wrap));
   let partial = "";
   transport.stderr?.on("data", (chunk: Buffer) => {
     const lines = (partial + chunk.toString("utf8")).split("\n");

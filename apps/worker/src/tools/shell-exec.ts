@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { z } from "zod";
 import { defineTool, limitOutput, OUTPUT_LIMIT } from "../tool.js";
 
@@ -21,13 +20,13 @@ export const shellExec = defineTool({
   input: z.object({ command: z.string().min(1, "command must not be empty"), timeout_ms: z.number().int().positive().optional() }),
   run(args, ctx) {
     return new Promise((resolve) => {
-      const child = spawn("bash", ["-c", args.command], { cwd: ctx.workDir, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const child = ctx.spawnShell(args.command);
       let stdout = "";
       let stderr = "";
       let ended: string | null = null;
       let timedOut = false;
-      child.stdout.on("data", (d: Buffer) => (stdout = (stdout + d.toString()).slice(0, CAPTURE_LIMIT)));
-      child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(0, CAPTURE_LIMIT)));
+      child.stdout!.on("data", (d: Buffer) => (stdout = (stdout + d.toString()).slice(0, CAPTURE_LIMIT)));
+      child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(0, CAPTURE_LIMIT)));
       const stop = (why: string) => {
         ended = why;
         killGroup(child.pid);

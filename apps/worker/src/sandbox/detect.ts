@@ -1,0 +1,55 @@
+import { spawnSync } from "node:child_process";
+import type { SandboxInfo } from "@gatehouse/protocol";
+
+export const SANDBOX_MODES = ["required", "auto", "off"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** What a worker does when `required` finds no working sandbox: refuse to start, or serve without shell_exec. */
+export const SANDBOX_FALLBACKS = ["fail", "no-shell"] as const;
+export type SandboxFallback = (typeof SANDBOX_FALLBACKS)[number];
+
+export class SandboxUnavailable extends Error {
+  readonly code = "SANDBOX_UNAVAILABLE";
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxUnavailable";
+  }
+}
+
+export const BWRAP = "bwrap";
+
+/**
+ * Why bubblewrap cannot sandbox a command here, or null when it can: it runs a command with the
+ * same namespaces and mounts a real call uses, so a kernel without user namespaces or a missing
+ * binary shows up now rather than on the first call.
+ */
+export function bubblewrapProblem(): string | null {
+  const probe = spawnSync(BWRAP, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--", "true"], { encoding: "utf8", timeout: 10_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+  if (probe.error) {
+    const missing = (probe.error as NodeJS.ErrnoException).code === "ENOENT";
+    return missing ? "bwrap is not installed (apt-get install bubblewrap)" : `bwrap could not run: ${probe.error.message}`;
+  }
+  if (probe.status !== 0) return `bwrap fails here: ${(probe.stderr || `exit status ${probe.status}`).trim().split("\n")[0]}`;
+  return null;
+}
+
+export interface SandboxSettings {
+  mode: SandboxMode;
+  network: boolean;
+  fallback?: SandboxFallback;
+}
+
+/**
+ * The sandbox this worker runs with. `required` without a working bubblewrap throws (or, with the
+ * `no-shell` fallback, comes back inactive and the worker drops shell_exec); `auto` comes back
+ * inactive with the reason, which the worker says loudly.
+ */
+export function resolveSandbox(settings: SandboxSettings, problem: () => string | null = bubblewrapProblem): SandboxInfo {
+  const { mode, network } = settings;
+  if (mode === "off") return { mode, active: false, network, detail: "off by the worker's setting: shell_exec runs without the OS sandbox" };
+  const why = problem();
+  if (why === null) return { mode, active: true, network, detail: `bubblewrap${network ? "" : ", no network"}` };
+  if (mode === "required" && settings.fallback !== "no-shell") throw new SandboxUnavailable(`the sandbox is required but ${why}`);
+  if (mode === "required") return { mode, active: false, network, detail: `${why}: shell_exec is not offered` };
+  return { mode, active: false, network, detail: `${why}: shell_exec runs WITHOUT the OS sandbox` };
+}

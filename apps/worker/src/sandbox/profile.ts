@@ -1,0 +1,216 @@
+import fs from "node:fs";
+import path from "node:path";
+import { contentsAccess, isInside, pathAccess, type DecideContext, type PathAccess } from "@gatehouse/policy";
+import { resolveRealPath } from "@gatehouse/fs-guard";
+import picomatch from "picomatch";
+import { TreeTooLarge, WorkTree, type FolderListing } from "./work-tree.js";
+
+/** A path the sandbox replaces: an unreadable empty folder, or an unreadable empty file. */
+export interface Mask {
+  path: string;
+  dir: boolean;
+}
+
+/** What one shell command may see and change, derived from the rules at the moment of the call. */
+export interface SandboxProfile {
+  workDir: string;
+  network: boolean;
+  /**
+   * Folders inside the work directory that hold a read-only or masked path, bound onto themselves
+   * so that they cannot be renamed: a rename would let a command put a new file at a denied path.
+   */
+  pinned: string[];
+  /** Inside the work directory and denied to write tools: read-only. */
+  readOnly: string[];
+  /** Denied to read_file: masked. */
+  masked: Mask[];
+  /** Protected paths (the data directory among them): masked whatever the rules say. */
+  hidden: Mask[];
+}
+
+export class SandboxRefused extends Error {
+  readonly code = "SANDBOX_REFUSED";
+}
+
+interface Found {
+  masked: Mask[];
+  readOnly: string[];
+}
+
+// The sandbox has its own /tmp, /dev and /proc: host paths under them are not there to hide.
+const PRIVATE_ROOTS = ["/tmp", "/dev", "/proc"];
+const OUTSIDE_WALK_LIMIT = 20_000;
+
+const identity = (p: string) => p;
+
+/** A path's kind on the host, following symlinks; null when nothing is there. */
+function kindAt(real: string): "dir" | "file" | null {
+  const stat = fs.statSync(real, { throwIfNoEntry: false });
+  return stat ? (stat.isDirectory() ? "dir" : "file") : null;
+}
+
+/** What the rules deny among one folder's entries (and, for the root, the folder itself). */
+function judgeFolder(dir: string, listing: FolderListing, ctx: DecideContext, isRoot: boolean): Found {
+  const found: Found = { masked: [], readOnly: [] };
+  const plain = { ...ctx, resolveRealPath: identity };
+  const note = (target: string, dir: boolean, access: PathAccess) => {
+    if (access.readDenied) found.masked.push({ path: target, dir });
+    else if (access.writeDenied) found.readOnly.push(target);
+  };
+  const judgeDir = (abs: string) => {
+    note(abs, true, pathAccess(abs, plain));
+    note(abs, true, contentsAccess(abs, plain));
+  };
+  if (isRoot) judgeDir(dir);
+  for (const e of listing.entries) {
+    const abs = path.join(dir, e.name);
+    if (e.kind === "dir") judgeDir(abs);
+    else if (e.kind !== "symlink") note(abs, false, pathAccess(abs, plain));
+    else {
+      // A symlink is judged as the rules judge it (its real path counts), and what it leads to is masked.
+      const real = resolveRealPath(abs);
+      const kind = kindAt(real);
+      if (kind) note(real, kind === "dir", pathAccess(abs, ctx));
+    }
+  }
+  return found;
+}
+
+/** The part of an absolute pattern before its first glob character: where its matches can be. */
+function staticBase(pattern: string): { base: string; isGlob: boolean } {
+  const scanned = picomatch.scan(pattern);
+  return { base: scanned.isGlob ? scanned.base || "/" : pattern, isGlob: scanned.isGlob };
+}
+
+/**
+ * Derives sandbox profiles from rules. Listings of the work directory, and of the places that
+ * absolute deny patterns name, are kept current by WorkTree; what the rules deny in each folder
+ * is remembered per rules and per folder listing, so a call after a small change judges only the
+ * folders that changed.
+ */
+export class ProfileBuilder {
+  private readonly tree: WorkTree;
+  private readonly outside = new Map<string, WorkTree>();
+  private readonly judged = new WeakMap<object, Map<string, { stamp: number; found: Found }>>();
+
+  constructor(
+    readonly workDir: string,
+    private readonly network: boolean,
+    maxEntries?: number,
+  ) {
+    this.tree = new WorkTree(workDir, maxEntries);
+  }
+
+  /** The profile for a call under these rules (`key` identifies the rules: the same object for the same rules). */
+  build(key: object, ctx: DecideContext, rules: readonly { tool: string; pattern: string; action: string }[]): SandboxProfile {
+    const found: Found = { masked: [], readOnly: [] };
+    try {
+      this.tree.refresh();
+    } catch (err) {
+      if (err instanceof TreeTooLarge) throw new SandboxRefused(err.message);
+      throw err;
+    }
+    this.collect(key, this.tree, ctx, found);
+    for (const base of this.outsideBases(rules)) this.collectOutside(key, base, ctx, found);
+    const tidy = this.tidy(found);
+    return { workDir: this.workDir, network: this.network, pinned: this.pins([...tidy.readOnly, ...tidy.masked.map((m) => m.path)]), ...tidy, hidden: this.hidden(ctx.protectedPaths ?? []) };
+  }
+
+  /** The profile for a person's own command: no rules, only what is never shown. */
+  base(protectedPaths: readonly string[]): SandboxProfile {
+    return { workDir: this.workDir, network: this.network, pinned: [], readOnly: [], masked: [], hidden: this.hidden(protectedPaths) };
+  }
+
+  private collect(key: object, tree: WorkTree, ctx: DecideContext, into: Found): void {
+    let memo = this.judged.get(key);
+    if (!memo) this.judged.set(key, (memo = new Map()));
+    for (const [dir, listing] of tree.listings()) {
+      let entry = memo.get(dir);
+      if (entry?.stamp !== listing.stamp) memo.set(dir, (entry = { stamp: listing.stamp, found: judgeFolder(dir, listing, ctx, dir === tree.root) }));
+      into.masked.push(...entry.found.masked);
+      into.readOnly.push(...entry.found.readOnly);
+    }
+  }
+
+  /** Folders outside the work directory that read-deny rules with absolute patterns speak of. */
+  private outsideBases(rules: readonly { tool: string; pattern: string; action: string }[]): string[] {
+    const bases = new Set<string>();
+    for (const r of rules) {
+      if (r.action !== "deny" || !r.pattern.startsWith("/") || !(r.tool === "*" || r.tool === "read_file")) continue;
+      const { base } = staticBase(r.pattern);
+      if (!isInside(base, this.workDir) && !isInside(this.workDir, base)) bases.add(base);
+    }
+    return [...bases];
+  }
+
+  private collectOutside(key: object, base: string, ctx: DecideContext, into: Found): void {
+    const real = resolveRealPath(base);
+    const kind = kindAt(real);
+    if (!kind) return;
+    if (kind === "file") {
+      if (pathAccess(base, ctx).readDenied) into.masked.push({ path: real, dir: false });
+      return;
+    }
+    let tree = this.outside.get(real);
+    if (!tree) this.outside.set(real, (tree = new WorkTree(real, OUTSIDE_WALK_LIMIT)));
+    try {
+      tree.refresh();
+    } catch (err) {
+      if (!(err instanceof TreeTooLarge)) throw err;
+      if (real === "/") throw new SandboxRefused(`a deny rule for read_file names files anywhere under / by an absolute pattern; the sandbox cannot mask them all`);
+      into.masked.push({ path: real, dir: true });
+      return;
+    }
+    const found: Found = { masked: [], readOnly: [] };
+    this.collect(key, tree, ctx, found);
+    into.masked.push(...found.masked);
+  }
+
+  private hidden(protectedPaths: readonly string[]): Mask[] {
+    const masks: Mask[] = [];
+    for (const p of protectedPaths) {
+      const real = resolveRealPath(p);
+      if (isInside(this.workDir, real)) throw new SandboxRefused(`the work directory ${this.workDir} is inside the protected path ${p}, which the sandbox hides`);
+      const kind = kindAt(real);
+      if (kind && this.visible(real)) masks.push({ path: real, dir: kind === "dir" });
+    }
+    return masks;
+  }
+
+  /** Whether a host path is what the sandbox shows at that place (not under its private /tmp, say). */
+  private visible(p: string): boolean {
+    return isInside(p, this.workDir) || !PRIVATE_ROOTS.some((r) => isInside(p, r));
+  }
+
+  /** The folders between the work directory and each path, parents first. */
+  private pins(paths: readonly string[]): string[] {
+    const pins = new Set<string>();
+    for (const p of paths) {
+      if (!isInside(p, this.workDir)) continue;
+      for (let dir = path.dirname(p); dir !== this.workDir && isInside(dir, this.workDir) && !pins.has(dir); dir = path.dirname(dir)) pins.add(dir);
+    }
+    return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
+  }
+
+  /** Sorted, parents before children, nothing under a masked folder, nothing read-only that is masked. */
+  private tidy(found: Found): Found {
+    const masked = [...new Map(found.masked.filter((m) => this.visible(m.path)).map((m) => [m.path, m])).values()].sort((a, b) => a.path.localeCompare(b.path));
+    const maskedDirs: string[] = [];
+    const keptMasks = masked.filter((m) => {
+      if (maskedDirs.some((d) => isInside(m.path, d))) return false;
+      if (m.dir) maskedDirs.push(m.path);
+      return true;
+    });
+    const maskedPaths = new Set(keptMasks.map((m) => m.path));
+    const roDirs: string[] = [];
+    const readOnly = [...new Set(found.readOnly)]
+      .filter((p) => isInside(p, this.workDir) && !maskedPaths.has(p) && !maskedDirs.some((d) => isInside(p, d)))
+      .sort()
+      .filter((p) => {
+        if (roDirs.some((d) => isInside(p, d))) return false;
+        roDirs.push(p);
+        return true;
+      });
+    return { masked: keptMasks, readOnly };
+  }
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { SandboxInfo } from "@gatehouse/protocol";
+import type { FileGuard } from "../file-guard.js";
+import { bwrapArguments, bwrapProgramArguments } from "./bwrap-args.js";
+import { BWRAP } from "./detect.js";
+import { ProfileBuilder, type SandboxProfile } from "./profile.js";
+import { safeEnvironment } from "./safe-env.js";
+
+export type ShellOrigin = "model" | "person";
+
+/**
+ * Starts shell commands for the worker: inside bubblewrap with a profile derived from the call's
+ * rules when the sandbox is active, as plain bash otherwise; always with the safe environment and
+ * in a process group of its own, so that killing the group ends the command (and, in the sandbox,
+ * its PID namespace with everything it started).
+ */
+export class ShellRunner {
+  private readonly profiles: ProfileBuilder;
+  private emptyFile: string | null = null;
+
+  constructor(
+    readonly workDir: string,
+    readonly info: SandboxInfo,
+  ) {
+    this.profiles = new ProfileBuilder(workDir, info.network);
+  }
+
+  /** The profile a command of this origin would run under now (for tests and diagnostics). */
+  profile(guard: FileGuard, origin: ShellOrigin = "model"): SandboxProfile {
+    if (origin === "person") return this.profiles.base(guard.context.protectedPaths ?? []);
+    return this.profiles.build(guard, guard.context, guard.rules);
+  }
+
+  /** Starts `command`; throws ToolRefused (from the guard) or SandboxRefused before anything runs. */
+  spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model"): ChildProcess {
+    if (origin === "model") guard.checkShell(command);
+    return this.start(command, guard, origin);
+  }
+
+  /** As spawn, without the worker's own check of the command: what the sandbox alone lets through. */
+  start(command: string, guard: FileGuard, origin: ShellOrigin = "model"): ChildProcess {
+    const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+    if (!this.info.active) return spawn("bash", ["-c", command], options);
+    return spawn(BWRAP, bwrapArguments(this.profile(guard, origin), command, this.mask()), options);
+  }
+
+  /**
+   * How to start a long-lived process (a stdio MCP server) in the sandbox: bubblewrap with the
+   * base profile (a server outlives any one call's rules), `argv` run in `cwd`. Null when the
+   * sandbox is not active.
+   */
+  wrapProcess(argv: readonly string[], cwd: string): { command: string; args: string[] } | null {
+    if (!this.info.active) return null;
+    return { command: BWRAP, args: bwrapProgramArguments(this.profiles.base([]), argv, cwd, this.mask()) };
+  }
+
+  /** An empty file that no sandboxed process may read, bound over masked files; made again if a cleaner removed it. */
+  private mask(): string {
+    if (this.emptyFile && fs.existsSync(this.emptyFile)) return this.emptyFile;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-mask-"));
+    const file = path.join(dir, "empty");
+    fs.writeFileSync(file, "", { mode: 0o000 });
+    fs.chmodSync(file, 0o000);
+    return (this.emptyFile = file);
+  }
+}

@@ -1,0 +1,147 @@
+import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import type { Guard } from "@gatehouse/protocol";
+import { afterAll, describe, expect, it } from "vitest";
+import { BUILTIN_TOOLS, FileGuard, resolveSandbox, runTool, safeEnvironment, SandboxUnavailable, ShellRunner } from "../src/index.js";
+
+await loadShellParser();
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-sandbox-")));
+const work = path.join(root, "work");
+const data = path.join(work, ".gatehouse-data");
+fs.mkdirSync(path.join(work, "secrets"), { recursive: true });
+fs.mkdirSync(path.join(work, "dist"), { recursive: true });
+fs.mkdirSync(data);
+fs.writeFileSync(path.join(data, "permissions.jsonc"), "{}");
+fs.writeFileSync(path.join(work, ".env"), "KEY=top-secret\n");
+fs.writeFileSync(path.join(work, "a.txt"), "hello\n");
+fs.writeFileSync(path.join(work, "secrets", "db.json"), "{\"pw\":\"top-secret\"}");
+fs.writeFileSync(path.join(work, "dist", "out.js"), "built\n");
+fs.writeFileSync(path.join(work, "locked.txt"), "keep\n");
+fs.mkdirSync(path.join(work, "nested", "deep"), { recursive: true });
+fs.writeFileSync(path.join(work, "nested", "deep", "keep.txt"), "keep\n");
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const rule = (tool: string, pattern: string, action: "allow" | "deny" | "ask") => ({ tool, pattern, action, origin: "person" as const });
+const defaults = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+const guardRules: Guard = {
+  agent: null,
+  static: [...defaults, rule("write_file", "locked.txt", "deny"), rule("write_file", "nested/deep/keep.txt", "deny"), rule("edit_file", "dist/**", "deny"), rule("shell_exec", "*", "allow")],
+  runtime: [],
+  protectedPaths: [data],
+};
+const guard = new FileGuard(guardRules, work);
+const info = resolveSandbox({ mode: "required", network: false });
+const runner = new ShellRunner(work, info);
+
+/** Runs a command in the sandbox, past the worker's own check: what the sandbox alone allows. */
+async function sandboxed(command: string, origin: "model" | "person" = "model", env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  let child: ChildProcess;
+  try {
+    child = runner.start(command, guard, origin);
+  } finally {
+    for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
+  }
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d));
+  child.stderr!.on("data", (d: Buffer) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { code, out };
+}
+
+describe("sandbox settings", () => {
+  it("required without a working bubblewrap refuses with one line; the no-shell fallback and auto say why", () => {
+    const broken = () => "bwrap is not installed (apt-get install bubblewrap)";
+    expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(SandboxUnavailable);
+    expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(/^the sandbox is required but bwrap is not installed \(apt-get install bubblewrap\)$/);
+    expect(resolveSandbox({ mode: "required", network: true, fallback: "no-shell" }, broken)).toMatchObject({ active: false, detail: expect.stringMatching(/shell_exec is not offered/) });
+    expect(resolveSandbox({ mode: "auto", network: true }, broken)).toMatchObject({ active: false, detail: expect.stringMatching(/WITHOUT the OS sandbox/) });
+    expect(resolveSandbox({ mode: "off", network: true }, () => null)).toMatchObject({ active: false, mode: "off" });
+    expect(info).toMatchObject({ active: true, network: false });
+  });
+
+  it("the safe environment keeps PATH, HOME and locale, and never the worker's token", () => {
+    const env = safeEnvironment({ PATH: "/bin", HOME: "/h", LC_ALL: "C", GATEHOUSE_WORKER_TOKEN: "t", AWS_SECRET_ACCESS_KEY: "k", NODE_OPTIONS: "--require x" });
+    expect(env).toEqual({ PATH: "/bin", HOME: "/h", LC_ALL: "C" });
+  });
+});
+
+describe("a command in the sandbox", () => {
+  it("cannot read what read_file is denied, by any spelling, nor through a symlink it makes", async () => {
+    const r = await sandboxed(`cat a.txt; cat .env; cat ${work}/.env; cat dist/../.env; ln -s .env link; cat link; ln -s ${work}/secrets s2; cat s2/db.json; cat secrets/db.json; ls secrets`);
+    expect(r.out).toContain("hello");
+    expect(r.out).not.toContain("top-secret");
+    expect(r.out).toMatch(/secrets'?: Permission denied/);
+    fs.rmSync(path.join(work, "link"));
+    fs.rmSync(path.join(work, "s2"));
+  });
+
+  it("cannot change what write tools are denied; writes elsewhere in the work directory land", async () => {
+    const r = await sandboxed("echo x > locked.txt; rm -f locked.txt; mv locked.txt moved; echo y > dist/new.js; echo z > dist/out.js; echo ok > made.txt; echo t > /tmp/t && cat /tmp/t; echo no > /etc/gatehouse-test");
+    expect(fs.readFileSync(path.join(work, "locked.txt"), "utf8")).toBe("keep\n");
+    expect(fs.existsSync(path.join(work, "dist", "new.js"))).toBe(false);
+    expect(fs.readFileSync(path.join(work, "dist", "out.js"), "utf8")).toBe("built\n");
+    expect(fs.readFileSync(path.join(work, "made.txt"), "utf8")).toBe("ok\n");
+    expect(r.out).toContain("t\n");
+    expect(fs.existsSync("/etc/gatehouse-test")).toBe(false);
+    expect(fs.existsSync("/tmp/t")).toBe(false);
+  });
+
+  it("cannot put a new file at a denied path by renaming a folder above it", async () => {
+    const r = await sandboxed("mv nested n2; mv nested/deep nested/d2; mkdir -p nested/deep; echo evil > nested/deep/keep.txt; cat nested/deep/keep.txt");
+    expect(r.out).toMatch(/Device or resource busy/);
+    expect(fs.readFileSync(path.join(work, "nested", "deep", "keep.txt"), "utf8")).toBe("keep\n");
+    expect(fs.readdirSync(work)).not.toContain("n2");
+  });
+
+  it("does not see protected paths, the worker's token or its processes, and has no network when it is off", async () => {
+    const r = await sandboxed(`ls -a ${data}; cat ${data}/permissions.jsonc; echo > ${data}/x; cat /proc/self/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c TOKEN; ls /proc | grep -c '^[0-9]'; (exec 3<>/dev/tcp/127.0.0.1/9) 2>&1 | head -1`, "model", { GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak" });
+    expect(r.out).not.toContain("worker-token-must-not-leak");
+    expect(r.out).toMatch(/permissions\.jsonc: (Permission denied|No such file)/);
+    expect(fs.existsSync(path.join(data, "x"))).toBe(false);
+    expect(r.out).toMatch(/Network is unreachable|Connection refused/);
+  });
+
+  it("a person's own command is not masked by the rules but still gets the safe environment and never protected paths", async () => {
+    const r = await sandboxed(`cat .env; cat ${data}/permissions.jsonc; tr '\\0' '\\n' < /proc/self/environ`, "person", { GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak" });
+    expect(r.out).toContain("KEY=top-secret");
+    expect(r.out).not.toContain("worker-token-must-not-leak");
+    expect(r.out).toMatch(/permissions\.jsonc: (Permission denied|No such file)/);
+  });
+
+  it("keeps the walk current: a denied file that appears between calls is masked on the next", async () => {
+    const first = runner.profile(guard);
+    expect(runner.profile(guard)).toEqual(first);
+    fs.mkdirSync(path.join(work, "deep", "er"), { recursive: true });
+    fs.writeFileSync(path.join(work, "deep", "er", "prod.env"), "KEY=top-secret");
+    expect(runner.profile(guard).masked.map((m) => m.path)).toContain(path.join(work, "deep", "er", "prod.env"));
+    expect((await sandboxed("cat deep/er/prod.env")).out).not.toContain("top-secret");
+    fs.rmSync(path.join(work, "deep"), { recursive: true });
+    expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(path.join(work, "deep", "er", "prod.env"));
+  });
+});
+
+describe("the worker's own check of shell commands", () => {
+  it("refuses `cat notes.txt` when notes.txt is a symlink to .env, though the server allowed it", async () => {
+    fs.symlinkSync(".env", path.join(work, "notes.txt"));
+    try {
+      const msg = { type: "run" as const, requestId: "r", sessionId: "s", toolName: "shell_exec", args: { command: "cat notes.txt" }, timeoutMs: 10_000, guard: guardRules };
+      const r = await runTool(BUILTIN_TOOLS, msg, guard, new AbortController().signal, undefined, runner);
+      expect(r.ok).toBe(false);
+      expect(r.output).toMatch(/^refused shell_exec: .*notes\.txt.*\.env/);
+      const person = await runTool(BUILTIN_TOOLS, { ...msg, origin: "person" }, guard, new AbortController().signal, undefined, runner);
+      expect(person.output).toContain("KEY=top-secret");
+    } finally {
+      fs.rmSync(path.join(work, "notes.txt"));
+    }
+  });
+
+  it("file tools do not reveal protected paths either", async () => {
+    const msg = { type: "run" as const, requestId: "r", sessionId: "s", toolName: "read_file", args: { path: path.join(data, "permissions.jsonc") }, timeoutMs: 10_000, guard: guardRules };
+    expect((await runTool(BUILTIN_TOOLS, msg, guard, new AbortController().signal, undefined, runner)).output).toMatch(/inside the protected path/);
+  });
+});

@@ -1,0 +1,132 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { GatehouseClient } from "@gatehouse/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
+import { processesWith } from "./support/process.js";
+
+const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+const SECRET = "KEY=sandbox-e2e-secret";
+
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+
+/** A session in yolo mode: whatever the rules do not deny runs, so the sandbox is what stops a command. */
+async function yoloSession(c: Cluster, client: GatehouseClient, steps: unknown[]) {
+  const info = await client.session.create.mutate({ workerId: "w1", mode: "yolo", scenario: c.scenario("s", steps) });
+  const events = new Events(client, { sessionId: info.id });
+  await new Promise((r) => setTimeout(r, 100));
+  await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+  return { id: info.id, events };
+}
+
+describe("shell commands in the sandbox, with a real server and worker", () => {
+  it("the worker reports its sandbox when it registers", async () => {
+    cluster = await Cluster.start();
+    const workers = await cluster.client().workers.list.query();
+    expect(workers).toMatchObject([{ id: "w1", workDir: cluster.workDir, connected: true, sandbox: { mode: "auto", active: true, network: true, detail: "bubblewrap" } }]);
+  });
+
+  it("a batch that makes a symlink to .env and then reads it gets no secret", async () => {
+    cluster = await Cluster.start({ files: { ".env": SECRET }, rules: `{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}, "shell_exec": "allow"}` });
+    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell("ln -s .env notes.txt"), shell("cat notes.txt"), shell("f=notes.txt; cat \"$f\"; cat notes*")] }, { text: "done" }]);
+    await s.events.next("turn_ended", () => true, 15_000);
+    const results = s.events.of("tool_result");
+    expect(results).toHaveLength(3);
+    expect(results[1]!.output).toMatch(/refused shell_exec: .*\.env/);
+    expect(results[2]!.stderr).toMatch(/Permission denied/);
+    for (const r of results) expect(JSON.stringify(r)).not.toContain("sandbox-e2e-secret");
+  });
+
+  it("cd into the data directory and a redirect there changes nothing", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const data = path.join(cluster.root, "data");
+    const before = fs.readFileSync(cluster.rulesFile, "utf8");
+    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`d=${data}; cd "$d" && echo '{"*": "allow"}' > workers/w1/permissions.jsonc; cd "$d/workers/w1"; echo x > injected; ls "$d"`)] }, { text: "done" }]);
+    await s.events.next("turn_ended", () => true, 15_000);
+    expect(fs.readFileSync(cluster.rulesFile, "utf8")).toBe(before);
+    expect(fs.existsSync(path.join(data, "workers", "w1", "injected"))).toBe(false);
+    expect(s.events.of("tool_result")[0]!.stderr).toMatch(/No such file or directory/);
+  });
+
+  it("a command sees no token: not in its environment, not in any process it can see", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    await cluster.killWorker();
+    await cluster.startWorker([], { GATEHOUSE_WORKER_TOKEN: WORKER_TOKEN });
+    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell("cat /proc/self/environ; echo; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; env")] }, { text: "done" }]);
+    await s.events.next("turn_ended", () => true, 15_000);
+    const out = JSON.stringify(s.events.of("tool_result")[0]);
+    expect(out).toContain("PATH=");
+    expect(out).not.toContain(WORKER_TOKEN);
+    const shown = await cluster.client().session.shell.mutate({ sessionId: s.id, command: "tr '\\0' '\\n' < /proc/self/environ; cat /proc/[0-9]*/environ" });
+    expect(shown.stdout).toContain("PATH=");
+    expect(JSON.stringify(shown)).not.toContain(WORKER_TOKEN);
+  });
+
+  it("killing the worker with SIGKILL during `sleep 30` leaves no process behind", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const marker = `30.${process.pid}2`;
+    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`(sleep ${marker}; echo) & sleep ${marker}`)] }]);
+    await s.events.next("tool_call_started");
+    await waitUntil(() => processesWith(`sleep ${marker}`).length >= 5, 5000, "the sleeps to start");
+    cluster.worker!.kill("SIGKILL");
+    await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 5000, "every process of the call to be gone");
+  });
+
+  it("an aborted call leaves no process behind", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const client = cluster.client();
+    const marker = `30.${process.pid}3`;
+    const s = await yoloSession(cluster, client, [{ text: "x", toolCalls: [shell(`setsid sleep ${marker} & nohup sleep ${marker} & sleep ${marker}`)] }]);
+    await waitUntil(() => processesWith(`sleep ${marker}`).length >= 5, 5000, "the sleeps to start");
+    await client.agent.abort.mutate({ sessionId: s.id });
+    await s.events.next("turn_ended", (e) => e.reason === "aborted");
+    await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 5000, "every process of the call to be gone");
+  });
+});
+
+describe("the worker's sandbox setting", () => {
+  const noBwrap = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-nobwrap-"));
+    return { dir, env: { ...process.env, PATH: dir } };
+  };
+
+  it("required without bubblewrap: the worker refuses to start with one line saying why", () => {
+    const { dir, env } = noBwrap();
+    const r = spawnSync(process.execPath, [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--dir", dir, "--sandbox", "required"], { env, encoding: "utf8", timeout: 20_000 });
+    fs.rmSync(dir, { recursive: true });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("gatehouse: the sandbox is required but bwrap is not installed (apt-get install bubblewrap)\n");
+  });
+
+  it("a bad setting is named", () => {
+    const r = spawnSync(process.execPath, [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--sandbox", "maybe"], { encoding: "utf8", timeout: 20_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('gatehouse: --sandbox must be one of required, auto, off (got "maybe")\n');
+  });
+
+  it("auto without bubblewrap says so loudly and registers without it; required with the no-shell fallback offers no shell_exec", async () => {
+    cluster = await Cluster.start();
+    const { dir, env } = noBwrap();
+    await cluster.killWorker();
+    await cluster.startWorker([], { PATH: env.PATH! });
+    const client = cluster.client();
+    expect((await client.workers.list.query())[0]!.sandbox).toMatchObject({ mode: "auto", active: false, detail: expect.stringMatching(/bwrap is not installed.*WITHOUT the OS sandbox/) });
+    await waitUntil(() => /"level":40[^\n]*no OS sandbox: bwrap is not installed/.test(cluster!.workerLog), 5000, "the warning");
+    await cluster.killWorker();
+    await cluster.startWorker(["--sandbox", "required", "--sandbox-fallback", "no-shell"], { PATH: env.PATH! });
+    expect((await client.workers.list.query())[0]!.sandbox).toMatchObject({ mode: "required", active: false, detail: expect.stringMatching(/shell_exec is not offered/) });
+    const s = await yoloSession(cluster, client, [{ text: "x", toolCalls: [shell("echo hi")] }, { text: "done" }]);
+    await s.events.next("turn_ended", () => true, 15_000);
+    expect(s.events.of("tool_result")[0]).toMatchObject({ ok: false, output: expect.stringMatching(/this worker has no tool named shell_exec/) });
+    expect(s.events.of("tool_result")[0]!.output).not.toContain("hi\n");
+    fs.rmSync(dir, { recursive: true });
+  });
+});
