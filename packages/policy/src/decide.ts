@@ -42,9 +42,9 @@ export function isProtected(absolute: string, ctx: DecideContext): string | unde
   return ctx.protectedPaths?.find((p) => isInside(absolute, p));
 }
 
-/** A write here would reach a protected path: inside it, or on a directory that holds it. */
-function reachesProtected(absolute: string, ctx: DecideContext): string | undefined {
-  return ctx.protectedPaths?.find((p) => isInside(absolute, p) || (absolute !== "/" && isInside(p, absolute)));
+/** A directory that holds a protected path: moving, linking or removing it reaches the path. */
+export function holdsProtected(absolute: string, ctx: DecideContext): string | undefined {
+  return ctx.protectedPaths?.find((p) => absolute !== "/" && p !== absolute && isInside(p, absolute));
 }
 
 /** The worker's own process, or any process's environment and memory: never read or written. */
@@ -61,8 +61,8 @@ const GIT_RUNS = /(^|\/)\.git\/(hooks(\/|$)|config$)/;
 
 function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | null {
   if (PROCESS_FILES.test(absolute)) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is a process's own files (environment, memory, open files); no tool reads or writes them` };
-  const guard = WRITE_TOOLS.has(tool) ? reachesProtected(absolute, ctx) : undefined;
-  if (guard) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} reaches the protected path ${guard}` };
+  const guard = WRITE_TOOLS.has(tool) ? isProtected(absolute, ctx) : undefined;
+  if (guard) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is inside the protected path ${guard}` };
   return null;
 }
 

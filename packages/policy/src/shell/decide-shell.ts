@@ -1,5 +1,5 @@
 import { isStricter, stricter, type Action } from "../action.js";
-import { decideAbsolute, decideSubject, namesProcessFiles, physically, type DecideContext } from "../decide.js";
+import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
 import { ruleRef } from "../rule.js";
@@ -126,6 +126,8 @@ class ShellJudge {
     let worst: Verdict | null = null;
     for (const { dir, absolute } of this.dirs.pairs(file)) {
       if (tool === "write_file") this.written.add(absolute);
+      const holds = tool === "write_file" ? holdsProtected(absolute, this.ctx) : undefined;
+      if (holds) return verdictOf("deny", file, null, `${how} ${file}, a directory that holds the protected path ${holds}`);
       let v = decideAbsolute(tool, absolute, this.ctx);
       // After `cd link` or through `dir/..`, the kernel resolves the path from where links point.
       if (file.includes("..") || dir !== this.ctx.cwd) v = physically(tool, file, dir, this.ctx, v);

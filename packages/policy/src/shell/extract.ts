@@ -254,7 +254,10 @@ class Extractor {
       // Two words with nothing between them are one word to bash; tree-sitter split it (`{\rm`).
       if (child.startIndex === previousEnd && !child.type.endsWith("_redirect")) this.out.parseError = true;
       // `cmd - <<EOF`: tree-sitter drops a lone `-` before a heredoc; bash passes it as a word.
-      const gap = previousEnd >= 0 && child.type.endsWith("_redirect") ? this.source.slice(previousEnd, child.startIndex).trim() : "";
+      const between = previousEnd >= 0 ? this.source.slice(previousEnd, child.startIndex) : "";
+      // A newline ends a command; tree-sitter sometimes reads the next line as more of its words.
+      if (between.includes("\n") && previousType !== "heredoc_redirect") this.out.parseError = true;
+      const gap = child.type.endsWith("_redirect") ? between.trim() : "";
       if (gap === "-") cmd.words.push(literalWord("-"));
       else if (gap !== "") this.out.parseError = true;
       // `0<<<x`: tree-sitter reads the descriptor as a word of its own; bash reads it as part of the redirection.

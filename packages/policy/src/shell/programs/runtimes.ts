@@ -21,7 +21,7 @@ const PACKAGE_MANAGER = (extra: string): SpecInput => ({
   inheritOptions: true,
   anyFlag: true,
   operands: "text",
-  subcommands: {
+  subcommands: withAnyFlag({
     install: { operands: "text" }, i: { operands: "text" }, ci: { operands: "text" }, add: { operands: "text" }, remove: { operands: "text" }, rm: { operands: "text" },
     uninstall: { operands: "text" }, update: { operands: "text" }, up: { operands: "text" }, upgrade: { operands: "text" }, run: { operands: "text" },
     "run-script": { operands: "text" }, test: { operands: "text" }, t: { operands: "text" }, start: { operands: "text" }, build: { operands: "text" },
@@ -34,8 +34,13 @@ const PACKAGE_MANAGER = (extra: string): SpecInput => ({
     config: { risk: "changes settings that can make it run programs", operands: "text" },
     exec: { commandAt: 0, options: "-c:script --call:script --package:text -p:text" }, x: { commandAt: 0, options: "-c:script --call:script --package:text" },
     dlx: { commandAt: 0, options: "--package:text -p:text" }, create: { risk: "downloads and runs a package's initialiser", operands: "text" },
-  },
+  }),
 });
+
+/** A package manager's subcommands take its many flags too. */
+function withAnyFlag(subcommands: Record<string, SpecInput>): Record<string, SpecInput> {
+  return Object.fromEntries(Object.entries(subcommands).map(([name, s]) => [name, { anyFlag: true, ...s }]));
+}
 const CARGO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-p:text --package:text --bin:text --example:text --test:text --bench:text --features:text -F:text --target:text --target-dir:write --manifest-path:runs -j:text --jobs:text --profile:text --message-format:text --color:text -Z:runs --config:runs" };
 const GO_SUB: SpecInput = { anyFlag: true, operands: "text", options: "-o:write -C:path -exec:runs -toolexec:runs -ldflags:text -gcflags:text -tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read -overlay:read -coverprofile:write -cpuprofile:write -memprofile:write" };
 const TOOL = (options = ""): SpecInput => ({ anyFlag: true, options, operands: "read" });
@@ -46,7 +51,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   ruby: { options: "-e:runs -r:runs -I:path -n -p -a -l -w -W?=text -c -v --version -x -d -E:text", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
   php: { options: "-r:runs -f:read -l -S:runs -a! -d:runs -n -v -m -i", operands: { lead: ["read"], rest: "text", optionsFirst: true }, scriptOperand: true },
   deno: { anyFlag: true, operands: "text", subcommands: { run: { anyFlag: true, operands: { lead: ["read"], rest: "text", optionsFirst: true } }, test: { anyFlag: true, operands: "read" }, fmt: { anyFlag: true, operands: "write" }, lint: { anyFlag: true, operands: "read" }, check: { anyFlag: true, operands: "read" }, eval: { risk: "runs the code it is given", anyFlag: true, operands: "text" } } },
-  npm: PACKAGE_MANAGER("--ws --include:text --omit:text --save --cache:path"),
+  npm: PACKAGE_MANAGER("--ws --include:text --omit:text --save --cache:path --pack-destination:write"),
   pnpm: PACKAGE_MANAGER("--shamefully-hoist --lockfile-only --resolution-only"),
   yarn: PACKAGE_MANAGER("--cwd:project --immutable --check-cache"),
   bun: PACKAGE_MANAGER("--cwd:project --bun"),

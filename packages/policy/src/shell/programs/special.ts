@@ -185,7 +185,9 @@ const runuser: SpecialReader = (words, name) => classifyWords(words, words.some(
 /** `coproc CMD`, `coproc NAME { ...; }`: the command starts after the name when a group follows. */
 const coproc: SpecialReader = (words, name) => {
   const out = emptyClassified(name, null);
-  const start = words[2]?.text === "{" ? 2 : 1;
+  let start = words[2]?.text === "{" ? 2 : 1;
+  // A keyword, not a program: NAME=value words before the command are its assignments.
+  while (start < words.length - 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]!.raw)) out.assignments.push(words[start++]!.text.split("=")[0]!);
   if (words.length > start) out.inner.push({ start, end: words.length, via: name });
   return out;
 };
