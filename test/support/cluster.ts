@@ -108,6 +108,8 @@ export class Cluster {
       const workers = await probe.workers.list.query().catch(() => []);
       return workers.some((w) => w.id === "w1" && w.connected);
     }, 10_000);
+    // A first evaluation writes the default rules file for a new worker, as tests expect.
+    await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).catch(() => undefined);
   }
 
   /** Kills the worker with SIGKILL and waits until the server counts it gone. */
