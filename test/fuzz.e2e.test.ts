@@ -129,7 +129,7 @@ async function askingSession(): Promise<void> {
 }
 
 beforeAll(async () => {
-  cluster = await Cluster.start({ config: { limits: { requestsPerSecond: 100_000 } } });
+  cluster = await Cluster.start({ rules: `{ "*": "ask" }`, config: { limits: { requestsPerSecond: 100_000 } } });
   admin = cluster.client();
   all = new Events(admin, {});
   worker = createNodeClient({ url: cluster.url, token: WORKER_TOKEN, retryDelayMs: () => 100 });

@@ -109,6 +109,8 @@ export class Cluster {
       const workers = await probe.workers.list.query().catch(() => []);
       return workers.some((w) => w.id === "w1" && w.connected);
     }, 20_000, "the worker to register");
+    // A first evaluation writes the default rules file for a new worker, as tests expect.
+    await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).catch(() => undefined);
   }
 
   /** Kills the worker with SIGKILL and waits until the server counts it gone. */
