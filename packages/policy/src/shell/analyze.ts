@@ -105,8 +105,8 @@ class Analyzer {
     const head = sub.words[0];
     const program = head ? programName(head.text) : "";
     const classified = head && isLiteral(head) ? classifyCommand(sub.words, program) : null;
-    // Shells disagree on `coproc NAME=value cmd` (an assignment, or the command's name): not modelled.
-    if (program === "coproc" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(sub.words[1]?.raw ?? "")) this.out.parseError = true;
+    // Parsers disagree on what `coproc W1 W2` names (W1 a coprocess name, or the command): not modelled.
+    if (program === "coproc" && sub.words.length > 2 && sub.words[2]?.raw !== "{") this.out.parseError = true;
     const cmd = sub as AnalyzedCommand;
     cmd.depth = depth;
     cmd.program = program;

@@ -48,6 +48,7 @@ const NO_REDIRECTS: FileRedirects = { writes: [], reads: [], stdin: null };
 const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const READ_OPS = new Set(["<", "<>"]);
 const COMMAND_NODES = new Set(["command", "declaration_command", "unset_command"]);
+const RESERVED = new Set(["{", "}", "do", "done", "then", "fi", "else", "elif", "esac", "in", "!", "[[", "]]", "function", "select", "until"]);
 const LEAVES = new Set(["word", "number", "raw_string", "ansi_c_string", "comment", "file_descriptor"]);
 
 /** Collects a redirection's files; false when tree-sitter gave it more than one target word. */
@@ -282,6 +283,8 @@ class Extractor {
       if (!LEAVES.has(child.type)) this.children(child, null);
     }
     if (node.type !== "command") cmd.words.unshift(resolveKeyword(node));
+    // A reserved word as a command name: tree-sitter lost track of a group or a clause.
+    if (RESERVED.has(cmd.words[0]?.raw ?? "")) this.out.parseError = true;
     cmd.writes.push(...own.writes);
     cmd.reads.push(...own.reads);
     cmd.stdin = own.stdin ?? cmd.stdin;
