@@ -235,7 +235,7 @@ class Classifier {
         if (!this.subcommand(word)) return this.out;
         pendingSub = this.spec.subcommands !== undefined;
         i++;
-      } else if (this.spec.assignments && this.operands.length === 0 && ASSIGNMENT.test(text)) {
+      } else if (this.spec.assignments && this.operands.length === 0 && ASSIGNMENT.test(word.raw)) {
         this.out.assignments.push(text.slice(0, text.indexOf("=")));
         i++;
       } else if (this.spec.commandAt !== undefined && this.operands.length === this.spec.commandAt) {
