@@ -95,6 +95,7 @@ class ShellJudge {
   readonly dirs: ShellDirectories;
   critical: string | null;
   private readonly written = new Set<string>();
+  private readonly seen = new Map<string, Verdict>();
   private readonly fetches: boolean;
 
   constructor(
@@ -128,12 +129,23 @@ class ShellJudge {
       if (tool === "write_file") this.written.add(absolute);
       const holds = tool === "write_file" ? holdsProtected(absolute, this.ctx) : undefined;
       if (holds) return verdictOf("deny", file, null, `${how} ${file}, a directory that holds the protected path ${holds}`);
-      let v = decideAbsolute(tool, absolute, this.ctx);
-      // After `cd link` or through `dir/..`, the kernel resolves the path from where links point.
-      if (file.includes("..") || dir !== this.ctx.cwd) v = physically(tool, file, dir, this.ctx, v);
+      const v = this.decided(tool, file, dir, absolute);
       if (!worst || isStricter(v.action, worst.action)) worst = verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
     }
     return worst;
+  }
+
+  /** One path's decision; a script names the same files again and again, so each is decided once. */
+  private decided(tool: "read_file" | "write_file", file: string, dir: string, absolute: string): Verdict {
+    const key = `${tool}\0${dir}\0${file}`;
+    let v = this.seen.get(key);
+    if (!v) {
+      v = decideAbsolute(tool, absolute, this.ctx);
+      // After `cd link` or through `dir/..`, the kernel resolves the path from where links point.
+      if (file.includes("..") || dir !== this.ctx.cwd) v = physically(tool, file, dir, this.ctx, v);
+      this.seen.set(key, v);
+    }
+    return v;
   }
 
   command(cmd: AnalyzedCommand): Verdict {
