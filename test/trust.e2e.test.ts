@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Events, waitUntil } from "./support/cluster.js";
 import { ServerProcess } from "./support/server-process.js";

@@ -29,7 +29,7 @@ describe("lint", () => {
       expect.stringMatching(/"src\/" can never match/),
       expect.stringMatching(/"a\/\/b" can never match/),
       expect.stringMatching(/" ls" can never match/),
-      expect.stringMatching(/"git  push" can never match/),
+      expect.stringMatching(/"git {2}push" can never match/),
       expect.stringMatching(/my_mcp_tool is matched by its name only/),
     ]);
   });

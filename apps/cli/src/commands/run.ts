@@ -83,7 +83,10 @@ export async function runCommand(argv: string[]): Promise<number> {
             const e = data as GatehouseEvent;
             printer.print(id, e);
             if (e.type === "tool_approval_required" && interactive) void askOnTerminal(t.client, e);
-            if (e.type === "turn_ended" && e.sessionId === session.id) (sub.unsubscribe(), resolve(e));
+            if (e.type === "turn_ended" && e.sessionId === session.id) {
+              sub.unsubscribe();
+              resolve(e);
+            }
           },
         },
       );
