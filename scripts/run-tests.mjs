@@ -1,4 +1,4 @@
-// Type-checks the workspace, builds the browser console, runs every test, and ends with the line "N passed, N failed, N skipped".
+// Type-checks the workspace, builds the browser console, lints and format-checks it, runs every test, and ends with the line "N passed, N failed, N skipped".
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
