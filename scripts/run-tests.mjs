@@ -15,7 +15,10 @@ if (run("node", ["apps/web/build.mjs"]) !== 0) {
   console.error("building the web console failed");
   process.exit(1);
 }
-for (const [what, args] of [["lint", ["exec", "eslint", "."]], ["format check (fix with: pnpm format)", ["exec", "prettier", "--check", "."]]]) {
+for (const [what, args] of [
+  ["lint", ["exec", "eslint", "."]],
+  ["format check (fix with: pnpm format)", ["exec", "prettier", "--check", "."]],
+]) {
   if (run("pnpm", args) !== 0) {
     console.error(`${what} failed`);
     process.exit(1);

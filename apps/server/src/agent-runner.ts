@@ -106,7 +106,11 @@ export class AgentRunner {
       });
       if (signal.aborted) return "aborted";
       addUsage(usage, response.usage);
-      const message: Message = { role: "assistant", text: response.text, toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })) };
+      const message: Message = {
+        role: "assistant",
+        text: response.text,
+        toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })),
+      };
       this.options.store.appendMessage(sessionId, message);
       this.options.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
       if (response.toolCalls.length === 0) return "completed";
@@ -123,7 +127,11 @@ export class AgentRunner {
     const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.options.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
     const approvals = calls.map((c, index) => {
       if (!asks(index)) return null;
-      const batch: BatchContext = { index, total: calls.length, remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })) };
+      const batch: BatchContext = {
+        index,
+        total: calls.length,
+        remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
+      };
       return this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
     });
     let hardRejected = false;
@@ -139,15 +147,41 @@ export class AgentRunner {
           : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""));
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
-      this.options.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: toolOutputText(shown), isError: !shown.ok });
-      this.options.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ...shown, elapsedMs: performance.now() - started });
+      this.options.store.appendMessage(session.id, {
+        role: "tool",
+        callId: call.callId,
+        toolName: call.toolName,
+        content: toolOutputText(shown),
+        isError: !shown.ok,
+      });
+      this.options.hub.publish({
+        type: "tool_result",
+        sessionId: session.id,
+        at: now(),
+        callId: call.callId,
+        toolName: call.toolName,
+        ...shown,
+        elapsedMs: performance.now() - started,
+      });
     }
     if (signal.aborted) return "aborted";
     return hardRejected ? "rejected" : "continue";
   }
 
-  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<CallResult> {
-    this.audit(session, call, decision.action, decision.reason, decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null);
+  private async settle(
+    session: SessionInfo,
+    call: ModelToolCall,
+    decision: Decision,
+    approval: Promise<Resolution> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallResult> {
+    this.audit(
+      session,
+      call,
+      decision.action,
+      decision.reason,
+      decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null,
+    );
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     if (approval) {
       const r = await approval;
@@ -158,10 +192,24 @@ export class AgentRunner {
   }
 
   private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<CallResult> {
-    this.options.hub.publish({ type: "tool_call_started", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, arguments: JSON.stringify(call.args), decision });
+    this.options.hub.publish({
+      type: "tool_call_started",
+      sessionId: session.id,
+      at: now(),
+      callId: call.callId,
+      toolName: call.toolName,
+      arguments: JSON.stringify(call.args),
+      decision,
+    });
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     try {
-      return ran(await this.options.registry.dispatch(session.workerId, { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.options.toolTimeoutMs, guard: this.options.gate.guard(session) }, signal));
+      return ran(
+        await this.options.registry.dispatch(
+          session.workerId,
+          { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.options.toolTimeoutMs, guard: this.options.gate.guard(session) },
+          signal,
+        ),
+      );
     } catch (err) {
       if (signal.aborted) return notRun("cancelled", toolMessages.failed(call.toolName, "the turn was aborted"));
       return notRun("failed", toolMessages.failed(call.toolName, (err as Error).message));
@@ -186,6 +234,16 @@ export class AgentRunner {
   }
 
   private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): void {
-    this.options.store.audit({ at: now(), sessionId: session.id, workerId: session.workerId, toolName: call.toolName, arguments: JSON.stringify(call.args), action, reason, rule, ...(by ? { by } : {}) });
+    this.options.store.audit({
+      at: now(),
+      sessionId: session.id,
+      workerId: session.workerId,
+      toolName: call.toolName,
+      arguments: JSON.stringify(call.args),
+      action,
+      reason,
+      rule,
+      ...(by ? { by } : {}),
+    });
   }
 }

@@ -73,7 +73,14 @@ export class ApprovalGate {
   }
 
   /** Holds a call for a person's answer; the promise settles with the answer. */
-  raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext, presentation: Presentation | null): { approvalId: string; settled: Promise<Resolution> } {
+  raise(
+    session: SessionInfo,
+    callId: string,
+    call: ToolCall,
+    decision: Decision,
+    batch: BatchContext,
+    presentation: Presentation | null,
+  ): { approvalId: string; settled: Promise<Resolution> } {
     return this.pending.raise(session, callId, call, decision, batch, presentation);
   }
 
@@ -103,13 +110,24 @@ export class ApprovalGate {
       const file = this.options.permissions.file(session.workerId);
       const detail = `the approved rule was kept for this session only; it could not be saved: ${(err as Error).message}`;
       this.options.log.warn("an always rule could not be saved", { file, err });
-      this.options.hub.publish({ type: "permissions_invalid", sessionId: session.id, at: new Date().toISOString(), workerId: session.workerId, file, line: 1, column: 1, message: detail });
+      this.options.hub.publish({
+        type: "permissions_invalid",
+        sessionId: session.id,
+        at: new Date().toISOString(),
+        workerId: session.workerId,
+        file,
+        line: 1,
+        column: 1,
+        message: detail,
+      });
     }
   }
 
   deny(by: string, input: DenyInput): boolean {
     if (!this.pending.get(input.sessionId, input.approvalId)) return false;
-    return this.pending.settle(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined;
+    return (
+      this.pending.settle(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined
+    );
   }
 
   /** Cancels one pending approval (its call will not run: an earlier call of its batch was denied hard). */
@@ -126,7 +144,8 @@ export class ApprovalGate {
   recheck(sessionId: string): void {
     for (const [id, p] of this.pending.ofSession(sessionId)) {
       const session = this.options.store.getSession(sessionId) ?? p.session;
-      if (this.evaluate(session, p.call).action === "allow") this.pending.settle(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
+      if (this.evaluate(session, p.call).action === "allow")
+        this.pending.settle(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
     }
   }
 

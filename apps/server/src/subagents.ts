@@ -37,7 +37,16 @@ export class Subagents {
     if (!agent) return { error: `no agent type named "${name}"; the agents are ${agentNames(worker)}` };
     if (!prompt) return { error: "the prompt is empty: say what the subagent should do" };
     if (nestsTooDeep(this.depth(parent) + 1)) return { error: `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep` };
-    const session: SessionInfo = { id, workerId: parent.workerId, agent: agent.name, model: agent.model ?? parent.model, mode: parent.mode, parentId: parent.id, createdAt: now(), status: "running" };
+    const session: SessionInfo = {
+      id,
+      workerId: parent.workerId,
+      agent: agent.name,
+      model: agent.model ?? parent.model,
+      mode: parent.mode,
+      parentId: parent.id,
+      createdAt: now(),
+      status: "running",
+    };
     try {
       this.options.openModel(session, parent);
     } catch (err) {
@@ -51,7 +60,11 @@ export class Subagents {
   /** Closes a child whose turn ended and turns its last answer into the `task` call's result. */
   finish(child: SessionInfo, end: string): CallResult {
     this.options.store.putSession({ ...child, status: "closed" });
-    const answer = this.options.store.messages(child.id).findLast((m) => m.role === "assistant")?.text.trim() ?? "";
+    const answer =
+      this.options.store
+        .messages(child.id)
+        .findLast((m) => m.role === "assistant")
+        ?.text.trim() ?? "";
     if (end === "completed") return { ok: true, outcome: "ok", output: answer || `(the ${child.agent} subagent gave no answer)` };
     return notRun(end === "aborted" ? "cancelled" : "failed", toolMessages.subagentEnded(child.agent, child.id, end, answer));
   }

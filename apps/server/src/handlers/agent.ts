@@ -7,7 +7,8 @@ export function agentHandlers(services: Services): Handlers["agent"] {
   return guarded({
     async prompt(_p, input) {
       const target = sessionOf(services, input.sessionId);
-      if (target.parentId) throw new GatehouseError("REFUSED", `session ${target.id} is a subagent of session ${target.parentId}; it takes its work from its parent`);
+      if (target.parentId)
+        throw new GatehouseError("REFUSED", `session ${target.id} is a subagent of session ${target.parentId}; it takes its work from its parent`);
       return { accepted: services.runner.prompt(target, input.text) };
     },
     async abort(p, input) {

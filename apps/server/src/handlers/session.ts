@@ -10,7 +10,16 @@ export function sessionHandlers(services: Services): Handlers["session"] {
     async create(p, input) {
       const w = workerOf(services, input.workerId);
       if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentNames(w)}`);
-      const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, model: input.model ?? services.defaultModel, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
+      const info: SessionInfo = {
+        id: nanoid(),
+        workerId: w.id,
+        agent: input.agent,
+        model: input.model ?? services.defaultModel,
+        mode: input.mode,
+        parentId: null,
+        createdAt: now(),
+        status: "idle",
+      };
       services.openModel(info, input.scenario);
       services.store.putSession(info);
       services.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
@@ -32,10 +41,36 @@ export function sessionHandlers(services: Services): Handlers["session"] {
     },
     async shell(p, input) {
       const current = sessionOf(services, input.sessionId);
-      const ran = await services.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: services.toolTimeoutMs, guard: services.gate.guard(current), origin: "person" });
+      const ran = await services.registry.dispatch(current.workerId, {
+        sessionId: current.id,
+        toolName: "shell_exec",
+        args: { command: input.command },
+        timeoutMs: services.toolTimeoutMs,
+        guard: services.gate.guard(current),
+        origin: "person",
+      });
       const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
-      services.store.audit({ at: now(), sessionId: current.id, workerId: current.workerId, toolName: "shell_exec", arguments: JSON.stringify({ command: input.command }), action: "user_shell", reason: "typed by a person (!command), not gated", rule: null, by: p.name });
-      services.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: shell.exitCode, output: shell.stdout, stderr: shell.stderr, by: p.name });
+      services.store.audit({
+        at: now(),
+        sessionId: current.id,
+        workerId: current.workerId,
+        toolName: "shell_exec",
+        arguments: JSON.stringify({ command: input.command }),
+        action: "user_shell",
+        reason: "typed by a person (!command), not gated",
+        rule: null,
+        by: p.name,
+      });
+      services.hub.publish({
+        type: "shell_command",
+        sessionId: current.id,
+        at: now(),
+        command: input.command,
+        exitCode: shell.exitCode,
+        output: shell.stdout,
+        stderr: shell.stderr,
+        by: p.name,
+      });
       return shell;
     },
   });

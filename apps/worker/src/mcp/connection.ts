@@ -122,7 +122,11 @@ export class McpConnection {
       return;
     }
     if (this.client !== client) return;
-    const { named, refused } = nameTools(this.config.name, listed.slice(0, MAX_TOOLS).map((t) => ({ name: t.name, item: t })), this.options.reserved);
+    const { named, refused } = nameTools(
+      this.config.name,
+      listed.slice(0, MAX_TOOLS).map((t) => ({ name: t.name, item: t })),
+      this.options.reserved,
+    );
     for (const why of refused) this.log.warn(why);
     this.tools = named.map(({ name, item }) => this.tool(name, item));
     this.options.onToolsChanged();
