@@ -16,7 +16,17 @@ const CLIENT_TOKEN = "bench-client-token-000001";
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-e2e-")));
 fs.mkdirSync(path.join(root, "work"));
 fs.writeFileSync(path.join(root, "work", "a.txt"), "a");
-fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, dataDir: path.join(root, "data"), workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }], clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }], maxSteps: 100_000, limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 } }));
+fs.writeFileSync(
+  path.join(root, "config.json"),
+  JSON.stringify({
+    port: 0,
+    dataDir: path.join(root, "data"),
+    workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }],
+    clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }],
+    maxSteps: 100_000,
+    limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 },
+  }),
+);
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
@@ -25,7 +35,11 @@ async function startProcesses(): Promise<{ server: ChildProcess; worker: ChildPr
   const server = spawn(process.execPath, [...NODE_ARGS, BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise<number>((resolve) => readline.createInterface({ input: server.stdout! }).once("line", (l) => resolve(JSON.parse(l).port)));
   const url = `ws://127.0.0.1:${port}`;
-  const worker = spawn(process.execPath, [...NODE_ARGS, BIN, "worker", "--server", url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", path.join(root, "work")], { stdio: "ignore" });
+  const worker = spawn(
+    process.execPath,
+    [...NODE_ARGS, BIN, "worker", "--server", url, "--token", WORKER_TOKEN, "--id", "w1", "--dir", path.join(root, "work")],
+    { stdio: "ignore" },
+  );
   return { server, worker, url };
 }
 
@@ -50,7 +64,10 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000):
 /** Runs `sessions` sessions at once, each `steps` steps of `perStep` allowed read_file calls. */
 async function allowedCalls(client: GatehouseClient, sessions: number, steps: number, perStep: number): Promise<void> {
   const call = { tool: "read_file", args: { path: "a.txt" } };
-  const file = scenario(`allowed-${sessions}`, [...Array.from({ length: steps }, () => ({ toolCalls: Array.from({ length: perStep }, () => call) })), { text: "done" }]);
+  const file = scenario(`allowed-${sessions}`, [
+    ...Array.from({ length: steps }, () => ({ toolCalls: Array.from({ length: perStep }, () => call) })),
+    { text: "done" },
+  ]);
   const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.session.create.mutate({ workerId: "w1", scenario: file })).id));
   const elapsed: number[] = [];
   let ended = 0;
@@ -66,12 +83,17 @@ async function allowedCalls(client: GatehouseClient, sessions: number, steps: nu
   await waitFor(() => ended === sessions, "the allowed-calls turns");
   const seconds = (performance.now() - t0) / 1000;
   for (const s of subs) s.unsubscribe();
-  console.log(`allowed read_file calls, ${sessions} session(s) at once: ${elapsed.length} in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`);
+  console.log(
+    `allowed read_file calls, ${sessions} session(s) at once: ${elapsed.length} in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`,
+  );
 }
 
 async function approveToStart(client: GatehouseClient): Promise<void> {
   const n = 200;
-  const file = scenario("asks", [...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ tool: "shell_exec", args: { command: `echo ${i}` } }] })), { text: "done" }]);
+  const file = scenario("asks", [
+    ...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ tool: "shell_exec", args: { command: `echo ${i}` } }] })),
+    { text: "done" },
+  ]);
   const s = await client.session.create.mutate({ workerId: "w1", scenario: file });
   const asks: string[] = [];
   const started: number[] = [];
@@ -93,7 +115,9 @@ async function approveToStart(client: GatehouseClient): Promise<void> {
   }
   await waitFor(() => ended, "the approvals turn");
   sub.unsubscribe();
-  console.log(`approve to tool start (${n} approvals, seen by the approving client): p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms`);
+  console.log(
+    `approve to tool start (${n} approvals, seen by the approving client): p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms`,
+  );
 }
 
 async function manyPending(client: GatehouseClient, url: string, serverPid: number): Promise<void> {
@@ -105,10 +129,12 @@ async function manyPending(client: GatehouseClient, url: string, serverPid: numb
     if (e.type === "tool_approval_required") pending++;
   });
   for (let i = 0; i < n; i += 50) {
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      const s = await client.session.create.mutate({ workerId: "w1", scenario: file });
-      await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    }));
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const s = await client.session.create.mutate({ workerId: "w1", scenario: file });
+        await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+      }),
+    );
   }
   await waitFor(() => pending >= n, "1,000 pending approvals");
   sub.unsubscribe();
@@ -124,7 +150,9 @@ async function manyPending(client: GatehouseClient, url: string, serverPid: numb
   const ms = performance.now() - t0;
   sub2.unsubscribe();
   await closeClient(fresh);
-  console.log(`1,000 sessions with one pending approval each: server RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB; replay of ${replayed} pending approvals to a new client: ${ms.toFixed(1)} ms`);
+  console.log(
+    `1,000 sessions with one pending approval each: server RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB; replay of ${replayed} pending approvals to a new client: ${ms.toFixed(1)} ms`,
+  );
 }
 
 /** Shell calls with and without the sandbox, on a small work directory and on a 20,000-file repository. */
@@ -159,7 +187,10 @@ const extraWorkers: ChildProcess[] = [];
 try {
   const client = createNodeClient({ url, token: CLIENT_TOKEN });
   for (let i = 0; i < 200; i++) {
-    const ok = await client.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(() => true, () => false);
+    const ok = await client.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).then(
+      () => true,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }

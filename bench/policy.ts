@@ -9,20 +9,38 @@ import { RulesFileCache } from "@gatehouse/policy/node";
 const HOME = "/home/ada";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-"));
 const rulesFile = path.join(dir, "permissions.jsonc");
-fs.writeFileSync(rulesFile, DEFAULT_RULES_TEXT.replace('"shell_exec": "ask"', '"shell_exec": { "*": "ask", "ls *": "allow", "git status": "allow", "cat *": "allow", "grep *": "allow", "rm *": "deny" }'));
+fs.writeFileSync(
+  rulesFile,
+  DEFAULT_RULES_TEXT.replace(
+    '"shell_exec": "ask"',
+    '"shell_exec": { "*": "ask", "ls *": "allow", "git status": "allow", "cat *": "allow", "grep *": "allow", "rm *": "deny" }',
+  ),
+);
 const cache = new RulesFileCache();
 
 await loadShellParser();
 const ctx = (): EvaluationContext => ({ layers: { static: cache.load(rulesFile, { home: HOME }) }, cwd: "/work/project", home: HOME });
 
-const files: ToolCall[] = ["src/index.ts", "config/.env", "README.md", "/etc/hosts", "a/b/c/secret.json", ".env.example"].map((p) => ({ tool: "read_file", args: { path: p } }));
-const short: ToolCall[] = ["ls -la", "git status", "cat README.md", "npm test", "rm -rf build", "grep -n foo src/a.ts"].map((command) => ({ tool: "shell_exec", args: { command } }));
+const files: ToolCall[] = ["src/index.ts", "config/.env", "README.md", "/etc/hosts", "a/b/c/secret.json", ".env.example"].map((p) => ({
+  tool: "read_file",
+  args: { path: p },
+}));
+const short: ToolCall[] = ["ls -la", "git status", "cat README.md", "npm test", "rm -rf build", "grep -n foo src/a.ts"].map((command) => ({
+  tool: "shell_exec",
+  args: { command },
+}));
 const pipelines: ToolCall[] = [
   'cat $(ls *.ts) | grep -v test | wc -l && echo "done $(date)"',
   "find . -name '*.log' | xargs grep -l error | sort | uniq -c > report.txt",
-  "git log --oneline -5 | while read l; do echo \"$l\"; done; sudo -u web timeout 5 curl -s http://x | jq .",
+  'git log --oneline -5 | while read l; do echo "$l"; done; sudo -u web timeout 5 curl -s http://x | jq .',
 ].map((command) => ({ tool: "shell_exec", args: { command } }));
-const scriptLines = ["set -e", 'for f in $(ls src); do echo "$f"; done', "if [ -f .env ]; then echo found; fi", "cd build && make -j2 || exit 1", 'tar czf out.tgz dist && echo "$(sha256sum out.tgz)"'];
+const scriptLines = [
+  "set -e",
+  'for f in $(ls src); do echo "$f"; done',
+  "if [ -f .env ]; then echo found; fi",
+  "cd build && make -j2 || exit 1",
+  'tar czf out.tgz dist && echo "$(sha256sum out.tgz)"',
+];
 let script = "";
 while (script.length < 2048) script += `${scriptLines[script.length % scriptLines.length]}\n`;
 const scripts: ToolCall[] = [{ tool: "shell_exec", args: { command: script.slice(0, 2048) } }];
@@ -65,7 +83,14 @@ function measure(name: string, calls: ToolCall[], n: number, withFileCheck: bool
   }
   const total = Number(process.hrtime.bigint() - start) / 1e9;
   samples.sort();
-  const row = [name.padEnd(44), percentile(samples, 0.5).toFixed(2).padStart(9), percentile(samples, 0.99).toFixed(2).padStart(9), Math.round(n / total).toLocaleString("en").padStart(12)];
+  const row = [
+    name.padEnd(44),
+    percentile(samples, 0.5).toFixed(2).padStart(9),
+    percentile(samples, 0.99).toFixed(2).padStart(9),
+    Math.round(n / total)
+      .toLocaleString("en")
+      .padStart(12),
+  ];
   console.log(row.join(" "));
 }
 
@@ -94,5 +119,7 @@ const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 global.gc?.();
 const after = process.memoryUsage().rss;
 const mb = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
-console.log(`1,000,000 mixed decisions in ${seconds.toFixed(1)} s; RSS before ${mb(before)}, after ${mb(after)} (${after >= before ? "+" : ""}${mb(after - before)})`);
+console.log(
+  `1,000,000 mixed decisions in ${seconds.toFixed(1)} s; RSS before ${mb(before)}, after ${mb(after)} (${after >= before ? "+" : ""}${mb(after - before)})`,
+);
 fs.rmSync(dir, { recursive: true, force: true });

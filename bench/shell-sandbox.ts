@@ -43,7 +43,9 @@ export async function walkFigures(repo: string): Promise<void> {
     runner.profile(guard);
     changed.push(performance.now() - t0);
   }
-  console.log(`sandbox profile of a 20,000-file repository (${first.masked.length} masked): first call ${cold.toFixed(1)} ms; nothing changed p50 ${percentile(warm, 0.5).toFixed(2)} ms, p99 ${percentile(warm, 0.99).toFixed(2)} ms; after a new file p50 ${percentile(changed, 0.5).toFixed(2)} ms`);
+  console.log(
+    `sandbox profile of a 20,000-file repository (${first.masked.length} masked): first call ${cold.toFixed(1)} ms; nothing changed p50 ${percentile(warm, 0.5).toFixed(2)} ms, p99 ${percentile(warm, 0.99).toFixed(2)} ms; after a new file p50 ${percentile(changed, 0.5).toFixed(2)} ms`,
+  );
 }
 
 /** A worker process on `dir` with the given sandbox setting. */
@@ -59,27 +61,42 @@ export function allowShell(dataDir: string, workerId: string): void {
 }
 
 /** `n` allowed `echo` calls one after another on one worker: calls per second and per-call latency. */
-export async function shellCalls(client: GatehouseClient, workerId: string, label: string, n: number, scenario: (name: string, steps: unknown[]) => string, waitFor: (check: () => boolean, what: string) => Promise<void>): Promise<void> {
-  const file = scenario(`shell-${workerId}`, [...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ tool: "shell_exec", args: { command: `echo ${i}` } }] })), { text: "done" }]);
+export async function shellCalls(
+  client: GatehouseClient,
+  workerId: string,
+  label: string,
+  n: number,
+  scenario: (name: string, steps: unknown[]) => string,
+  waitFor: (check: () => boolean, what: string) => Promise<void>,
+): Promise<void> {
+  const file = scenario(`shell-${workerId}`, [
+    ...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ tool: "shell_exec", args: { command: `echo ${i}` } }] })),
+    { text: "done" },
+  ]);
   const s = await client.session.create.mutate({ workerId, scenario: file });
   const elapsed: number[] = [];
   let ok = 0;
   let ended = false;
-  const sub = client.agent.onEvents.subscribe({ sessionId: s.id }, {
-    onData: (d) => {
-      const e = d.data as { type: string; elapsedMs?: number; ok?: boolean };
-      if (e.type === "tool_result") {
-        elapsed.push(e.elapsedMs!);
-        if (e.ok) ok++;
-      }
-      if (e.type === "turn_ended") ended = true;
+  const sub = client.agent.onEvents.subscribe(
+    { sessionId: s.id },
+    {
+      onData: (d) => {
+        const e = d.data as { type: string; elapsedMs?: number; ok?: boolean };
+        if (e.type === "tool_result") {
+          elapsed.push(e.elapsedMs!);
+          if (e.ok) ok++;
+        }
+        if (e.type === "turn_ended") ended = true;
+      },
     },
-  });
+  );
   await new Promise((r) => setTimeout(r, 200));
   const t0 = performance.now();
   await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
   await waitFor(() => ended, `the shell calls on ${workerId}`);
   const seconds = (performance.now() - t0) / 1000;
   sub.unsubscribe();
-  console.log(`shell_exec \`echo\`, ${label}: ${ok}/${elapsed.length} ok in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(2)} ms, p99 ${percentile(elapsed, 0.99).toFixed(2)} ms`);
+  console.log(
+    `shell_exec \`echo\`, ${label}: ${ok}/${elapsed.length} ok in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(2)} ms, p99 ${percentile(elapsed, 0.99).toFixed(2)} ms`,
+  );
 }

@@ -1,4 +1,4 @@
-// Type-checks the workspace, builds the browser console, runs every test, and ends with the line "N passed, N failed, N skipped".
+// Type-checks the workspace, builds the browser console, lints and format-checks it, runs every test, and ends with the line "N passed, N failed, N skipped".
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
@@ -14,6 +14,15 @@ if (typecheck !== 0) {
 if (run("node", ["apps/web/build.mjs"]) !== 0) {
   console.error("building the web console failed");
   process.exit(1);
+}
+for (const [what, args] of [
+  ["lint", ["exec", "eslint", "."]],
+  ["format check (fix with: pnpm format)", ["exec", "prettier", "--check", "."]],
+]) {
+  if (run("pnpm", args) !== 0) {
+    console.error(`${what} failed`);
+    process.exit(1);
+  }
 }
 fs.rmSync(report, { force: true });
 const status = run("pnpm", ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)]);

@@ -45,10 +45,19 @@ try {
   });
   const docs = await client.session.create.mutate({
     workerId: "w1",
-    scenario: cluster.scenario("docs", [
-      { text: "A subagent will write the changelog.", toolCalls: [{ tool: "task", args: { agent: "general", prompt: "write CHANGELOG.md" } }] },
-      { text: "{{lastResult}}" },
-    ], { general: [{ toolCalls: [{ tool: "write_file", args: { path: "CHANGELOG.md", content: "# Changelog\n\n- greet() says hello with an exclamation mark\n" } }] }, { text: "Wrote it." }] }),
+    scenario: cluster.scenario(
+      "docs",
+      [
+        { text: "A subagent will write the changelog.", toolCalls: [{ tool: "task", args: { agent: "general", prompt: "write CHANGELOG.md" } }] },
+        { text: "{{lastResult}}" },
+      ],
+      {
+        general: [
+          { toolCalls: [{ tool: "write_file", args: { path: "CHANGELOG.md", content: "# Changelog\n\n- greet() says hello with an exclamation mark\n" } }] },
+          { text: "Wrote it." },
+        ],
+      },
+    ),
   });
   const events = new Events(client, {});
   await client.agent.prompt.mutate({ sessionId: main.id, text: "Make greet() use a template string and run its tests." });

@@ -35,8 +35,17 @@ const answerTarget = fc.oneof({ weight: 3, arbitrary: fc.nat().map((n) => ({ pai
 const workerId = fc.oneof(fc.constantFrom("w1", "w2", "w3"), junk);
 const mode = fc.oneof(fc.constantFrom("default", "accept-edits", "read-only", "yolo", "strict"), junk);
 const tool = fc.oneof(fc.constantFrom("read_file", "write_file", "edit_file", "shell_exec", "glob", "grep", "task"), str);
-const args = fc.oneof(fc.record({ path: fc.oneof(str, fc.constantFrom(".env", "../x", "/etc/passwd", "")) }), fc.record({ command: fc.oneof(str, fc.constantFrom("ls; rm -rf /", "$(x)", "bash -c 'y'")) }), fc.dictionary(str, fc.anything({ maxDepth: 2 })));
-const toolDescriptor = fc.record({ name: str, description: str, tier: fc.oneof(fc.constantFrom("read", "write", "exec"), junk), inputSchema: fc.object({ maxDepth: 1 }) });
+const args = fc.oneof(
+  fc.record({ path: fc.oneof(str, fc.constantFrom(".env", "../x", "/etc/passwd", "")) }),
+  fc.record({ command: fc.oneof(str, fc.constantFrom("ls; rm -rf /", "$(x)", "bash -c 'y'")) }),
+  fc.dictionary(str, fc.anything({ maxDepth: 2 })),
+);
+const toolDescriptor = fc.record({
+  name: str,
+  description: str,
+  tier: fc.oneof(fc.constantFrom("read", "write", "exec"), junk),
+  inputSchema: fc.object({ maxDepth: 1 }),
+});
 
 /** Mostly a well-formed value, sometimes anything. */
 const often = <T>(a: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: junk });
@@ -46,14 +55,24 @@ function answer<T extends Record<string, fc.Arbitrary<unknown>>>(rest: T) {
 }
 
 const PROCEDURES = {
-  "session.create": fc.record({ workerId, agent: maybe(fc.oneof(fc.constantFrom("general", "explore"), str)), mode: maybe(mode), model: maybe(fc.oneof(fc.constantFrom("scripted", "openai:x", "nope:y"), str)), scenario: maybe(fc.oneof(ref("scenario"), str)) }),
+  "session.create": fc.record({
+    workerId,
+    agent: maybe(fc.oneof(fc.constantFrom("general", "explore"), str)),
+    mode: maybe(mode),
+    model: maybe(fc.oneof(fc.constantFrom("scripted", "openai:x", "nope:y"), str)),
+    scenario: maybe(fc.oneof(ref("scenario"), str)),
+  }),
   "session.list": fc.constant(undefined),
   "session.get": fc.record({ sessionId }),
   "session.setMode": fc.record({ sessionId, mode }),
   "session.shell": fc.record({ sessionId, command: fc.oneof(fc.constantFrom("echo fuzz", "true", ""), fc.anything({ maxDepth: 1 })) }),
   "agent.prompt": fc.record({ sessionId, text: fc.oneof(str, junk) }),
   "agent.abort": fc.record({ sessionId }),
-  "tool.approve": answer({ always: maybe(often(fc.boolean())), scope: maybe(often(fc.constantFrom("once", "session", "always"))), pattern: fc.option(often(fc.constantFrom("*", "**", "echo *", "git push *")), { nil: undefined, freq: 4 }) }),
+  "tool.approve": answer({
+    always: maybe(often(fc.boolean())),
+    scope: maybe(often(fc.constantFrom("once", "session", "always"))),
+    pattern: fc.option(often(fc.constantFrom("*", "**", "echo *", "git push *")), { nil: undefined, freq: 4 }),
+  }),
   "tool.deny": answer({ feedback: maybe(str), mode: maybe(often(fc.constantFrom("soft", "hard"))) }),
   "tool.view": fc.record({ sessionId, approvalId }),
   "permissions.get": fc.record({ workerId }),
@@ -70,7 +89,12 @@ const PROCEDURES = {
 type Name = keyof typeof PROCEDURES;
 const QUERIES: readonly Name[] = ["session.list", "session.get", "tool.view", "permissions.get", "permissions.explain", "auth.whoami", "workers.list"];
 const ANSWERS: readonly Name[] = ["tool.approve", "tool.deny", "tool.view"];
-const call = fc.oneof(...(Object.keys(PROCEDURES) as Name[]).map((name) => ({ weight: ANSWERS.includes(name) ? 4 : 1, arbitrary: PROCEDURES[name].map((input) => ({ name, input })) })));
+const call = fc.oneof(
+  ...(Object.keys(PROCEDURES) as Name[]).map((name) => ({
+    weight: ANSWERS.includes(name) ? 4 : 1,
+    arbitrary: PROCEDURES[name].map((input) => ({ name, input })),
+  })),
+);
 
 let cluster: Cluster;
 let admin: GatehouseClient;
@@ -116,7 +140,10 @@ async function serverAnswers(): Promise<void> {
 /** A session whose turn asks three times: live approvals for the generated answers to hit. */
 async function askingSession(): Promise<void> {
   const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
-  const scenario = cluster.scenario(`asks-${pool.scenario.length}`, [{ toolCalls: [shell("echo one"), shell("echo two"), shell("echo three")] }, { text: "done" }]);
+  const scenario = cluster.scenario(`asks-${pool.scenario.length}`, [
+    { toolCalls: [shell("echo one"), shell("echo two"), shell("echo three")] },
+    { text: "done" },
+  ]);
   pool.scenario.push(scenario);
   const s = await admin.session.create.mutate({ workerId: "w1", scenario, mode: "default" });
   pool.session.push(s.id);
@@ -168,7 +195,13 @@ describe("a server no input can end", () => {
     link.on("message", () => undefined);
     const message = fc.oneof(
       fc.record({ type: fc.constant("register"), registration: fc.oneof(PROCEDURES["worker.register"], junk) }),
-      fc.record({ type: fc.constant("result"), requestId: fc.oneof(str, junk), ok: fc.oneof(fc.boolean(), junk), output: fc.oneof(str, junk), exitCode: fc.oneof(fc.integer(), junk) }),
+      fc.record({
+        type: fc.constant("result"),
+        requestId: fc.oneof(str, junk),
+        ok: fc.oneof(fc.boolean(), junk),
+        output: fc.oneof(str, junk),
+        exitCode: fc.oneof(fc.integer(), junk),
+      }),
       fc.record({ type: fc.constant("tools"), tools: fc.oneof(fc.array(toolDescriptor, { maxLength: 3 }), junk) }),
       fc.record({ type: fc.constantFrom("heartbeat", "launch", "") }),
       junk,
@@ -192,7 +225,15 @@ describe("a server no input can end", () => {
     expect(await closed).toBe(1009);
     const junkSocket = new WebSocket(cluster.url);
     await new Promise((r) => junkSocket.once("open", r));
-    for (const frame of ["{", "null", "[]", '{"id":1,"method":"query","params":{"path":"session.list"}}', '{"id":null,"method":"subscription.stop"}', "\u0000\uffff"]) junkSocket.send(frame);
+    for (const frame of [
+      "{",
+      "null",
+      "[]",
+      '{"id":1,"method":"query","params":{"path":"session.list"}}',
+      '{"id":null,"method":"subscription.stop"}',
+      "\u0000\uffff",
+    ])
+      junkSocket.send(frame);
     await new Promise((r) => setTimeout(r, 200));
     junkSocket.close();
     await serverAnswers();

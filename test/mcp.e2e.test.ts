@@ -96,7 +96,11 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     const outside = path.join(os.homedir(), `.gatehouse-mcp-probe-${process.pid}`);
     const s = await session(cluster, client, [{ toolCalls: [call("demo_probe", { write: outside }), call("demo_slow")] }, { text: "never" }]);
     expect((await client.workers.list.query())[0]?.sandbox).toMatchObject({ active: true });
-    const probe = JSON.parse((await s.events.next("tool_result", (r) => r.toolName === "demo_probe", 20_000)).output) as { pid: number; env: string[]; wrote: string };
+    const probe = JSON.parse((await s.events.next("tool_result", (r) => r.toolName === "demo_probe", 20_000)).output) as {
+      pid: number;
+      env: string[];
+      wrote: string;
+    };
     expect(probe.pid).toBeLessThan(10);
     const escaped = fs.existsSync(outside);
     fs.rmSync(outside, { force: true });
@@ -111,7 +115,9 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
 
   it("a Streamable HTTP server, with a header secret taken from the worker's environment", async () => {
     httpServer = spawn(process.execPath, [TEST_SERVER, "--http"], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, MCP_TEST_KEY: "k-123" } });
-    const port = await new Promise<number>((resolve) => readline.createInterface({ input: httpServer!.stdout! }).once("line", (l) => resolve(JSON.parse(l).port)));
+    const port = await new Promise<number>((resolve) =>
+      readline.createInterface({ input: httpServer!.stdout! }).once("line", (l) => resolve(JSON.parse(l).port)),
+    );
     cluster = await Cluster.start({
       mcpServers: () => ({ web: { url: `http://127.0.0.1:${port}/mcp`, headers: { "x-test-key": "${MCP_TEST_KEY}" } } }),
       workerEnv: { MCP_TEST_KEY: "k-123" },
@@ -140,7 +146,13 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     const client = cluster.client();
     const work = cluster.workDir;
     const s = await session(cluster, client, [
-      { toolCalls: [call("files_read_text_file", { path: `${work}/a.txt` }), call("files_write_file", { path: `${work}/b.txt`, content: "no" }), call("files_list_directory", { path: work })] },
+      {
+        toolCalls: [
+          call("files_read_text_file", { path: `${work}/a.txt` }),
+          call("files_write_file", { path: `${work}/b.txt`, content: "no" }),
+          call("files_list_directory", { path: work }),
+        ],
+      },
       { text: "done" },
     ]);
     const ask = await s.events.next("tool_approval_required", undefined, 20_000);
@@ -161,12 +173,37 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: demo() }));
     fs.writeFileSync(path.join(dir, "s.json"), JSON.stringify({ steps: [{ toolCalls: [call("demo_echo", { text: "from run" })] }, { text: "done" }] }));
     fs.writeFileSync(path.join(dir, "bad.json"), `{"mcpServers": {"demo": {"command": 1}}}`);
-    const gatehouse = (mcp: string) => spawnSync(process.execPath, [BIN, "run", "--prompt", "go", "--json", "--mode", "yolo", "--dir", path.join(dir, "work"), "--data-dir", path.join(dir, "data"), "--scenario", path.join(dir, "s.json"), "--mcp", mcp], { encoding: "utf8", env: { ...process.env, GATEHOUSE_MODEL: "" } });
+    const gatehouse = (mcp: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          "run",
+          "--prompt",
+          "go",
+          "--json",
+          "--mode",
+          "yolo",
+          "--dir",
+          path.join(dir, "work"),
+          "--data-dir",
+          path.join(dir, "data"),
+          "--scenario",
+          path.join(dir, "s.json"),
+          "--mcp",
+          mcp,
+        ],
+        { encoding: "utf8", env: { ...process.env, GATEHOUSE_MODEL: "" } },
+      );
     const ok = gatehouse(path.join(dir, "mcp.json"));
     const bad = gatehouse(path.join(dir, "bad.json"));
     fs.rmSync(dir, { recursive: true, force: true });
     expect(ok.status).toBe(0);
-    const result = ok.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; toolName?: string; output?: string }).find((e) => e.type === "tool_result");
+    const result = ok.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; toolName?: string; output?: string })
+      .find((e) => e.type === "tool_result");
     expect(result).toMatchObject({ toolName: "demo_echo", output: expect.stringContaining("echo: from run") });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^gatehouse: --mcp: .*bad\.json:1:37: mcpServers\.demo\.command: must be a non-empty string\n$/);

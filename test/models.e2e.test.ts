@@ -38,12 +38,19 @@ const sent = (i: number) => JSON.stringify(replay.requests[i]!.body);
 
 describe("a session on a real model (a replayed endpoint)", () => {
   it("parallel calls are one batch, long results reach the model cut, usage and stop reasons are recorded", async () => {
-    const s = await start("openai-compatible", { rules: `{"*": "ask", "read_file": "allow"}`, files: { "big.txt": "y".repeat(1000) }, config: { maxToolResultChars: 200 } });
+    const s = await start("openai-compatible", {
+      rules: `{"*": "ask", "read_file": "allow"}`,
+      files: { "big.txt": "y".repeat(1000) },
+      config: { maxToolResultChars: 200 },
+    });
     replay.push(
-      openai.stream(["Reading and writing."], [
-        { id: "call_r", name: "read_file", argumentPieces: ['{"path":', '"big.txt"}'] },
-        { id: "call_w", name: "write_file", argumentPieces: ['{"path":"out.txt","content":"hi"}'] },
-      ]),
+      openai.stream(
+        ["Reading and writing."],
+        [
+          { id: "call_r", name: "read_file", argumentPieces: ['{"path":', '"big.txt"}'] },
+          { id: "call_w", name: "write_file", argumentPieces: ['{"path":"out.txt","content":"hi"}'] },
+        ],
+      ),
       openai.stream(["Done."], [], { prompt_tokens: 300, completion_tokens: 5 }),
     );
     await s.client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
@@ -52,8 +59,16 @@ describe("a session on a real model (a replayed endpoint)", () => {
     await s.client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId });
     const ended = await s.events.next("turn_ended");
     expect(ended).toMatchObject({ reason: "completed", usage: { inputTokens: 420, outputTokens: 35 } });
-    expect(s.events.of("assistant_message").map((m) => [m.stopReason, m.usage])).toEqual([["tool_calls", { inputTokens: 120, outputTokens: 30 }], ["stop", { inputTokens: 300, outputTokens: 5 }]]);
-    expect(s.events.of("assistant_text_delta").map((d) => d.text).join("")).toBe("Reading and writing.Done.");
+    expect(s.events.of("assistant_message").map((m) => [m.stopReason, m.usage])).toEqual([
+      ["tool_calls", { inputTokens: 120, outputTokens: 30 }],
+      ["stop", { inputTokens: 300, outputTokens: 5 }],
+    ]);
+    expect(
+      s.events
+        .of("assistant_text_delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe("Reading and writing.Done.");
     expect(s.events.of("tool_result")[0]!.output).toHaveLength(1000);
     expect(sent(1)).toContain(`${"y".repeat(200)}\\n[... cut: 800 of 1000 characters not shown]`);
     expect(sent(1)).not.toContain("y".repeat(201));
@@ -79,7 +94,10 @@ describe("a session on a real model (a replayed endpoint)", () => {
   it("a skill listed in the system prompt is loaded with the skill tool and followed", async () => {
     const s = await start("openai-compatible", {
       rules: `{"*": "allow"}`,
-      files: { "skills/release-notes/SKILL.md": "---\ndescription: Write release notes into CHANGES.md\n---\nStart CHANGES.md with the line '## Release' and list each change under it.\n" },
+      files: {
+        "skills/release-notes/SKILL.md":
+          "---\ndescription: Write release notes into CHANGES.md\n---\nStart CHANGES.md with the line '## Release' and list each change under it.\n",
+      },
     });
     replay.push(
       openai.stream([], [{ id: "call_s", name: "skill", argumentPieces: ['{"name":"release-notes"}'] }]),
@@ -107,7 +125,10 @@ describe("a session on a real model (a replayed endpoint)", () => {
   it("a subagent runs on the agent's model when its file names one", async () => {
     const s = await start("openai-compatible", {
       rules: `{"*": "allow"}`,
-      files: { "agents/summarizer.md": "---\ndescription: Summarises a file.\nmodel: replay:small-model\npermission:\n  \"*\": deny\n  read_file: allow\n---\nSummarise in one line.\n" },
+      files: {
+        "agents/summarizer.md":
+          '---\ndescription: Summarises a file.\nmodel: replay:small-model\npermission:\n  "*": deny\n  read_file: allow\n---\nSummarise in one line.\n',
+      },
     });
     replay.push(
       openai.stream([], [{ id: "call_t", name: "task", argumentPieces: ['{"agent":"summarizer","prompt":"summarise README"}'] }]),
@@ -144,13 +165,33 @@ describe("choosing a model on the command line", () => {
     fs.writeFileSync(path.join(dir, "work", "a.txt"), "alpha");
     replay.push(openai.stream([], [{ id: "call_g", name: "glob", argumentPieces: ['{"pattern":"*.txt"}'] }]), openai.stream(["There is a.txt."]));
     const r = await gatehouse(
-      ["run", "--prompt", "which files?", "--json", "--mode", "yolo", "--dir", path.join(dir, "work"), "--data-dir", path.join(dir, "data"), "--model", "lab:replay-model", "--base-url", replay.baseURL, "--api-key-env", "LAB_KEY"],
+      [
+        "run",
+        "--prompt",
+        "which files?",
+        "--json",
+        "--mode",
+        "yolo",
+        "--dir",
+        path.join(dir, "work"),
+        "--data-dir",
+        path.join(dir, "data"),
+        "--model",
+        "lab:replay-model",
+        "--base-url",
+        replay.baseURL,
+        "--api-key-env",
+        "LAB_KEY",
+      ],
       { LAB_KEY: "sk-lab", GATEHOUSE_MODEL: undefined },
     );
     fs.rmSync(dir, { recursive: true, force: true });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; output?: string; message?: { text: string } });
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; output?: string; message?: { text: string } });
     expect(events.find((e) => e.type === "tool_result")?.output).toContain("a.txt");
     expect(events.filter((e) => e.type === "assistant_message").at(-1)?.message?.text).toBe("There is a.txt.");
     expect(replay.requests.map((q) => q.headers.authorization)).toEqual(["Bearer sk-lab", "Bearer sk-lab"]);
@@ -158,7 +199,10 @@ describe("choosing a model on the command line", () => {
 
   it("a model whose key variable is not set is a configuration error: one line, exit 2, nothing run", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-run-model-"));
-    const r = await gatehouse(["run", "--prompt", "hi", "--dir", dir, "--data-dir", path.join(dir, "data"), "--model", "anthropic:claude-sonnet-4-5"], { ANTHROPIC_API_KEY: undefined, GATEHOUSE_MODEL: undefined });
+    const r = await gatehouse(["run", "--prompt", "hi", "--dir", dir, "--data-dir", path.join(dir, "data"), "--model", "anthropic:claude-sonnet-4-5"], {
+      ANTHROPIC_API_KEY: undefined,
+      GATEHOUSE_MODEL: undefined,
+    });
     fs.rmSync(dir, { recursive: true, force: true });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("gatehouse: model anthropic:claude-sonnet-4-5 needs an API key in the environment variable ANTHROPIC_API_KEY, which is not set\n");

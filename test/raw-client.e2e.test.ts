@@ -71,7 +71,10 @@ describe("the protocol without a tRPC library", () => {
   it("a raw WebSocket client creates a session, follows its events, answers an approval and sees the result", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask"}` });
     raw = await RawClient.open(cluster.url, CLIENT_TOKEN);
-    const scenario = cluster.scenario("raw", [{ text: "Writing.", toolCalls: [{ tool: "shell_exec", args: { command: "echo raw-$((20+22))" } }] }, { text: "Done: {{lastResult}}" }]);
+    const scenario = cluster.scenario("raw", [
+      { text: "Writing.", toolCalls: [{ tool: "shell_exec", args: { command: "echo raw-$((20+22))" } }] },
+      { text: "Done: {{lastResult}}" },
+    ]);
     const session = await raw.call("mutation", "session.create", { workerId: "w1", scenario });
     expect(session).toMatchObject({ workerId: "w1", mode: "default", status: "idle" });
 
@@ -109,7 +112,11 @@ describe("the protocol without a tRPC library", () => {
     });
     req.on("error", () => undefined); // ended by the test below
     await waitUntil(() => stream.includes("event: connected"), 10_000, "the stream to open");
-    const created = await fetch(`http://127.0.0.1:${cluster.port}/session.create`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ workerId: "w1" }) });
+    const created = await fetch(`http://127.0.0.1:${cluster.port}/session.create`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ workerId: "w1" }),
+    });
     const session = ((await created.json()) as { result: { data: { id: string } } }).result.data;
     await waitUntil(() => stream.includes("session_created"), 10_000, "the session_created event");
     req.destroy();

@@ -46,12 +46,21 @@ describe("the approval lifecycle (seed 002)", () => {
     cluster = await Cluster.start({ files: { "a.txt": "hello from a", ".env": "KEY=secret" } });
     const client = cluster.client();
     const s = await session(cluster, client, [
-      { text: "Working.", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }, { tool: "read_file", args: { path: ".env" } }, shell("echo approved-$((1+1))")] },
+      {
+        text: "Working.",
+        toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }, { tool: "read_file", args: { path: ".env" } }, shell("echo approved-$((1+1))")],
+      },
       { text: "Result: {{lastResult}}" },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     const ask = await s.events.next("tool_approval_required");
-    expect(ask).toMatchObject({ toolName: "shell_exec", arguments: JSON.stringify({ command: "echo approved-$((1+1))" }), tier: "exec", suggestedPattern: "echo *", batch: { index: 2, total: 3, remaining: [] } });
+    expect(ask).toMatchObject({
+      toolName: "shell_exec",
+      arguments: JSON.stringify({ command: "echo approved-$((1+1))" }),
+      tier: "exec",
+      suggestedPattern: "echo *",
+      batch: { index: 2, total: 3, remaining: [] },
+    });
     expect(ask.presentation).toMatchObject({ kind: "command", content: "echo approved-$((1+1))", cwd: cluster.workDir });
     expect(ask.decision.rule).toMatchObject({ tool: "shell_exec", pattern: "*", file: cluster.rulesFile });
     await waitUntil(() => s.events.of("tool_result").length === 2, 5000, "the two reads");
@@ -86,7 +95,10 @@ describe("the approval lifecycle (seed 002)", () => {
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId, scope: "always" })).toEqual({ applied: true });
     await s.events.next("turn_ended");
     const resolved = s.events.of("tool_approval_resolved");
-    expect(resolved.map((r) => [r.outcome, r.by])).toEqual([["approved", "ada"], ["approved", "cascade"]]);
+    expect(resolved.map((r) => [r.outcome, r.by])).toEqual([
+      ["approved", "ada"],
+      ["approved", "cascade"],
+    ]);
     expect(s.events.of("tool_approval_required")).toHaveLength(2);
     expect(s.events.of("tool_result").map((r) => r.output.split("\n")[0])).toEqual(["one", "two", "three"]);
     const text = fs.readFileSync(cluster.rulesFile, "utf8");
@@ -120,7 +132,14 @@ describe("the approval lifecycle (seed 002)", () => {
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     const ask = await s.events.next("tool_approval_required");
-    expect(ask.batch).toEqual({ index: 0, total: 3, remaining: [{ toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }, { toolName: "shell_exec", arguments: JSON.stringify({ command: "echo third" }) }] });
+    expect(ask.batch).toEqual({
+      index: 0,
+      total: 3,
+      remaining: [
+        { toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }) },
+        { toolName: "shell_exec", arguments: JSON.stringify({ command: "echo third" }) },
+      ],
+    });
     const third = await s.events.next("tool_approval_required", (e) => e.batch.index === 2);
     await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId, mode: "hard", feedback: "stop" });
     await s.events.next("turn_ended", (e) => e.reason === "rejected");
@@ -301,7 +320,10 @@ describe("malformed input", () => {
       [() => w.worker.heartbeat.mutate({}), /workerId/],
     ];
     for (const [call, field] of cases) {
-      const err = await call().then(() => null, (e: { message: string; data?: { code?: string } }) => e);
+      const err = await call().then(
+        () => null,
+        (e: { message: string; data?: { code?: string } }) => e,
+      );
       expect(err, String(field)).not.toBeNull();
       expect(err!.data?.code, `${field}: ${err!.message}`).toBe("BAD_REQUEST");
       expect(err!.message).toMatch(field);
@@ -328,7 +350,13 @@ describe("sessions, modes and the permissions file", () => {
     const s = await session(cluster, client, [{ text: "idle" }]);
     const out = await client.session.shell.mutate({ sessionId: s.id, command: "echo typed > typed.txt; cat typed.txt; exit 4" });
     expect(out).toEqual({ exitCode: 4, stdout: "typed\n", stderr: "" });
-    expect(await s.events.next("shell_command")).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", exitCode: 4, output: "typed\n", stderr: "", by: "ada" });
+    expect(await s.events.next("shell_command")).toMatchObject({
+      command: "echo typed > typed.txt; cat typed.txt; exit 4",
+      exitCode: 4,
+      output: "typed\n",
+      stderr: "",
+      by: "ada",
+    });
     expect(s.events.of("tool_approval_required")).toHaveLength(0);
   });
 
@@ -350,7 +378,11 @@ describe("sessions, modes and the permissions file", () => {
     const client = cluster.client();
     fs.mkdirSync(path.dirname(cluster.rulesFile), { recursive: true });
     fs.writeFileSync(cluster.rulesFile, `{\n  "read_file": "alow"\n}\n`);
-    const s = await session(cluster, client, [{ text: "x", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "y", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "done" }]);
+    const s = await session(cluster, client, [
+      { text: "x", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] },
+      { text: "y", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] },
+      { text: "done" },
+    ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     const invalid = await s.events.next("permissions_invalid");
     expect(invalid).toMatchObject({ workerId: "w1", file: cluster.rulesFile, line: 2, column: 16, message: expect.stringContaining('unknown action "alow"') });
@@ -379,12 +411,22 @@ describe("sessions, modes and the permissions file", () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.md": "alpha\nbeta\ngamma\n" } });
     const client = cluster.client();
     const s = await session(cluster, client, [
-      { text: "x", toolCalls: [{ tool: "edit_file", args: { path: "notes.md", old_string: "beta", new_string: "BETA" } }, { tool: "write_file", args: { path: "big.txt", content: long } }, { tool: "edit_file", args: { path: "notes.md", old_string: "delta", new_string: "D" } }] },
+      {
+        text: "x",
+        toolCalls: [
+          { tool: "edit_file", args: { path: "notes.md", old_string: "beta", new_string: "BETA" } },
+          { tool: "write_file", args: { path: "big.txt", content: long } },
+          { tool: "edit_file", args: { path: "notes.md", old_string: "delta", new_string: "D" } },
+        ],
+      },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     await waitUntil(() => s.events.of("tool_approval_required").length === 3, 5000, "three approvals");
     const [edit, write, missing] = s.events.of("tool_approval_required");
-    expect(missing!.presentation).toMatchObject({ kind: "text", content: expect.stringContaining("edit_file notes.md: old_string is not in the file as it is now") });
+    expect(missing!.presentation).toMatchObject({
+      kind: "text",
+      content: expect.stringContaining("edit_file notes.md: old_string is not in the file as it is now"),
+    });
     const whole = await client.tool.view.query({ sessionId: s.id, approvalId: write!.approvalId });
     expect(whole).toMatchObject({ kind: "diff", truncated: false, fullSize: whole!.content.length });
     expect(whole!.content).toContain("+line 999");
@@ -399,7 +441,12 @@ describe("sessions, modes and the permissions file", () => {
   it("a worker that comes back under the same id serves its sessions again", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
     const client = cluster.client();
-    const s = await session(cluster, client, [{ text: "x", toolCalls: [shell("echo before")] }, { text: "a" }, { text: "y", toolCalls: [shell("echo after")] }, { text: "b" }]);
+    const s = await session(cluster, client, [
+      { text: "x", toolCalls: [shell("echo before")] },
+      { text: "a" },
+      { text: "y", toolCalls: [shell("echo after")] },
+      { text: "b" },
+    ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     await s.events.next("turn_ended");
     cluster.worker!.kill("SIGKILL");

@@ -31,12 +31,17 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
   it("the worker reports its sandbox when it registers", async () => {
     cluster = await Cluster.start();
     const workers = await cluster.client().workers.list.query();
-    expect(workers).toMatchObject([{ id: "w1", workDir: cluster.workDir, connected: true, sandbox: { mode: "auto", active: true, network: true, detail: "bubblewrap" } }]);
+    expect(workers).toMatchObject([
+      { id: "w1", workDir: cluster.workDir, connected: true, sandbox: { mode: "auto", active: true, network: true, detail: "bubblewrap" } },
+    ]);
   });
 
   it("a batch that makes a symlink to .env and then reads it gets no secret", async () => {
     cluster = await Cluster.start({ files: { ".env": SECRET }, rules: `{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}, "shell_exec": "allow"}` });
-    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell("ln -s .env notes.txt"), shell("cat notes.txt"), shell("f=notes.txt; cat \"$f\"; cat notes*")] }, { text: "done" }]);
+    const s = await yoloSession(cluster, cluster.client(), [
+      { text: "x", toolCalls: [shell("ln -s .env notes.txt"), shell("cat notes.txt"), shell('f=notes.txt; cat "$f"; cat notes*')] },
+      { text: "done" },
+    ]);
     await s.events.next("turn_ended", () => true, 15_000);
     const results = s.events.of("tool_result");
     expect(results).toHaveLength(3);
@@ -49,7 +54,13 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
     const data = path.join(cluster.root, "data");
     const before = fs.readFileSync(cluster.rulesFile, "utf8");
-    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`d=${data}; cd "$d" && echo '{"*": "allow"}' > workers/w1/permissions.jsonc; cd "$d/workers/w1"; echo x > injected; ls "$d"`)] }, { text: "done" }]);
+    const s = await yoloSession(cluster, cluster.client(), [
+      {
+        text: "x",
+        toolCalls: [shell(`d=${data}; cd "$d" && echo '{"*": "allow"}' > workers/w1/permissions.jsonc; cd "$d/workers/w1"; echo x > injected; ls "$d"`)],
+      },
+      { text: "done" },
+    ]);
     await s.events.next("turn_ended", () => true, 15_000);
     expect(fs.readFileSync(cluster.rulesFile, "utf8")).toBe(before);
     expect(fs.existsSync(path.join(data, "workers", "w1", "injected"))).toBe(false);
@@ -60,7 +71,13 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
     await cluster.killWorker();
     await cluster.startWorker([], { GATEHOUSE_WORKER_TOKEN: WORKER_TOKEN });
-    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell("cat /proc/self/environ; echo; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; env")] }, { text: "done" }]);
+    const s = await yoloSession(cluster, cluster.client(), [
+      {
+        text: "x",
+        toolCalls: [shell("cat /proc/self/environ; echo; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; env")],
+      },
+      { text: "done" },
+    ]);
     await s.events.next("turn_ended", () => true, 15_000);
     const out = JSON.stringify(s.events.of("tool_result")[0]);
     expect(out).toContain("PATH=");
@@ -100,14 +117,21 @@ describe("the worker's sandbox setting", () => {
 
   it("required without bubblewrap: the worker refuses to start with one line saying why", () => {
     const { dir, env } = noBwrap();
-    const r = spawnSync(process.execPath, [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--dir", dir, "--sandbox", "required"], { env, encoding: "utf8", timeout: 20_000 });
+    const r = spawnSync(
+      process.execPath,
+      [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--dir", dir, "--sandbox", "required"],
+      { env, encoding: "utf8", timeout: 20_000 },
+    );
     fs.rmSync(dir, { recursive: true });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("gatehouse: the sandbox is required but bwrap is not installed (apt-get install bubblewrap)\n");
   });
 
   it("a bad setting is named", () => {
-    const r = spawnSync(process.execPath, [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--sandbox", "maybe"], { encoding: "utf8", timeout: 20_000 });
+    const r = spawnSync(process.execPath, [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--sandbox", "maybe"], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('gatehouse: --sandbox must be one of required, auto, off (got "maybe")\n');
   });
@@ -118,11 +142,19 @@ describe("the worker's sandbox setting", () => {
     await cluster.killWorker();
     await cluster.startWorker([], { PATH: env.PATH! });
     const client = cluster.client();
-    expect((await client.workers.list.query())[0]!.sandbox).toMatchObject({ mode: "auto", active: false, detail: expect.stringMatching(/bwrap is not installed.*WITHOUT the OS sandbox/) });
+    expect((await client.workers.list.query())[0]!.sandbox).toMatchObject({
+      mode: "auto",
+      active: false,
+      detail: expect.stringMatching(/bwrap is not installed.*WITHOUT the OS sandbox/),
+    });
     await waitUntil(() => /"level":40[^\n]*no OS sandbox: bwrap is not installed/.test(cluster!.workerLog), 5000, "the warning");
     await cluster.killWorker();
     await cluster.startWorker(["--sandbox", "required", "--sandbox-fallback", "no-shell"], { PATH: env.PATH! });
-    expect((await client.workers.list.query())[0]!.sandbox).toMatchObject({ mode: "required", active: false, detail: expect.stringMatching(/shell_exec is not offered/) });
+    expect((await client.workers.list.query())[0]!.sandbox).toMatchObject({
+      mode: "required",
+      active: false,
+      detail: expect.stringMatching(/shell_exec is not offered/),
+    });
     const s = await yoloSession(cluster, client, [{ text: "x", toolCalls: [shell("echo hi")] }, { text: "done" }]);
     await s.events.next("turn_ended", () => true, 15_000);
     expect(s.events.of("tool_result")[0]).toMatchObject({ ok: false, output: expect.stringMatching(/this worker has no tool named shell_exec/) });

@@ -14,10 +14,9 @@ const task = (agent: string, prompt: string) => ({ tool: "task", args: { agent, 
 
 /** A scripted parent session that starts one subagent, subscribed to the parent's stream only. */
 async function parentSession(c: Cluster, client: GatehouseClient, childSteps: unknown[], agent: string) {
-  const scenario = c.scenario("parent", [
-    { text: "Delegating.", toolCalls: [task(agent, "do the thing")] },
-    { text: "The subagent said: {{lastResult}}" },
-  ], { [agent]: childSteps });
+  const scenario = c.scenario("parent", [{ text: "Delegating.", toolCalls: [task(agent, "do the thing")] }, { text: "The subagent said: {{lastResult}}" }], {
+    [agent]: childSteps,
+  });
   const info = await client.session.create.mutate({ workerId: "w1", scenario });
   const events = new Events(client, { sessionId: info.id });
   await new Promise((r) => setTimeout(r, 100));
@@ -30,19 +29,36 @@ describe("subagents (seed 002, Subagent Permissions)", () => {
   it("an explore child is denied a write by the agent veto although the static rules allow it", async () => {
     cluster = await Cluster.start({ rules: `{"*": "allow"}`, files: { "a.txt": "alpha" } });
     const client = cluster.client();
-    const s = await parentSession(cluster, client, [
-      { text: "Reading, then writing.", toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }, { tool: "write_file", args: { path: "notes.md", content: "x" } }] },
-      { text: "I read alpha; the write came back: {{lastResult}}" },
-    ], "explore");
+    const s = await parentSession(
+      cluster,
+      client,
+      [
+        {
+          text: "Reading, then writing.",
+          toolCalls: [
+            { tool: "read_file", args: { path: "a.txt" } },
+            { tool: "write_file", args: { path: "notes.md", content: "x" } },
+          ],
+        },
+        { text: "I read alpha; the write came back: {{lastResult}}" },
+      ],
+      "explore",
+    );
     expect(s.child).toMatchObject({ agent: "explore", parentId: s.id, model: "scripted", workerId: "w1" });
     await s.events.next("turn_ended", (e) => e.sessionId === s.id, 10_000);
     const childResults = s.events.of("tool_result").filter((r) => r.sessionId === s.childId);
-    expect(childResults.map((r) => [r.toolName, r.ok])).toEqual([["read_file", true], ["write_file", false]]);
+    expect(childResults.map((r) => [r.toolName, r.ok])).toEqual([
+      ["read_file", true],
+      ["write_file", false],
+    ]);
     expect(childResults[1]!.output).toMatch(/^ToolDeniedError: .*the agent's veto/);
     expect(fs.existsSync(path.join(cluster.workDir, "notes.md"))).toBe(false);
     const parentResult = s.events.of("tool_result").find((r) => r.sessionId === s.id)!;
     expect(parentResult).toMatchObject({ toolName: "task", ok: true, output: expect.stringContaining("the agent's veto") });
-    expect(s.events.of("turn_ended").map((e) => [e.sessionId === s.id ? "parent" : "child", e.reason])).toEqual([["child", "completed"], ["parent", "completed"]]);
+    expect(s.events.of("turn_ended").map((e) => [e.sessionId === s.id ? "parent" : "child", e.reason])).toEqual([
+      ["child", "completed"],
+      ["parent", "completed"],
+    ]);
     const explained = await client.permissions.explain.query({ workerId: "w1", sessionId: s.childId, tool: "write_file", args: { path: "notes.md" } });
     expect(explained.decision).toMatchObject({ action: "deny", layer: "agent", rule: { layer: "agent", tool: "*", pattern: "*" } });
   });
@@ -70,10 +86,12 @@ describe("subagents (seed 002, Subagent Permissions)", () => {
   it("a child's ask reaches the parent's stream with the child's session id and is answered there", async () => {
     cluster = await Cluster.start({ rules: `{"*": "allow", "write_file": "ask"}` });
     const client = cluster.client();
-    const s = await parentSession(cluster, client, [
-      { text: "Writing.", toolCalls: [{ tool: "write_file", args: { path: "out.txt", content: "from the child" } }] },
-      { text: "Wrote out.txt." },
-    ], "general");
+    const s = await parentSession(
+      cluster,
+      client,
+      [{ text: "Writing.", toolCalls: [{ tool: "write_file", args: { path: "out.txt", content: "from the child" } }] }, { text: "Wrote out.txt." }],
+      "general",
+    );
     const ask = await s.events.next("tool_approval_required");
     expect(ask).toMatchObject({ sessionId: s.childId, toolName: "write_file" });
     expect(await client.tool.approve.mutate({ sessionId: ask.sessionId, approvalId: ask.approvalId })).toEqual({ applied: true });
@@ -97,16 +115,29 @@ describe("subagents (seed 002, Subagent Permissions)", () => {
   it("aborting the parent aborts its running child: the pending ask is cancelled and the child's command killed", async () => {
     cluster = await Cluster.start({ rules: `{"*": "allow", "write_file": "ask"}` });
     const client = cluster.client();
-    const s = await parentSession(cluster, client, [
-      { toolCalls: [{ tool: "write_file", args: { path: "never.txt", content: "no" } }, { tool: "shell_exec", args: { command: "sleep 30" } }] },
-    ], "general");
+    const s = await parentSession(
+      cluster,
+      client,
+      [
+        {
+          toolCalls: [
+            { tool: "write_file", args: { path: "never.txt", content: "no" } },
+            { tool: "shell_exec", args: { command: "sleep 30" } },
+          ],
+        },
+      ],
+      "general",
+    );
     const ask = await s.events.next("tool_approval_required");
     const started = Date.now();
     expect(await client.agent.abort.mutate({ sessionId: s.id })).toEqual({ aborted: true });
     await s.events.next("turn_ended", (e) => e.sessionId === s.id);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(s.events.of("tool_approval_resolved")).toMatchObject([{ approvalId: ask.approvalId, sessionId: s.childId, outcome: "cancelled" }]);
-    expect(s.events.of("turn_ended").map((e) => [e.sessionId === s.id ? "parent" : "child", e.reason])).toEqual([["child", "aborted"], ["parent", "aborted"]]);
+    expect(s.events.of("turn_ended").map((e) => [e.sessionId === s.id ? "parent" : "child", e.reason])).toEqual([
+      ["child", "aborted"],
+      ["parent", "aborted"],
+    ]);
     expect(fs.existsSync(path.join(cluster.workDir, "never.txt"))).toBe(false);
   });
 

@@ -50,8 +50,10 @@ const startBot = () =>
   });
 
 const cards = () => api.botMessages(ADA).filter((m) => m.text.startsWith("<b>Approval needed</b>"));
-const cardFor = (command: string) => api.waitForMessage(ADA, (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(command), `the approval card for ${command}`);
-const answered = (card: ChatMessage, outcome: string) => waitUntil(() => card.text.includes(outcome) && card.replyMarkup === undefined, 10_000, `the card to say "${outcome}" without buttons`);
+const cardFor = (command: string) =>
+  api.waitForMessage(ADA, (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(command), `the approval card for ${command}`);
+const answered = (card: ChatMessage, outcome: string) =>
+  waitUntil(() => card.text.includes(outcome) && card.replyMarkup === undefined, 10_000, `the card to say "${outcome}" without buttons`);
 const said = (text: string) => api.waitForMessage(ADA, (m) => m.text.includes(text), `a message with "${text}"`);
 
 beforeAll(async () => {
@@ -169,9 +171,13 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
 
   it("follows a subagent of a followed session, and asks for its task", async () => {
     const terminal = cluster.client();
-    const scenario = cluster.scenario("delegate", [{ text: "", toolCalls: [{ tool: "task", args: { agent: "explore", prompt: "look around" } }] }, { text: "parent done" }], {
-      explore: [{ text: "", toolCalls: [{ tool: "read_file", args: { path: "README.md" } }] }, { text: "found the readme" }],
-    });
+    const scenario = cluster.scenario(
+      "delegate",
+      [{ text: "", toolCalls: [{ tool: "task", args: { agent: "explore", prompt: "look around" } }] }, { text: "parent done" }],
+      {
+        explore: [{ text: "", toolCalls: [{ tool: "read_file", args: { path: "README.md" } }] }, { text: "found the readme" }],
+      },
+    );
     const session = await terminal.session.create.mutate({ workerId: "w1", scenario });
     api.userSends(ADA, `/use ${session.id}`);
     await said(`Session <code>${session.id.slice(0, 8)}</code> is current and followed.`);
@@ -191,7 +197,11 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     api.userSends(ADA, "/new w1 accept-edits");
     const second = await said("(accept-edits) is current and followed");
     api.userSends(ADA, "echo in the second session");
-    const card = await api.waitForMessage(ADA, (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(/<code>([\w-]+)<\/code>/.exec(second.text)![1]!), "a card of the second session");
+    const card = await api.waitForMessage(
+      ADA,
+      (m) => m.text.startsWith("<b>Approval needed</b>") && m.text.includes(/<code>([\w-]+)<\/code>/.exec(second.text)![1]!),
+      "a card of the second session",
+    );
     api.userSends(ADA, "/abort");
     await said("Aborted the turn of session");
     await answered(card, "Cancelled");
@@ -247,7 +257,17 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     const press = api.press(ADA, before.messageId, approve);
     expect(await api.waitForAnswer(press, 20_000)).toBe("Already answered.");
 
-    await waitUntil(async () => (await cluster.client().workers.list.query().catch(() => [])).some((w) => w.connected), 20_000, "the worker to reconnect");
+    await waitUntil(
+      async () =>
+        (
+          await cluster
+            .client()
+            .workers.list.query()
+            .catch(() => [])
+        ).some((w) => w.connected),
+      20_000,
+      "the worker to reconnect",
+    );
     api.userSends(ADA, "/new w1");
     await waitUntil(() => sessionsStarted() === started + 2, 10_000, "a session on the new server");
     api.userSends(ADA, "echo after the restart");
@@ -292,7 +312,10 @@ describe("gatehouse telegram, and the bot inside the server", () => {
       expect((await own.waitForMessage(444, () => true, "a refusal")).text).toContain("private");
 
       const client = embedded.client();
-      const session = await client.session.create.mutate({ workerId: "w1", scenario: embedded.scenario("slow", [{ text: "", toolCalls: [shell("echo late")] }, { text: "ok" }]) });
+      const session = await client.session.create.mutate({
+        workerId: "w1",
+        scenario: embedded.scenario("slow", [{ text: "", toolCalls: [shell("echo late")] }, { text: "ok" }]),
+      });
       await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
       const card = await own.waitForMessage(333, (m) => m.text.includes("echo late"), "the card");
       expect(card.replyMarkup?.inline_keyboard).toBeDefined();
@@ -325,7 +348,10 @@ describe("gatehouse telegram, and the bot inside the server", () => {
 
 async function pendingApproval(client: ReturnType<Cluster["client"]>): Promise<string> {
   let id: string | undefined;
-  const sub = client.agent.onEvents.subscribe({}, { onData: (d) => ((d.data as { type: string }).type === "tool_approval_required" ? (id = (d.data as { approvalId: string }).approvalId) : undefined) });
+  const sub = client.agent.onEvents.subscribe(
+    {},
+    { onData: (d) => ((d.data as { type: string }).type === "tool_approval_required" ? (id = (d.data as { approvalId: string }).approvalId) : undefined) },
+  );
   await waitUntil(() => id !== undefined, 5000, "a pending approval");
   sub.unsubscribe();
   return id!;

@@ -79,7 +79,10 @@ describe("the terminal client, driven in tmux", () => {
     await t.waitFor(/feedback for the model/, "the feedback line");
     t.type("keep the notes");
     t.keys("Enter");
-    await t.waitFor(/The model received: ToolRejectedError: the user rejected this shell_exec call\. Feedback: keep the notes/, "the model to see the feedback");
+    await t.waitFor(
+      /The model received: ToolRejectedError: the user rejected this shell_exec call\. Feedback: keep the notes/,
+      "the model to see the feedback",
+    );
     expect(fs.existsSync(path.join(s.work, "notes.txt"))).toBe(true);
 
     t.type("!ls");
@@ -110,10 +113,16 @@ describe("gatehouse --demo", () => {
     t.keys("y");
     await t.waitFor(/approval +edit_file[\s\S]*-Reads run; writes ask\.[\s│]*\+Reads run; writes ask; some commands never run at all\./, "the edit's diff");
     t.keys("y");
-    await t.waitFor(/approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/, "the shell ask with cwd and pattern");
+    await t.waitFor(
+      /approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/,
+      "the shell ask with cwd and pattern",
+    );
     t.keys("y");
     await t.waitFor(/⊘ denied shell_exec cat \.env/, "the denial by rule");
-    await t.waitFor(/subagent explore started[\s\S]*✓ done explore › read_file README\.md[\s\S]*⊘ denied explore › write_file notes\.md/, "the explore subagent read, and its write vetoed");
+    await t.waitFor(
+      /subagent explore started[\s\S]*✓ done explore › read_file README\.md[\s\S]*⊘ denied explore › write_file notes\.md/,
+      "the explore subagent read, and its write vetoed",
+    );
     await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
     t.keys("N");
     await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
@@ -127,7 +136,10 @@ describe("gatehouse connect", () => {
     cluster = await Cluster.start({ rules: `{"*": "ask"}` });
     proxy = await Proxy.start(cluster.port);
     const client = cluster.client();
-    const info = await client.session.create.mutate({ workerId: "w1", scenario: cluster.scenario("remote", [{ text: "Remote.", toolCalls: [shell("echo via-connect")] }, { text: "finished" }]) });
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: cluster.scenario("remote", [{ text: "Remote.", toolCalls: [shell("echo via-connect")] }, { text: "finished" }]),
+    });
     const t = (tmux = new Tmux(`node ${BIN} connect --server ${proxy.url} --token ${CLIENT_TOKEN} --session ${info.id}`));
     await t.waitFor(/· connected/, "the client to connect");
     await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
@@ -145,7 +157,10 @@ describe("gatehouse connect", () => {
   it("a refused token is one line naming the server, exit 1", () => {
     return Cluster.start().then((c) => {
       cluster = c;
-      const r = spawnSync(process.execPath, [BIN, "connect", "--server", c.url, "--token", "wrong-token-0000000000", "--worker", "w1"], { encoding: "utf8", timeout: 20_000 });
+      const r = spawnSync(process.execPath, [BIN, "connect", "--server", c.url, "--token", "wrong-token-0000000000", "--worker", "w1"], {
+        encoding: "utf8",
+        timeout: 20_000,
+      });
       expect(r.status).toBe(1);
       expect(r.stderr).toBe(`gatehouse: the server at ${c.url} refused the token (UNAUTHORIZED)\n`);
     });
@@ -153,7 +168,8 @@ describe("gatehouse connect", () => {
 });
 
 describe("gatehouse run", () => {
-  const run = (args: string[], cwd: string) => spawnSync(process.execPath, [BIN, "run", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  const run = (args: string[], cwd: string) =>
+    spawnSync(process.execPath, [BIN, "run", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
 
   it("without a terminal, denies what asks (strict), says which call and why, and exits 3", () => {
     const s = setup([{ text: "Reading, then pushing.", toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }, shell("git push")] }, { text: "done" }]);
@@ -168,7 +184,10 @@ describe("gatehouse run", () => {
     const s = setup([{ text: "Echo.", toolCalls: [shell("echo yolo-ran")] }, { text: "done" }]);
     const r = run(["--prompt", "go", "--mode", "yolo", "--json", "--dir", s.work, "--data-dir", s.data, "--scenario", s.scenario], s.work);
     expect(r.status, r.stderr).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(events.find((e) => e.type === "tool_result")).toMatchObject({ ok: true, output: expect.stringContaining("yolo-ran") });
     expect(events.at(-1)).toMatchObject({ type: "turn_ended", reason: "completed" });
   });
@@ -178,7 +197,10 @@ describe("gatehouse run", () => {
     expect(run(["--prompt", "go", "--mode", "yolo", "--dir", s.work, "--data-dir", s.data, "--scenario", s.scenario], s.work).status).toBe(3);
     expect(run(["--dir", s.work], s.work)).toMatchObject({ status: 2, stderr: expect.stringContaining("missing --prompt") });
     expect(run(["--prompt", "x", "--mode", "fast"], s.work)).toMatchObject({ status: 2, stderr: expect.stringContaining("--mode must be one of") });
-    expect(run(["--prompt", "x", "--dir", path.join(s.work, "missing")], s.work)).toMatchObject({ status: 2, stderr: `gatehouse: --dir: ${path.join(s.work, "missing")} is not a directory\n` });
+    expect(run(["--prompt", "x", "--dir", path.join(s.work, "missing")], s.work)).toMatchObject({
+      status: 2,
+      stderr: `gatehouse: --dir: ${path.join(s.work, "missing")} is not a directory\n`,
+    });
   });
 
   it("exits 1 with one line when the server cannot be reached", () => {

@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Events, waitUntil } from "./support/cluster.js";
 import { ServerProcess } from "./support/server-process.js";
@@ -35,7 +34,11 @@ afterEach(async () => {
 
 async function startWithWorkers(): Promise<ServerProcess> {
   const s = (server = await ServerProcess.start(config(), { "data/workers/w1/permissions.jsonc": RULES, "data/workers/w2/permissions.jsonc": RULES }));
-  for (const [token, id] of [[W1, "w1"], [W2, "w2"]] as const) await s.worker(token, id).err.next(/connected to wss:/);
+  for (const [token, id] of [
+    [W1, "w1"],
+    [W2, "w2"],
+  ] as const)
+    await s.worker(token, id).err.next(/connected to wss:/);
   return s;
 }
 
@@ -45,7 +48,11 @@ function askingScenario(s: ServerProcess, name: string): string {
   return file;
 }
 
-const refusal = (p: Promise<unknown>) => p.then(() => "no error", (err: Error & { data?: { code?: string } }) => `${err.data?.code}: ${err.message}`);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "no error",
+    (err: Error & { data?: { code?: string } }) => `${err.data?.code}: ${err.message}`,
+  );
 
 describe("TLS with a self-signed certificate", () => {
   it("a worker and a client pin the server on first use; a changed certificate is refused", async () => {
@@ -97,13 +104,19 @@ describe("identity and roles", () => {
 
     // The approver of w1 sees nothing of w2's session and cannot act on it.
     expect((await approver.session.list.query()).map((x) => x.id)).not.toContain(onW2.id);
-    expect(await refusal(approver.session.get.query({ sessionId: onW2.id }))).toMatch(/^FORBIDDEN: the token "ada" \(approver\) may not watch sessions on worker w2/);
-    expect(await refusal(approver.tool.approve.mutate({ sessionId: onW2.id, approvalId: ask.approvalId }))).toMatch(/^FORBIDDEN: .*may not answer approvals on worker w2/);
+    expect(await refusal(approver.session.get.query({ sessionId: onW2.id }))).toMatch(
+      /^FORBIDDEN: the token "ada" \(approver\) may not watch sessions on worker w2/,
+    );
+    expect(await refusal(approver.tool.approve.mutate({ sessionId: onW2.id, approvalId: ask.approvalId }))).toMatch(
+      /^FORBIDDEN: .*may not answer approvals on worker w2/,
+    );
     expect(await refusal(approver.session.create.mutate({ workerId: "w2" }))).toMatch(/^FORBIDDEN/);
     expect(await refusal(approver.session.shell.mutate({ sessionId: onW2.id, command: "id" }))).toMatch(/^FORBIDDEN/);
     expect(await refusal(approver.permissions.get.query({ workerId: "w1" }))).toMatch(/^FORBIDDEN/);
     // The viewer watches but answers nothing.
-    expect(await refusal(viewer.tool.approve.mutate({ sessionId: onW2.id, approvalId: ask.approvalId }))).toMatch(/^FORBIDDEN: the token "wall" \(viewer\) may not answer approvals/);
+    expect(await refusal(viewer.tool.approve.mutate({ sessionId: onW2.id, approvalId: ask.approvalId }))).toMatch(
+      /^FORBIDDEN: the token "wall" \(viewer\) may not answer approvals/,
+    );
     expect(await refusal(viewer.tool.deny.mutate({ sessionId: onW2.id, approvalId: ask.approvalId }))).toMatch(/^FORBIDDEN/);
     expect(await refusal(viewer.agent.prompt.mutate({ sessionId: onW2.id, text: "x" }))).toMatch(/^FORBIDDEN/);
 
@@ -126,7 +139,12 @@ describe("identity and roles", () => {
     const admin = await s.client(ADMIN);
     expect(await viewer.session.list.query()).toEqual([]);
     const cfg = config();
-    s.writeConfig({ ...cfg, port: Number(new URL(s.url).port), dataDir: s.dataDir, clientTokens: (cfg.clientTokens as { name: string }[]).filter((t) => t.name !== "wall") });
+    s.writeConfig({
+      ...cfg,
+      port: Number(new URL(s.url).port),
+      dataDir: s.dataDir,
+      clientTokens: (cfg.clientTokens as { name: string }[]).filter((t) => t.name !== "wall"),
+    });
     await waitUntil(() => closedWith !== undefined, 5000, "the viewer's connection to close");
     expect(closedWith).toBe(4001);
     await s.log.next(/"msg":"tokens reloaded".*"connectionsClosed":1/);

@@ -24,7 +24,10 @@ describe("the browser console, live", () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     proxy = await Proxy.start(cluster.port);
     const client = cluster.client();
-    const info = await client.session.create.mutate({ workerId: "w1", scenario: cluster.scenario("s", [{ toolCalls: [{ tool: "write_file", args: { path: "late.txt", content: "late\n" } }] }, { text: "done" }]) });
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: cluster.scenario("s", [{ toolCalls: [{ tool: "write_file", args: { path: "late.txt", content: "late\n" } }] }, { text: "done" }]),
+    });
     const events = new Events(client, { sessionId: info.id });
     const port = Number(new URL(proxy.url).port);
     const { page } = await signedIn(chromium.browser(), port, CLIENT_TOKEN);
@@ -47,10 +50,14 @@ describe("the browser console, live", () => {
   it("answers a subagent's approval, shown under its parent with the agent's name", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const client = cluster.client();
-    const scenario = cluster.scenario("parent", [
-      { text: "Delegating.", toolCalls: [{ tool: "task", args: { agent: "general", prompt: "write the notes" } }] },
-      { text: "The subagent said: {{lastResult}}" },
-    ], { general: [{ toolCalls: [{ tool: "write_file", args: { path: "notes.md", content: "from the child\n" } }] }, { text: "Wrote notes.md." }] });
+    const scenario = cluster.scenario(
+      "parent",
+      [
+        { text: "Delegating.", toolCalls: [{ tool: "task", args: { agent: "general", prompt: "write the notes" } }] },
+        { text: "The subagent said: {{lastResult}}" },
+      ],
+      { general: [{ toolCalls: [{ tool: "write_file", args: { path: "notes.md", content: "from the child\n" } }] }, { text: "Wrote notes.md." }] },
+    );
     const info = await client.session.create.mutate({ workerId: "w1", scenario });
     const events = new Events(client, { sessionId: info.id });
     const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
@@ -76,7 +83,10 @@ describe("the browser console, live", () => {
 
   it("starts a session, prompts it, changes its mode and aborts its turn from the browser", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
-    const scenario = cluster.scenario("s", [{ text: "Running it.", toolCalls: [{ tool: "shell_exec", args: { command: "echo hi" } }] }, { text: "not reached" }]);
+    const scenario = cluster.scenario("s", [
+      { text: "Running it.", toolCalls: [{ tool: "shell_exec", args: { command: "echo hi" } }] },
+      { text: "not reached" },
+    ]);
     const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await page.getByRole("link", { name: "Sessions" }).click();
     await page.getByLabel("Scenario", { exact: true }).fill(scenario);
@@ -102,10 +112,18 @@ describe("the browser console, live", () => {
   it("a viewer watches without answer buttons; the console fits a phone and 400% zoom", async () => {
     cluster = await Cluster.start({
       rules: ASK_WRITES,
-      config: { clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }, { token: VIEWER_TOKEN, name: "wall", role: "viewer" }] },
+      config: {
+        clientTokens: [
+          { token: CLIENT_TOKEN, name: "ada", role: "admin" },
+          { token: VIEWER_TOKEN, name: "wall", role: "viewer" },
+        ],
+      },
     });
     const client = cluster.client();
-    const info = await client.session.create.mutate({ workerId: "w1", scenario: cluster.scenario("s", [{ toolCalls: [{ tool: "shell_exec", args: { command: "ls -la" } }] }, { text: "done" }]) });
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: cluster.scenario("s", [{ toolCalls: [{ tool: "shell_exec", args: { command: "ls -la" } }] }, { text: "done" }]),
+    });
     const viewer = await signedIn(chromium.browser(), cluster.port, VIEWER_TOKEN, { viewport: { width: 390, height: 844 } });
     await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
     const shell = card(viewer.page, "shell_exec");
@@ -124,7 +142,9 @@ describe("the browser console, live", () => {
       await card(page, "shell_exec").waitFor();
       expect(await page.evaluate(overflow)).toBeLessThanOrEqual(0);
     }
-    await card(admin.page, "shell_exec").getByRole("button", { name: /Approve once/ }).click();
+    await card(admin.page, "shell_exec")
+      .getByRole("button", { name: /Approve once/ })
+      .click();
     await expect.poll(() => viewer.page.locator("article.card").count()).toBe(0);
     await admin.page.goto(`${new URL(admin.page.url()).origin}/#/workers/w1`);
     await admin.page.getByText("No lint warnings.").waitFor();

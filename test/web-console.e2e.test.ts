@@ -34,7 +34,10 @@ describe("the browser console", () => {
     expect(res.headers.get("cache-control")).toBe("no-cache");
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(await res.text())![1]!;
     const asset = await fetch(`http://127.0.0.1:${cluster.port}${script}`);
-    expect([asset.headers.get("content-type"), asset.headers.get("cache-control")]).toEqual(["text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
+    expect([asset.headers.get("content-type"), asset.headers.get("cache-control")]).toEqual([
+      "text/javascript; charset=utf-8",
+      "public, max-age=31536000, immutable",
+    ]);
     expect((await fetch(`http://127.0.0.1:${cluster.port}/assets/..%2f..%2fpackage.json`)).status).toBe(404);
 
     const context = await chromium.browser().newContext();
@@ -71,7 +74,13 @@ describe("the browser console", () => {
       { toolCalls: [{ tool: "shell_exec", args: { command: "echo one" } }] },
       { toolCalls: [{ tool: "shell_exec", args: { command: "echo one" } }] },
       { toolCalls: [{ tool: "write_file", args: { path: "other.txt", content: "x" } }] },
-      { text: "The model was told: {{lastResult}}", toolCalls: [{ tool: "write_file", args: { path: "third.txt", content: "y" } }, { tool: "write_file", args: { path: "fourth.txt", content: "z" } }] },
+      {
+        text: "The model was told: {{lastResult}}",
+        toolCalls: [
+          { tool: "write_file", args: { path: "third.txt", content: "y" } },
+          { tool: "write_file", args: { path: "fourth.txt", content: "z" } },
+        ],
+      },
       { text: "not reached" },
     ]);
     const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
@@ -79,7 +88,14 @@ describe("the browser console", () => {
 
     const write = card(page, "write_file");
     await write.waitFor();
-    await expect.poll(() => write.locator(".d-add").allInnerTexts().then((l) => l.map((x) => x.trim()))).toEqual(["+hello"]);
+    await expect
+      .poll(() =>
+        write
+          .locator(".d-add")
+          .allInnerTexts()
+          .then((l) => l.map((x) => x.trim())),
+      )
+      .toEqual(["+hello"]);
     expect(await write.locator(".tier").textContent()).toBe("write");
     expect(await write.textContent()).toContain('write_file "*" → ask');
     await page.keyboard.press("y");
@@ -114,7 +130,12 @@ describe("the browser console", () => {
     ]);
     expect(s.events.of("tool_approval_required").map((e) => e.toolName)).toEqual(["write_file", "shell_exec", "write_file", "write_file", "write_file"]);
     expect(s.events.of("tool_call_started").filter((e) => e.toolName === "shell_exec")).toHaveLength(2);
-    expect(s.events.of("assistant_message").map((e) => e.message.role === "assistant" && e.message.text).join(" ")).toContain("write notes.md instead");
+    expect(
+      s.events
+        .of("assistant_message")
+        .map((e) => e.message.role === "assistant" && e.message.text)
+        .join(" "),
+    ).toContain("write notes.md instead");
     expect(s.events.of("turn_ended").map((e) => e.reason)).toEqual(["rejected"]);
     expect(fs.existsSync(path.join(cluster.workDir, "third.txt"))).toBe(false);
     await expect.poll(() => page.locator("article.card").count()).toBe(0);
@@ -159,8 +180,12 @@ describe("the browser console", () => {
     await a.page.keyboard.press("v");
     await expect.poll(() => diff.textContent()).toContain("+line 400");
     await Promise.all([
-      card(a.page, "write_file").getByRole("button", { name: /Approve once/ }).click(),
-      card(b.page, "write_file").getByRole("button", { name: /Deny hard/ }).click(),
+      card(a.page, "write_file")
+        .getByRole("button", { name: /Approve once/ })
+        .click(),
+      card(b.page, "write_file")
+        .getByRole("button", { name: /Deny hard/ })
+        .click(),
     ]);
     await s.events.next("turn_ended");
     expect(s.events.of("tool_approval_resolved")).toHaveLength(1);
@@ -172,8 +197,15 @@ describe("the browser console", () => {
 
   it("works over https and wss when the server speaks TLS", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "gh-web-tls-"));
-    fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ port: 0, tls: "self-signed", dataDir: path.join(root, "data"), clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }] }));
-    const server = spawn(process.execPath, [path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js"), "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "ignore"] });
+    fs.writeFileSync(
+      path.join(root, "config.json"),
+      JSON.stringify({ port: 0, tls: "self-signed", dataDir: path.join(root, "data"), clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }] }),
+    );
+    const server = spawn(
+      process.execPath,
+      [path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js"), "server", "--config", path.join(root, "config.json")],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
     try {
       const port = await new Promise<number>((resolve, reject) => {
         readline.createInterface({ input: server.stdout! }).once("line", (line) => resolve(JSON.parse(line).port));

@@ -38,7 +38,10 @@ describe("workers", () => {
     cluster.clients.push(worker);
     await worker.worker.register.mutate(registration("w2", cluster.workDir));
     const client = cluster.client();
-    const info = await client.session.create.mutate({ workerId: "w2", scenario: cluster.scenario("w2", [{ toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "saw {{lastResult}}" }]) });
+    const info = await client.session.create.mutate({
+      workerId: "w2",
+      scenario: cluster.scenario("w2", [{ toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "saw {{lastResult}}" }]),
+    });
     const events = new Events(client, { sessionId: info.id });
     await new Promise((r) => setTimeout(r, 100));
     const runs: WorkerMessage[] = [];

@@ -31,7 +31,15 @@ export async function launchChromium(): Promise<{ browser: Browser; close(): Pro
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   return {
     browser,
@@ -43,7 +51,12 @@ export async function launchChromium(): Promise<{ browser: Browser; close(): Pro
 }
 
 /** A fresh profile on the console, signed in with the token. */
-export async function signedIn(browser: Browser, port: number, token: string, opts: { viewport?: { width: number; height: number } } = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedIn(
+  browser: Browser,
+  port: number,
+  token: string,
+  opts: { viewport?: { width: number; height: number } } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1200, height: 900 } });
   const page = await context.newPage();
   await page.goto(`http://127.0.0.1:${port}/`);

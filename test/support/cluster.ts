@@ -105,10 +105,14 @@ export class Cluster {
     this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));
     const probe = this.client();
     // Ready once the worker has registered (a loaded machine can take seconds to start a process).
-    await waitUntil(async () => {
-      const workers = await probe.workers.list.query().catch(() => []);
-      return workers.some((w) => w.id === "w1" && w.connected);
-    }, 20_000, "the worker to register");
+    await waitUntil(
+      async () => {
+        const workers = await probe.workers.list.query().catch(() => []);
+        return workers.some((w) => w.id === "w1" && w.connected);
+      },
+      20_000,
+      "the worker to register",
+    );
     // A first evaluation writes the default rules file for a new worker, as tests expect.
     await probe.permissions.explain.query({ workerId: "w1", tool: "glob", args: {} }).catch(() => undefined);
   }
@@ -141,8 +145,16 @@ export class Cluster {
   }
 }
 
-async function spawnServer(root: string, flags: string[], env: Record<string, string> | undefined, log: string[]): Promise<{ server: ChildProcess; port: number }> {
-  const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json"), ...flags], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+async function spawnServer(
+  root: string,
+  flags: string[],
+  env: Record<string, string> | undefined,
+  log: string[],
+): Promise<{ server: ChildProcess; port: number }> {
+  const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json"), ...flags], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   readline.createInterface({ input: server.stderr! }).on("line", (l) => log.push(l));
   const port = await new Promise<number>((resolve, reject) => {
     const lines = readline.createInterface({ input: server.stdout! });

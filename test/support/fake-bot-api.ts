@@ -120,7 +120,9 @@ export class FakeBotApi {
       date: Math.floor(Date.now() / 1000),
       chat: { id: m.chatId, type: "private", first_name: `user${m.chatId}` },
       from: m.from === "bot" ? BOT_USER : this.user(m.from),
-      ...(m.document ? { document: { file_id: `f${m.messageId}`, file_unique_id: `u${m.messageId}`, file_name: m.document.fileName }, caption: m.text } : { text: m.text }),
+      ...(m.document
+        ? { document: { file_id: `f${m.messageId}`, file_unique_id: `u${m.messageId}`, file_name: m.document.fileName }, caption: m.text }
+        : { text: m.text }),
       ...(m.replyMarkup ? { reply_markup: m.replyMarkup } : {}),
     };
   }
@@ -165,7 +167,8 @@ export class FakeBotApi {
       out[name] = fileName ? { fileName, content: value } : /^[[{]/.test(value) ? JSON.parse(value) : value;
     }
     // A file may also be sent as its own part, named by an attach:// reference.
-    for (const [name, value] of Object.entries(out)) if (typeof value === "string" && value.startsWith("attach://")) out[name] = out[value.slice("attach://".length)];
+    for (const [name, value] of Object.entries(out))
+      if (typeof value === "string" && value.startsWith("attach://")) out[name] = out[value.slice("attach://".length)];
     return out;
   }
 
@@ -197,7 +200,14 @@ export class FakeBotApi {
         return this.updates.slice(0, Number(p.limit ?? 100));
       }
       case "sendMessage": {
-        const sent = this.add({ chatId: Number(p.chat_id), from: "bot", text: String(p.text), replyMarkup: p.reply_markup as ChatMessage["replyMarkup"], replyTo, document: undefined });
+        const sent = this.add({
+          chatId: Number(p.chat_id),
+          from: "bot",
+          text: String(p.text),
+          replyMarkup: p.reply_markup as ChatMessage["replyMarkup"],
+          replyTo,
+          document: undefined,
+        });
         return this.wire(sent);
       }
       case "sendDocument": {

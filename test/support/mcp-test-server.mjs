@@ -98,7 +98,12 @@ const offered = new Set(Object.keys(TOOLS).filter((n) => n !== "extra"));
 function makeServer() {
   const server = new Server({ name: "gatehouse-test", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...offered].map((name) => ({ name, description: TOOLS[name].description, inputSchema: TOOLS[name].inputSchema, ...(TOOLS[name].annotations ? { annotations: TOOLS[name].annotations } : {}) })),
+    tools: [...offered].map((name) => ({
+      name,
+      description: TOOLS[name].description,
+      inputSchema: TOOLS[name].inputSchema,
+      ...(TOOLS[name].annotations ? { annotations: TOOLS[name].annotations } : {}),
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     const name = req.params.name;

@@ -10,7 +10,10 @@ export class Proxy {
     this.server = net.createServer((inbound) => {
       if (this.holding) return void inbound.destroy();
       const outbound = net.connect(targetPort, "127.0.0.1");
-      for (const [a, b] of [[inbound, outbound], [outbound, inbound]] as const) {
+      for (const [a, b] of [
+        [inbound, outbound],
+        [outbound, inbound],
+      ] as const) {
         this.sockets.add(a);
         a.pipe(b);
         a.on("error", () => b.destroy());

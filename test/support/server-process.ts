@@ -87,7 +87,10 @@ export class ServerProcess {
 
   /** A `gatehouse` command against this server, trusting it through this folder's known-servers file. */
   spawnCli(args: string[]): { child: ChildProcess; out: Output; err: Output; exit: Promise<number | null> } {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GATEHOUSE_KNOWN_SERVERS: this.knownServers } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, GATEHOUSE_KNOWN_SERVERS: this.knownServers },
+    });
     this.children.push(child);
     return { child, out: new Output(child.stdout!), err: new Output(child.stderr!), exit: new Promise((r) => child.once("exit", (code) => r(code))) };
   }
@@ -97,7 +100,13 @@ export class ServerProcess {
   }
 
   async client(token: string, onClose?: (cause?: { code?: number }) => void): Promise<GatehouseClient> {
-    const c = await connectNodeClient({ url: this.url, token, retryDelayMs: () => 200, trust: { knownServers: this.knownServers }, ...(onClose ? { onClose } : {}) });
+    const c = await connectNodeClient({
+      url: this.url,
+      token,
+      retryDelayMs: () => 200,
+      trust: { knownServers: this.knownServers },
+      ...(onClose ? { onClose } : {}),
+    });
     this.clients.push(c);
     return c;
   }

@@ -11,7 +11,7 @@ export type Expected = Action | "not-allow";
 export const HOME = "/home/ada";
 export const CWD = "/work/project";
 
-export const rules = (text: string, home = HOME): Layers => ({ static: new Ruleset(parseRulesOrThrow(text, { file: "corpus.jsonc", home }) ) });
+export const rules = (text: string, home = HOME): Layers => ({ static: new Ruleset(parseRulesOrThrow(text, { file: "corpus.jsonc", home })) });
 
 const READ_DENIES = `"*": "allow", "*.env": "deny", "*.env.*": "deny", "*credentials*": "deny", "*secret*": "deny",
                  "*.pem": "deny", "/etc/shadow": "deny", "~/.ssh/*": "deny", "*.env.example": "allow"`;
@@ -152,7 +152,11 @@ export class Scratch {
    */
   async proveAll(cases: { cmd: string; proof: Proof }[]): Promise<ProofResult[]> {
     const tools = [...new Set(cases.flatMap((c) => c.proof.needs ?? []).concat("git"))];
-    const probe = await run(tools.map((t) => `command -v ${q(t)} >/dev/null 2>&1 && echo ${q(t)}`).join("; ") + "; true", this.root, this.env(this.root, this.root));
+    const probe = await run(
+      tools.map((t) => `command -v ${q(t)} >/dev/null 2>&1 && echo ${q(t)}`).join("; ") + "; true",
+      this.root,
+      this.env(this.root, this.root),
+    );
     const available = new Set(probe.stdout.split("\n"));
     const template = path.join(this.root, "template");
     const needRepo = cases.some((c) => c.proof.repo);
@@ -160,7 +164,11 @@ export class Scratch {
       fs.mkdirSync(template);
       const { work } = this.prepare();
       fs.cpSync(work, template, { recursive: true });
-      await run("git init -q . && git add -A && git commit -qm init && printf 'b\\n' > x && git add x && git commit -qm second", template, this.env(template, template));
+      await run(
+        "git init -q . && git add -A && git commit -qm init && printf 'b\\n' > x && git add x && git commit -qm second",
+        template,
+        this.env(template, template),
+      );
     }
     const jobs = cases.map((c) => {
       const lacking = [...(c.proof.needs ?? []), ...(c.proof.repo ? ["git"] : [])].filter((t) => !available.has(t));
@@ -174,7 +182,9 @@ export class Scratch {
     const runnable = jobs.filter((j): j is { c: (typeof cases)[number]; dir: string; work: string; home: string } => "dir" in j);
     // One subshell per case (a fork, not a new program) sets the case's environment.
     const lines = runnable.map(({ c, dir, work, home }) => {
-      const env = Object.entries(this.env(home, path.join(dir, "calls.log"))).map(([k, v]) => `${k}=${q(v)}`).join(" ");
+      const env = Object.entries(this.env(home, path.join(dir, "calls.log")))
+        .map(([k, v]) => `${k}=${q(v)}`)
+        .join(" ");
       const setup = c.proof.setup ? `bash -c "$(<../setup)" >/dev/null 2>&1; ` : "";
       return `(export ${env}; cd ${q(work)} && { ${setup}t=$EPOCHREALTIME; timeout -k 1 5 bash -c "$(<../cmd)" </dev/null >../out 2>&1; echo $? $t $EPOCHREALTIME > ../code; })`;
     });
@@ -203,9 +213,16 @@ export class Scratch {
 
   private env(home: string, log: string): Record<string, string> {
     return {
-      HOME: home, GH_LOG: log, PATH: `${this.bin}:${PATH_DIRS}`, LANG: "C", TERM: "dumb",
-      GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@example.com",
-      GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@example.com",
+      HOME: home,
+      GH_LOG: log,
+      PATH: `${this.bin}:${PATH_DIRS}`,
+      LANG: "C",
+      TERM: "dumb",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "a",
+      GIT_AUTHOR_EMAIL: "a@example.com",
+      GIT_COMMITTER_NAME: "a",
+      GIT_COMMITTER_EMAIL: "a@example.com",
     };
   }
 
@@ -222,4 +239,3 @@ function run(script: string, cwd: string, env: Record<string, string>): Promise<
     child.stdin?.end();
   });
 }
-

@@ -16,7 +16,14 @@ const data = (o: unknown) => `data: ${JSON.stringify(o)}`;
 
 export const openai = {
   chunk(delta: Record<string, unknown>, finish: string | null = null, usage?: { prompt_tokens: number; completion_tokens: number }): string {
-    return data({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_763_000_000, model: "replay-model", choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}) });
+    return data({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1_763_000_000,
+      model: "replay-model",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
+    });
   },
   /** Text in the given pieces, then tool calls (each split as given), then the finish chunk with usage. */
   stream(text: string[], calls: Call[] = [], usage = { prompt_tokens: 120, completion_tokens: 30 }): ReplayResponse {
@@ -39,7 +46,19 @@ const event = (name: string, o: unknown) => `event: ${name}\n${data(o)}`;
 export const anthropic = {
   stream(text: string[], calls: Call[] = [], usage = { input_tokens: 200, output_tokens: 40 }): ReplayResponse {
     const events = [
-      event("message_start", { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [], model: "replay-model", stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } }),
+      event("message_start", {
+        type: "message_start",
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          content: [],
+          model: "replay-model",
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+        },
+      }),
       event("ping", { type: "ping" }),
     ];
     let index = 0;
@@ -50,11 +69,16 @@ export const anthropic = {
     }
     for (const c of calls) {
       events.push(event("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } }));
-      for (const piece of c.argumentPieces) events.push(event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
+      for (const piece of c.argumentPieces)
+        events.push(event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
       events.push(event("content_block_stop", { type: "content_block_stop", index: index++ }));
     }
     events.push(
-      event("message_delta", { type: "message_delta", delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+      event("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      }),
       event("message_stop", { type: "message_stop" }),
     );
     return { events };

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { LogSettingError } from "@gatehouse/log";
 import { RulesFileError } from "@gatehouse/policy";
+import { GatehouseError } from "@gatehouse/server";
 import { CliError } from "./cli-error.js";
 import { permissionsEval } from "./commands/permissions-eval.js";
 import { permissionsExplain } from "./commands/permissions-explain.js";
@@ -100,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof RulesFileError) process.stderr.write(`${err.message}\n`);
     else if (err instanceof CliError || err instanceof LogSettingError) process.stderr.write(`gatehouse: ${err.message}\n`);
     else if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) process.stderr.write(`gatehouse: ${(err as Error).message}\n${USAGE}\n`);
-    else if ((err as Error).name === "GatehouseError") process.stderr.write(`gatehouse: ${(err as Error).message}\n`);
+    else if (err instanceof GatehouseError) process.stderr.write(`gatehouse: ${err.message}\n`);
     else {
       process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
       return 1;

@@ -14,7 +14,9 @@ export async function connectClient(url: string, token: string, trust: TrustOpti
   });
   let opened = false;
   const client = createNodeClient({ url, token, tls, onOpen: () => (opened = true) });
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new CliError(`cannot reach the server at ${url}${opened ? " (it did not answer)" : ""}`, 1)), timeoutMs).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new CliError(`cannot reach the server at ${url}${opened ? " (it did not answer)" : ""}`, 1)), timeoutMs).unref(),
+  );
   try {
     await Promise.race([client.session.list.query(), timeout]);
     return client;

@@ -14,7 +14,10 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
 }
 
 /** The sandbox settings from the flags, else the environment, else `auto` with network on. */
-export function sandboxSettings(values: { sandbox?: string | undefined; "sandbox-fallback"?: string | undefined; network?: string | undefined }, env: NodeJS.ProcessEnv = process.env): SandboxSettings {
+export function sandboxSettings(
+  values: { sandbox?: string | undefined; "sandbox-fallback"?: string | undefined; network?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): SandboxSettings {
   const mode = oneOf<SandboxMode>("sandbox", values.sandbox ?? env.GATEHOUSE_SANDBOX ?? "auto", SANDBOX_MODES);
   const fallback = oneOf<SandboxFallback>("sandbox-fallback", values["sandbox-fallback"] ?? env.GATEHOUSE_SANDBOX_FALLBACK ?? "fail", SANDBOX_FALLBACKS);
   const network = oneOf("network", values.network ?? env.GATEHOUSE_SANDBOX_NETWORK ?? "on", ["on", "off"] as const) === "on";

@@ -18,7 +18,11 @@ export interface TrustFlagValues {
 }
 
 /** Trust options from flags, else GATEHOUSE_CA, GATEHOUSE_FINGERPRINT, GATEHOUSE_KNOWN_SERVERS, GATEHOUSE_ALLOW_PLAIN=1. */
-export function trustOptions(values: TrustFlagValues, env: NodeJS.ProcessEnv = process.env, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): TrustOptions {
+export function trustOptions(
+  values: TrustFlagValues,
+  env: NodeJS.ProcessEnv = process.env,
+  say: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): TrustOptions {
   const caFile = values.ca ?? env.GATEHOUSE_CA;
   let ca: string | undefined;
   if (caFile) {

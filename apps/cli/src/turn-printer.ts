@@ -36,8 +36,10 @@ export class TurnPrinter {
   private track(e: GatehouseEvent): void {
     const own = e.sessionId === this.sessionId;
     if (e.type === "session_created") this.agents.set(e.sessionId, e.session.agent);
-    if (e.type === "assistant_message" && e.message.role === "assistant") for (const c of e.message.toolCalls) this.titles.set(`${e.sessionId}/${c.callId}`, describeCall(c.toolName, c.arguments, 200));
-    if (e.type === "tool_result" && wasRefused(e.outcome)) this.denied.push(`${own ? "" : `[${this.agents.get(e.sessionId) ?? "subagent"}] `}${this.title(e)}: ${e.output}`);
+    if (e.type === "assistant_message" && e.message.role === "assistant")
+      for (const c of e.message.toolCalls) this.titles.set(`${e.sessionId}/${c.callId}`, describeCall(c.toolName, c.arguments, 200));
+    if (e.type === "tool_result" && wasRefused(e.outcome))
+      this.denied.push(`${own ? "" : `[${this.agents.get(e.sessionId) ?? "subagent"}] `}${this.title(e)}: ${e.output}`);
     if (!own) return;
     if (e.type === "session_error") this.error = `${e.code}: ${e.message}`;
     if (e.type === "turn_ended" && e.reason === "error" && !this.error) this.error = "the turn ended with an error";

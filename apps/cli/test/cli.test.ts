@@ -34,7 +34,10 @@ describe("gatehouse permissions eval", () => {
     ].join("\n");
     const r = run(["permissions", "eval", "--rules", EXAMPLE, "--cwd", dir], input);
     expect(r.code).toBe(0);
-    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(out).toHaveLength(7);
     expect(out[0]).toMatchObject({ action: "deny", rule: { tool: "read_file", pattern: "*.env", line: 8 } });
     expect(out[1].error).toMatch(/^line 2: not JSON/);
@@ -49,8 +52,14 @@ describe("gatehouse permissions eval", () => {
   it("applies the real-path check: a symlink to .env is denied", () => {
     fs.writeFileSync(path.join(dir, ".env"), "K=1");
     fs.symlinkSync(".env", path.join(dir, "notes.txt"));
-    const r = run(["permissions", "eval", "--rules", EXAMPLE, "--cwd", dir], '{"tool":"read_file","args":{"path":"notes.txt"}}\n{"tool":"shell_exec","args":{"command":"cat notes.txt"}}\n');
-    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const r = run(
+      ["permissions", "eval", "--rules", EXAMPLE, "--cwd", dir],
+      '{"tool":"read_file","args":{"path":"notes.txt"}}\n{"tool":"shell_exec","args":{"command":"cat notes.txt"}}\n',
+    );
+    const out = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(out.map((o) => o.action)).toEqual(["deny", "deny"]);
     expect(out[0].reason).toMatch(/resolves to .*\.env/);
   });

@@ -42,7 +42,7 @@ function addUsage(total: Usage, step: Usage): void {
 export class AgentRunner {
   private readonly running = new Map<string, AbortController>();
 
-  constructor(private readonly o: RunnerOptions) {}
+  constructor(private readonly options: RunnerOptions) {}
 
   isRunning(sessionId: string): boolean {
     return this.running.has(sessionId);
@@ -58,8 +58,8 @@ export class AgentRunner {
   /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
   async runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
     this.running.set(session.id, controller);
-    this.o.store.appendMessage(session.id, { role: "user", text });
-    this.o.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
+    this.options.store.appendMessage(session.id, { role: "user", text });
+    this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
     const usage: Usage = { inputTokens: null, outputTokens: null };
     let end: TurnEnd;
     try {
@@ -67,21 +67,21 @@ export class AgentRunner {
     } catch (err) {
       if (!controller.signal.aborted) {
         const code = err instanceof GatehouseError ? err.code : "INTERNAL";
-        if (code === "INTERNAL") this.o.log.error("a turn failed", { err, sessionId: session.id });
-        else this.o.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
-        this.o.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
+        if (code === "INTERNAL") this.options.log.error("a turn failed", { err, sessionId: session.id });
+        else this.options.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
+        this.options.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
       }
       end = "error";
     }
     this.running.delete(session.id);
     const reason = controller.signal.aborted ? "aborted" : end;
-    this.o.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
+    this.options.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
     return reason;
   }
 
   /** Stops the model, cancels pending approvals and kills the running tool, in the session and its subagents. */
   abort(sessionId: string, by: string): boolean {
-    for (const id of this.o.subagents.family(sessionId)) this.o.gate.cancelSession(id, by);
+    for (const id of this.options.subagents.family(sessionId)) this.options.gate.cancelSession(id, by);
     const controller = this.running.get(sessionId);
     if (!controller) return false;
     controller.abort();
@@ -89,26 +89,30 @@ export class AgentRunner {
   }
 
   private session(id: string): SessionInfo {
-    const s = this.o.store.getSession(id);
+    const s = this.options.store.getSession(id);
     if (!s) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
     return s;
   }
 
   private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd> {
-    for (let step = 0; step < this.o.maxSteps; step++) {
+    for (let step = 0; step < this.options.maxSteps; step++) {
       const session = this.session(sessionId);
-      const response = await this.o.providerFor(session).respond({
-        system: this.o.systemPrompt(session),
-        history: modelHistory(this.o.store.messages(sessionId), this.o.maxToolResultChars),
-        tools: this.o.toolsFor(session),
+      const response = await this.options.providerFor(session).respond({
+        system: this.options.systemPrompt(session),
+        history: modelHistory(this.options.store.messages(sessionId), this.options.maxToolResultChars),
+        tools: this.options.toolsFor(session),
         signal,
-        onText: (text) => this.o.hub.publish({ type: "assistant_text_delta", sessionId, at: now(), text }),
+        onText: (text) => this.options.hub.publish({ type: "assistant_text_delta", sessionId, at: now(), text }),
       });
       if (signal.aborted) return "aborted";
       addUsage(usage, response.usage);
-      const message: Message = { role: "assistant", text: response.text, toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })) };
-      this.o.store.appendMessage(sessionId, message);
-      this.o.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
+      const message: Message = {
+        role: "assistant",
+        text: response.text,
+        toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })),
+      };
+      this.options.store.appendMessage(sessionId, message);
+      this.options.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
       if (response.toolCalls.length === 0) return "completed";
       const outcome = await this.batch(session, response.toolCalls, signal);
       if (outcome !== "continue") return outcome;
@@ -118,20 +122,24 @@ export class AgentRunner {
 
   /** Evaluates the whole batch up front, raises every ask at once, then runs the calls in order. */
   private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
-    const decisions = calls.map((c) => (c.invalid ? null : this.o.gate.evaluate(session, { tool: c.toolName, args: c.args })));
+    const decisions = calls.map((c) => (c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
     const asks = (i: number) => decisions[i]?.action === "ask";
-    const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.o.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
+    const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.options.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
     const approvals = calls.map((c, index) => {
       if (!asks(index)) return null;
-      const batch: BatchContext = { index, total: calls.length, remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })) };
-      return this.o.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
+      const batch: BatchContext = {
+        index,
+        total: calls.length,
+        remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
+      };
+      return this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
     });
     let hardRejected = false;
     for (const [i, call] of calls.entries()) {
       if (signal.aborted) return "aborted";
       const started = performance.now();
       const decision = decisions[i];
-      if (hardRejected && approvals[i]) this.o.gate.cancel(approvals[i].approvalId, null);
+      if (hardRejected && approvals[i]) this.options.gate.cancel(approvals[i].approvalId, null);
       const result: CallResult = hardRejected
         ? notRun("rejected", toolMessages.batchRejected(call.toolName))
         : decision
@@ -139,15 +147,41 @@ export class AgentRunner {
           : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""));
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
-      this.o.store.appendMessage(session.id, { role: "tool", callId: call.callId, toolName: call.toolName, content: toolOutputText(shown), isError: !shown.ok });
-      this.o.hub.publish({ type: "tool_result", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, ...shown, elapsedMs: performance.now() - started });
+      this.options.store.appendMessage(session.id, {
+        role: "tool",
+        callId: call.callId,
+        toolName: call.toolName,
+        content: toolOutputText(shown),
+        isError: !shown.ok,
+      });
+      this.options.hub.publish({
+        type: "tool_result",
+        sessionId: session.id,
+        at: now(),
+        callId: call.callId,
+        toolName: call.toolName,
+        ...shown,
+        elapsedMs: performance.now() - started,
+      });
     }
     if (signal.aborted) return "aborted";
     return hardRejected ? "rejected" : "continue";
   }
 
-  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, approval: Promise<Resolution> | undefined, signal: AbortSignal): Promise<CallResult> {
-    this.audit(session, call, decision.action, decision.reason, decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null);
+  private async settle(
+    session: SessionInfo,
+    call: ModelToolCall,
+    decision: Decision,
+    approval: Promise<Resolution> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallResult> {
+    this.audit(
+      session,
+      call,
+      decision.action,
+      decision.reason,
+      decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null,
+    );
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     if (approval) {
       const r = await approval;
@@ -158,10 +192,24 @@ export class AgentRunner {
   }
 
   private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<CallResult> {
-    this.o.hub.publish({ type: "tool_call_started", sessionId: session.id, at: now(), callId: call.callId, toolName: call.toolName, arguments: JSON.stringify(call.args), decision });
+    this.options.hub.publish({
+      type: "tool_call_started",
+      sessionId: session.id,
+      at: now(),
+      callId: call.callId,
+      toolName: call.toolName,
+      arguments: JSON.stringify(call.args),
+      decision,
+    });
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     try {
-      return ran(await this.o.registry.dispatch(session.workerId, { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.o.toolTimeoutMs, guard: this.o.gate.guard(session) }, signal));
+      return ran(
+        await this.options.registry.dispatch(
+          session.workerId,
+          { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.options.toolTimeoutMs, guard: this.options.gate.guard(session) },
+          signal,
+        ),
+      );
     } catch (err) {
       if (signal.aborted) return notRun("cancelled", toolMessages.failed(call.toolName, "the turn was aborted"));
       return notRun("failed", toolMessages.failed(call.toolName, (err as Error).message));
@@ -170,7 +218,7 @@ export class AgentRunner {
 
   /** The `task` tool: a child session's whole turn, whose last answer is the call's result. */
   private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<CallResult> {
-    const started = this.o.subagents.start(parent, call.args, nanoid());
+    const started = this.options.subagents.start(parent, call.args, nanoid());
     if ("error" in started) return notRun("failed", toolMessages.failed(TASK_TOOL, started.error));
     const child = started.session;
     const controller = new AbortController();
@@ -178,14 +226,24 @@ export class AgentRunner {
     signal.addEventListener("abort", stop, { once: true });
     try {
       const end = await this.runTurn(child, started.prompt, controller);
-      return this.o.subagents.finish(child, end);
+      return this.options.subagents.finish(child, end);
     } finally {
       signal.removeEventListener("abort", stop);
-      this.o.gate.forget(child.id);
+      this.options.gate.forget(child.id);
     }
   }
 
   private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): void {
-    this.o.store.audit({ at: now(), sessionId: session.id, workerId: session.workerId, toolName: call.toolName, arguments: JSON.stringify(call.args), action, reason, rule, ...(by ? { by } : {}) });
+    this.options.store.audit({
+      at: now(),
+      sessionId: session.id,
+      workerId: session.workerId,
+      toolName: call.toolName,
+      arguments: JSON.stringify(call.args),
+      action,
+      reason,
+      rule,
+      ...(by ? { by } : {}),
+    });
   }
 }

@@ -10,7 +10,8 @@ export const BUILTIN_AGENTS: readonly (AgentDefinition & { name: BuiltinAgentNam
   {
     name: "explore",
     description: "Reads and searches the work directory to answer a question; changes nothing.",
-    prompt: "You are an explore agent. Find what you are asked about with read_file, glob and grep, then answer in a few sentences with the paths that matter. You cannot change files or run commands.",
+    prompt:
+      "You are an explore agent. Find what you are asked about with read_file, glob and grep, then answer in a few sentences with the paths that matter. You cannot change files or run commands.",
     permission: { "*": "deny", read_file: "allow", glob: "allow", grep: "allow" },
     model: null,
     maySpawn: false,
@@ -40,7 +41,9 @@ export function findAgent(worker: Pick<WorkerEntry, "agents"> | undefined, name:
 
 /** The agent types a worker's sessions can use, for messages that list them. */
 export function agentNames(worker: Pick<WorkerEntry, "agents"> | undefined): string {
-  return agentsOf(worker).map((a) => a.name).join(", ");
+  return agentsOf(worker)
+    .map((a) => a.name)
+    .join(", ");
 }
 
 /** Whether a subagent at this depth would nest too deep. */
@@ -51,7 +54,13 @@ export function nestsTooDeep(childDepth: number): boolean {
 function permissionRules(permission: PermissionMap, file: string, home: string): Rule[] {
   return Object.entries(permission).flatMap(([tool, value]) => {
     const patterns = typeof value === "string" ? { "*": value } : value;
-    return Object.entries(patterns).map(([pattern, action]): Rule => ({ tool, pattern: expandHome(pattern, home), action, origin: "person", source: { file } }));
+    return Object.entries(patterns).map(([pattern, action]): Rule => ({
+      tool,
+      pattern: expandHome(pattern, home),
+      action,
+      origin: "person",
+      source: { file },
+    }));
   });
 }
 

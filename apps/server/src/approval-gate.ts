@@ -35,11 +35,11 @@ export class ApprovalGate {
   private readonly pending: PendingApprovals;
   private readonly sources: RuleSources;
 
-  constructor(private readonly o: GateOptions) {
-    this.sources = { ...o, runtime: this.runtime };
-    this.invalid = new InvalidRules(o.hub);
+  constructor(private readonly options: GateOptions) {
+    this.sources = { ...options, runtime: this.runtime };
+    this.invalid = new InvalidRules(options.hub);
     this.contexts = new SessionContexts(this.sources, this.invalid);
-    this.pending = new PendingApprovals(o.store, o.hub, o.approvalTimeoutMs);
+    this.pending = new PendingApprovals(options.store, options.hub, options.approvalTimeoutMs);
   }
 
   static async ready(): Promise<void> {
@@ -56,24 +56,31 @@ export class ApprovalGate {
 
   /** What a person will see for a call that asks; null when it cannot be shown. */
   presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null> {
-    return this.o.present(session, call).catch((err: unknown) => this.unpresentable(err, session, call));
+    return this.options.present(session, call).catch((err: unknown) => this.unpresentable(err, session, call));
   }
 
   /** A pending approval's presentation, whole; undefined when the approval is not pending. */
   async view(sessionId: string, approvalId: string): Promise<Presentation | null | undefined> {
     const p = this.pending.get(sessionId, approvalId);
     if (!p) return undefined;
-    return this.o.present(p.session, p.call, true).catch((err: unknown) => this.unpresentable(err, p.session, p.call));
+    return this.options.present(p.session, p.call, true).catch((err: unknown) => this.unpresentable(err, p.session, p.call));
   }
 
   /** A presentation that failed (the worker could not read the file, say): the person sees none, the log says why. */
   private unpresentable(err: unknown, session: SessionInfo, call: ToolCall): null {
-    this.o.log.warn("could not prepare what the person sees for an approval", { err, sessionId: session.id, tool: call.tool });
+    this.options.log.warn("could not prepare what the person sees for an approval", { err, sessionId: session.id, tool: call.tool });
     return null;
   }
 
   /** Holds a call for a person's answer; the promise settles with the answer. */
-  raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext, presentation: Presentation | null): { approvalId: string; settled: Promise<Resolution> } {
+  raise(
+    session: SessionInfo,
+    callId: string,
+    call: ToolCall,
+    decision: Decision,
+    batch: BatchContext,
+    presentation: Presentation | null,
+  ): { approvalId: string; settled: Promise<Resolution> } {
     return this.pending.raise(session, callId, call, decision, batch, presentation);
   }
 
@@ -98,18 +105,29 @@ export class ApprovalGate {
    */
   private async saveAlways(session: SessionInfo, tool: string, patterns: string[], by: string): Promise<void> {
     try {
-      for (const pattern of patterns) await this.o.permissions.append(session.workerId, tool, pattern, `by ${by} ${new Date().toISOString()}`);
+      for (const pattern of patterns) await this.options.permissions.append(session.workerId, tool, pattern, `by ${by} ${new Date().toISOString()}`);
     } catch (err) {
-      const file = this.o.permissions.file(session.workerId);
+      const file = this.options.permissions.file(session.workerId);
       const detail = `the approved rule was kept for this session only; it could not be saved: ${(err as Error).message}`;
-      this.o.log.warn("an always rule could not be saved", { file, err });
-      this.o.hub.publish({ type: "permissions_invalid", sessionId: session.id, at: new Date().toISOString(), workerId: session.workerId, file, line: 1, column: 1, message: detail });
+      this.options.log.warn("an always rule could not be saved", { file, err });
+      this.options.hub.publish({
+        type: "permissions_invalid",
+        sessionId: session.id,
+        at: new Date().toISOString(),
+        workerId: session.workerId,
+        file,
+        line: 1,
+        column: 1,
+        message: detail,
+      });
     }
   }
 
   deny(by: string, input: DenyInput): boolean {
     if (!this.pending.get(input.sessionId, input.approvalId)) return false;
-    return this.pending.settle(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined;
+    return (
+      this.pending.settle(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined
+    );
   }
 
   /** Cancels one pending approval (its call will not run: an earlier call of its batch was denied hard). */
@@ -125,8 +143,9 @@ export class ApprovalGate {
   /** Re-evaluates the session's pending approvals; those that now allow resolve by themselves. */
   recheck(sessionId: string): void {
     for (const [id, p] of this.pending.ofSession(sessionId)) {
-      const session = this.o.store.getSession(sessionId) ?? p.session;
-      if (this.evaluate(session, p.call).action === "allow") this.pending.settle(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
+      const session = this.options.store.getSession(sessionId) ?? p.session;
+      if (this.evaluate(session, p.call).action === "allow")
+        this.pending.settle(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
     }
   }
 

@@ -60,7 +60,13 @@ export function assemble(config: ServerConfig, log: Log): Assembly {
   );
   const currentText = async (session: SessionInfo, file: string): Promise<string | null> => {
     if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow") return null;
-    const got = await registry.dispatch(session.workerId, { sessionId: session.id, toolName: "read_file", args: { path: file, raw: true }, timeoutMs: 10_000, guard: gate.guard(session) });
+    const got = await registry.dispatch(session.workerId, {
+      sessionId: session.id,
+      toolName: "read_file",
+      args: { path: file, raw: true },
+      timeoutMs: 10_000,
+      guard: gate.guard(session),
+    });
     return got.ok ? got.output : "";
   };
   const gate: ApprovalGate = new ApprovalGate({
@@ -70,7 +76,17 @@ export function assemble(config: ServerConfig, log: Log): Assembly {
     registry,
     protectedPaths: [config.dataDir, ...config.protectedPaths],
     approvalTimeoutMs: config.approvalTimeoutMs,
-    present: (session, call, whole) => present({ workDir: (s) => registry.get(s.workerId)?.workDir ?? "/", currentText, mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp }, session, call, whole),
+    present: (session, call, whole) =>
+      present(
+        {
+          workDir: (s) => registry.get(s.workerId)?.workDir ?? "/",
+          currentText,
+          mcpOrigin: (s, tool) => registry.get(s.workerId)?.tools.find((t) => t.name === tool)?.mcp,
+        },
+        session,
+        call,
+        whole,
+      ),
     agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
     log,
   });
@@ -97,7 +113,15 @@ export function assemble(config: ServerConfig, log: Log): Assembly {
     log,
   });
   const handlers = createHandlers({
-    store, hub, gate, runner, registry, permissions, log, toolTimeoutMs: config.toolTimeoutMs, defaultModel: config.model,
+    store,
+    hub,
+    gate,
+    runner,
+    registry,
+    permissions,
+    log,
+    toolTimeoutMs: config.toolTimeoutMs,
+    defaultModel: config.model,
     openModel: (session, scenario) => {
       const file = scenario ?? config.scenario;
       models.open(session, file ? loadScenario(file) : undefined);

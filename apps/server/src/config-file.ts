@@ -39,7 +39,9 @@ export function readConfigFile(file: string): ConfigDocument {
 export function describeConfigIssue(doc: ConfigDocument | undefined, issue: z.core.$ZodIssue): string {
   const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
   if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((key) => `${locate(doc, [...path, key], true)}unknown key "${[...path, key].join(".")}" (not a setting; check its spelling)`).join("; ");
+    return issue.keys
+      .map((key) => `${locate(doc, [...path, key], true)}unknown key "${[...path, key].join(".")}" (not a setting; check its spelling)`)
+      .join("; ");
   }
   return `${locate(doc, path, false)}${path.join(".") || "config"}: ${issue.message}`;
 }

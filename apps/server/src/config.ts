@@ -17,18 +17,21 @@ const ProviderConfig = z.strictObject({
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
 const TokenName = z.string().min(1, "a token needs a name").max(100);
-const WorkerPattern = z.string().regex(/^(\*|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, "a worker id, or \"*\" for every worker");
+const WorkerPattern = z.string().regex(/^(\*|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a worker id, or "*" for every worker');
 const Secret = {
   /** The token itself, at least 16 characters. */
   token: z.string().min(16, "tokens must be at least 16 characters").optional(),
   /** Or its SHA-256, as `sha256:` and 64 hex digits, so the config holds no secret. */
-  tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, "tokenHash must be sha256: followed by 64 lowercase hex digits").optional(),
+  tokenHash: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/, "tokenHash must be sha256: followed by 64 lowercase hex digits")
+    .optional(),
 };
 const oneSecret = (t: { token?: string | undefined; tokenHash?: string | undefined }) => (t.token === undefined) !== (t.tokenHash === undefined);
 const ONE_SECRET = { error: "give exactly one of token and tokenHash" };
 
 const WorkerToken = z
-  .strictObject({ name: TokenName, ...Secret, workers: z.array(WorkerPattern).min(1, "list the worker ids this token may register (\"*\" for any)") })
+  .strictObject({ name: TokenName, ...Secret, workers: z.array(WorkerPattern).min(1, 'list the worker ids this token may register ("*" for any)') })
   .refine(oneSecret, ONE_SECRET);
 export type WorkerTokenConfig = z.infer<typeof WorkerToken>;
 
@@ -44,22 +47,34 @@ const ClientToken = z
     shell: z.boolean().default(false),
   })
   .refine(oneSecret, ONE_SECRET)
-  .refine((t) => t.role !== "approver" || t.workers !== undefined, { error: "an approver token must list its workers (\"*\" for all)", path: ["workers"] });
+  .refine((t) => t.role !== "approver" || t.workers !== undefined, { error: 'an approver token must list its workers ("*" for all)', path: ["workers"] });
 export type ClientTokenConfig = z.infer<typeof ClientToken>;
 
 const Limits = z.strictObject({
   /** The largest WebSocket frame read before a connection has shown a valid token. */
-  preAuthFrameBytes: z.number().int().min(1024).default(16 * 1024),
+  preAuthFrameBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024),
   /** A WebSocket that has shown no valid token by then is closed. */
   authTimeoutMs: z.number().int().positive().default(10_000),
   /** The largest frame (and HTTP body) once authenticated. */
-  frameBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+  frameBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   connectionsPerToken: z.number().int().positive().default(32),
   subscriptionsPerToken: z.number().int().positive().default(64),
   /** Procedure calls per second per token, with bursts of twice that. */
   requestsPerSecond: z.number().positive().default(100),
   /** Bytes queued for one subscriber's connection before it is cut off as too slow. */
-  subscriberBacklogBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+  subscriberBacklogBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
 });
 export type Limits = z.infer<typeof Limits>;
 

@@ -31,7 +31,9 @@ export class EventHub {
 
   private pending(sessionId: string | undefined): { event: ApprovalRequired; eventId: number }[] {
     if (sessionId === undefined) return this.store.pending();
-    return familyOf(this.store, sessionId).flatMap((id) => this.store.pending(id)).sort((a, b) => a.eventId - b.eventId);
+    return familyOf(this.store, sessionId)
+      .flatMap((id) => this.store.pending(id))
+      .sort((a, b) => a.eventId - b.eventId);
   }
 
   /**
@@ -73,7 +75,11 @@ export class EventHub {
           yield { id: String(s.id), event: s.event };
         }
         if (signal?.aborted) break;
-        if (overflowed) throw new GatehouseError("BUSY", `this subscriber fell more than ${this.maxBacklog} events behind and was cut off; subscribe again with lastEventId ${last} to catch up`);
+        if (overflowed)
+          throw new GatehouseError(
+            "BUSY",
+            `this subscriber fell more than ${this.maxBacklog} events behind and was cut off; subscribe again with lastEventId ${last} to catch up`,
+          );
         await new Promise<void>((resolve) => (wake = resolve));
         wake = null;
       }

@@ -14,10 +14,32 @@ export class InvalidRules {
   decision(session: SessionInfo, tool: string, error: RulesFileError): Decision {
     if (this.told.get(session.id) !== error.message) {
       this.told.set(session.id, error.message);
-      this.hub.publish({ type: "permissions_invalid", sessionId: session.id, at: new Date().toISOString(), workerId: session.workerId, file: error.file, line: error.line, column: error.column, message: error.detail });
+      this.hub.publish({
+        type: "permissions_invalid",
+        sessionId: session.id,
+        at: new Date().toISOString(),
+        workerId: session.workerId,
+        file: error.file,
+        line: error.line,
+        column: error.column,
+        message: error.detail,
+      });
     }
     const action = session.mode === "strict" ? "deny" : "ask";
-    return { action, tool, layer: null, rule: null, pattern: null, subject: tool, reason: `the permissions file is invalid (${error.message}); every call asks until it is fixed`, tier: "exec", mode: session.mode, ruleAction: "ask", critical: null, subcommands: [] };
+    return {
+      action,
+      tool,
+      layer: null,
+      rule: null,
+      pattern: null,
+      subject: tool,
+      reason: `the permissions file is invalid (${error.message}); every call asks until it is fixed`,
+      tier: "exec",
+      mode: session.mode,
+      ruleAction: "ask",
+      critical: null,
+      subcommands: [],
+    };
   }
 
   /** The file loads again: a later problem is told anew. */

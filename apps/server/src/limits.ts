@@ -68,7 +68,7 @@ function isIterable(v: unknown): v is AsyncIterable<unknown> {
  * subscription counts against its maximum, and a subscriber whose connection has more queued
  * than the backlog allows is cut off rather than left to grow the server's memory.
  */
-export function withLimits(h: Handlers, limits: TokenLimits, connections: Connections, backlogBytes: () => number, log: Log): Handlers {
+export function withLimits(handlers: Handlers, limits: TokenLimits, connections: Connections, backlogBytes: () => number, log: Log): Handlers {
   const wrapGroup = (group: Record<string, AnyHandler>) =>
     Object.fromEntries(
       Object.entries(group).map(([name, fn]) => [
@@ -98,5 +98,5 @@ export function withLimits(h: Handlers, limits: TokenLimits, connections: Connec
       release();
     }
   }
-  return Object.fromEntries(Object.entries(h).map(([group, fns]) => [group, wrapGroup(fns as Record<string, AnyHandler>)])) as unknown as Handlers;
+  return Object.fromEntries(Object.entries(handlers).map(([group, fns]) => [group, wrapGroup(fns as Record<string, AnyHandler>)])) as unknown as Handlers;
 }

@@ -22,7 +22,8 @@ type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKe
 /** Splits `provider:model` at its first colon (model ids such as `qwen2.5:7b` keep theirs). */
 export function splitModelId(id: string): { provider: string; model: string } {
   const at = id.indexOf(":");
-  if (at <= 0 || at === id.length - 1) throw new GatehouseError("CONFIG", `model "${id}" must be written provider:model (for example openai:gpt-4o) or be "${SCRIPTED}"`);
+  if (at <= 0 || at === id.length - 1)
+    throw new GatehouseError("CONFIG", `model "${id}" must be written provider:model (for example openai:gpt-4o) or be "${SCRIPTED}"`);
   return { provider: id.slice(0, at), model: id.slice(at + 1) };
 }
 
@@ -32,10 +33,16 @@ export function resolveEndpoint(id: string, config: ModelConfig, env: NodeJS.Pro
   const table = { ...BUILTIN_PROVIDERS, ...config.providers };
   const overrides = { ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}) };
   const isDefault = config.model !== SCRIPTED && splitModelId(config.model).provider === provider;
-  const entry: ProviderConfig | undefined = isDefault && Object.keys(overrides).length > 0 ? { api: "openai-compatible", ...table[provider], ...overrides } : table[provider];
-  if (!entry) throw new GatehouseError("CONFIG", `unknown model provider "${provider}" in "${id}" (known: ${Object.keys(table).join(", ")}); add it under "providers" in the config file or give a base URL`);
+  const entry: ProviderConfig | undefined =
+    isDefault && Object.keys(overrides).length > 0 ? { api: "openai-compatible", ...table[provider], ...overrides } : table[provider];
+  if (!entry)
+    throw new GatehouseError(
+      "CONFIG",
+      `unknown model provider "${provider}" in "${id}" (known: ${Object.keys(table).join(", ")}); add it under "providers" in the config file or give a base URL`,
+    );
   const apiKey = entry.apiKeyEnv ? env[entry.apiKeyEnv] : undefined;
-  if (entry.apiKeyEnv && !apiKey) throw new GatehouseError("CONFIG", `model ${id} needs an API key in the environment variable ${entry.apiKeyEnv}, which is not set`);
+  if (entry.apiKeyEnv && !apiKey)
+    throw new GatehouseError("CONFIG", `model ${id} needs an API key in the environment variable ${entry.apiKeyEnv}, which is not set`);
   if (entry.api === "openai-compatible" && !entry.baseURL) throw new GatehouseError("CONFIG", `provider "${provider}" needs a baseURL`);
   return { api: entry.api, provider, model, baseURL: entry.baseURL, apiKey };
 }
@@ -77,7 +84,8 @@ export class Models {
   providerFor(session: SessionInfo): Provider {
     if (session.model === SCRIPTED) return this.scripted.get(session.id) ?? new ScriptedProvider(this.fallback);
     let provider = this.real.get(session.model);
-    if (!provider) this.real.set(session.model, (provider = new AiSdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
+    if (!provider)
+      this.real.set(session.model, (provider = new AiSdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
     return provider;
   }
 

@@ -38,18 +38,37 @@ export class PendingApprovals {
   ) {}
 
   /** Holds a call; the promise settles with the answer. */
-  raise(session: SessionInfo, callId: string, call: ToolCall, decision: Decision, batch: BatchContext, presentation: Presentation | null): { approvalId: string; settled: Promise<Resolution> } {
+  raise(
+    session: SessionInfo,
+    callId: string,
+    call: ToolCall,
+    decision: Decision,
+    batch: BatchContext,
+    presentation: Presentation | null,
+  ): { approvalId: string; settled: Promise<Resolution> } {
     const approvalId = nanoid(21);
     const patterns = suggestPatterns(decision);
     const event: ApprovalRequired = {
-      type: "tool_approval_required", approvalId, toolName: call.tool, arguments: JSON.stringify(call.args), sessionId: session.id,
-      at: new Date().toISOString(), callId, tier: decision.tier, decision, reason: decision.reason,
-      suggestedPattern: patterns[0] ?? "", suggestedPatterns: patterns, batch,
+      type: "tool_approval_required",
+      approvalId,
+      toolName: call.tool,
+      arguments: JSON.stringify(call.args),
+      sessionId: session.id,
+      at: new Date().toISOString(),
+      callId,
+      tier: decision.tier,
+      decision,
+      reason: decision.reason,
+      suggestedPattern: patterns[0] ?? "",
+      suggestedPatterns: patterns,
+      batch,
       presentation,
     };
     let settle!: (r: Resolution) => void;
     const settled = new Promise<Resolution>((resolve) => (settle = resolve));
-    const timer = this.timeoutMs ? setTimeout(() => this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs) : undefined;
+    const timer = this.timeoutMs
+      ? setTimeout(() => this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs)
+      : undefined;
     this.pending.set(approvalId, { event, call, session, settle, timer });
     const stored = this.hub.publish(event);
     this.store.putPending(event, stored.id);
@@ -74,7 +93,18 @@ export class PendingApprovals {
     this.pending.delete(approvalId);
     if (p.timer) clearTimeout(p.timer);
     this.store.deletePending(approvalId);
-    this.hub.publish({ type: "tool_approval_resolved", sessionId: p.session.id, at: new Date().toISOString(), approvalId, callId: p.event.callId, outcome: r.outcome, by: r.by, scope: r.scope, pattern: r.pattern ?? null, feedback: r.feedback });
+    this.hub.publish({
+      type: "tool_approval_resolved",
+      sessionId: p.session.id,
+      at: new Date().toISOString(),
+      approvalId,
+      callId: p.event.callId,
+      outcome: r.outcome,
+      by: r.by,
+      scope: r.scope,
+      pattern: r.pattern ?? null,
+      feedback: r.feedback,
+    });
     p.settle(r);
     return p;
   }

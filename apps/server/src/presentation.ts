@@ -12,7 +12,13 @@ export function cutTo(kind: Presentation["kind"], content: string, cwd?: string,
   let shown = lines.length > MAX_PRESENTATION_LINES ? lines.slice(0, MAX_PRESENTATION_LINES).join("\n") : content;
   if (shown.length > MAX_PRESENTATION_CHARS) shown = shown.slice(0, MAX_PRESENTATION_CHARS);
   const truncated = shown.length < content.length;
-  return { kind, content: truncated ? `${shown}\n… (cut: ${content.length} characters, ${lines.length} lines in all)` : shown, truncated, fullSize: content.length, ...(cwd ? { cwd } : {}) };
+  return {
+    kind,
+    content: truncated ? `${shown}\n… (cut: ${content.length} characters, ${lines.length} lines in all)` : shown,
+    truncated,
+    fullSize: content.length,
+    ...(cwd ? { cwd } : {}),
+  };
 }
 
 export interface PresentationSources {
@@ -50,7 +56,10 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
     const current = await src.currentText(session, file);
     if (current === null) return cut("text", `${call.tool} ${file}: the current content is not shown (read_file does not allow it)\n`);
     if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
-      return cut("text", `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`);
+      return cut(
+        "text",
+        `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
+      );
     }
     const next = call.tool === "write_file" ? str(args.content) : edited(current, args);
     const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 });

@@ -65,7 +65,12 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
   const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
-  const rpc = createHTTPHandler({ router, maxBodySize: limits.frameBytes, onError, createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }) });
+  const rpc = createHTTPHandler({
+    router,
+    maxBodySize: limits.frameBytes,
+    onError,
+    createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }),
+  });
   const webConsole = createConsoleHandler();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (webConsole(req, res)) return;

@@ -18,40 +18,53 @@ const now = () => new Date().toISOString();
 
 /** Child sessions started by the `task` tool: who they are, whose they are, what they answered. */
 export class Subagents {
-  constructor(private readonly o: SubagentOptions) {}
+  constructor(private readonly options: SubagentOptions) {}
 
   depth(session: SessionInfo): number {
-    return depthOf(this.o.store, session);
+    return depthOf(this.options.store, session);
   }
 
   family(sessionId: string): string[] {
-    return familyOf(this.o.store, sessionId);
+    return familyOf(this.options.store, sessionId);
   }
 
   /** Creates the child session a `task` call asks for, or says why it cannot. */
   start(parent: SessionInfo, args: Record<string, unknown>, id: string): { session: SessionInfo; prompt: string } | { error: string } {
-    const worker = this.o.registry.get(parent.workerId);
+    const worker = this.options.registry.get(parent.workerId);
     const name = typeof args.agent === "string" ? args.agent : "";
     const prompt = typeof args.prompt === "string" ? args.prompt.trim() : "";
     const agent = findAgent(worker, name);
     if (!agent) return { error: `no agent type named "${name}"; the agents are ${agentNames(worker)}` };
     if (!prompt) return { error: "the prompt is empty: say what the subagent should do" };
     if (nestsTooDeep(this.depth(parent) + 1)) return { error: `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep` };
-    const session: SessionInfo = { id, workerId: parent.workerId, agent: agent.name, model: agent.model ?? parent.model, mode: parent.mode, parentId: parent.id, createdAt: now(), status: "running" };
+    const session: SessionInfo = {
+      id,
+      workerId: parent.workerId,
+      agent: agent.name,
+      model: agent.model ?? parent.model,
+      mode: parent.mode,
+      parentId: parent.id,
+      createdAt: now(),
+      status: "running",
+    };
     try {
-      this.o.openModel(session, parent);
+      this.options.openModel(session, parent);
     } catch (err) {
       return { error: (err as Error).message };
     }
-    this.o.store.putSession(session);
-    this.o.hub.publish({ type: "session_created", sessionId: session.id, at: now(), session });
+    this.options.store.putSession(session);
+    this.options.hub.publish({ type: "session_created", sessionId: session.id, at: now(), session });
     return { session, prompt };
   }
 
   /** Closes a child whose turn ended and turns its last answer into the `task` call's result. */
   finish(child: SessionInfo, end: string): CallResult {
-    this.o.store.putSession({ ...child, status: "closed" });
-    const answer = this.o.store.messages(child.id).findLast((m) => m.role === "assistant")?.text.trim() ?? "";
+    this.options.store.putSession({ ...child, status: "closed" });
+    const answer =
+      this.options.store
+        .messages(child.id)
+        .findLast((m) => m.role === "assistant")
+        ?.text.trim() ?? "";
     if (end === "completed") return { ok: true, outcome: "ok", output: answer || `(the ${child.agent} subagent gave no answer)` };
     return notRun(end === "aborted" ? "cancelled" : "failed", toolMessages.subagentEnded(child.agent, child.id, end, answer));
   }

@@ -54,7 +54,11 @@ async function selfSigned(dataDir: string, host: string): Promise<ServerTls> {
     const notBeforeDate = new Date();
     const notAfterDate = new Date(notBeforeDate.getTime() + 10 * 365 * 24 * 3600 * 1000);
     const wildcard = isLoopback(host) || host === "0.0.0.0" || host === "::";
-    const altNames = [{ type: 2 as const, value: "localhost" }, { type: 7 as const, ip: "127.0.0.1" }, ...(wildcard ? [] : [{ type: 2 as const, value: host }])];
+    const altNames = [
+      { type: 2 as const, value: "localhost" },
+      { type: 7 as const, ip: "127.0.0.1" },
+      ...(wildcard ? [] : [{ type: 2 as const, value: host }]),
+    ];
     const pems = await generate([{ name: "commonName", value: "gatehouse" }], {
       keyType: "ec",
       algorithm: "sha256",

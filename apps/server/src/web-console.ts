@@ -59,7 +59,8 @@ export function createConsoleHandler(root: string | null = consoleRoot()): (req:
     if (!root) return send(res, req, 503, "text/plain; charset=utf-8", "the web console is not built: run scripts/bootstrap\n", "no-store");
     const rel = isPage ? "index.html" : safeDecode(url.pathname.slice(1));
     const file = rel === null ? "" : path.join(root, rel);
-    if (rel === null || !file.startsWith(root + path.sep) || rel.includes("\0")) return send(res, req, 404, "text/plain; charset=utf-8", "not found\n", "no-store");
+    if (rel === null || !file.startsWith(root + path.sep) || rel.includes("\0"))
+      return send(res, req, 404, "text/plain; charset=utf-8", "not found\n", "no-store");
     let body: Buffer;
     try {
       body = fs.readFileSync(file);

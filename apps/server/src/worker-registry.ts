@@ -60,13 +60,26 @@ export class WorkerRegistry {
   /** Refuses a worker id that is online, unless replacing is allowed: one id, one connection. */
   private refuseIfOnline(workerId: string): void {
     if (this.connections.has(workerId) && !this.replaceOnline) {
-      throw new GatehouseError("REFUSED", `worker ${workerId} is already connected; a second connection for it is refused (the server's replaceOnlineWorkers setting lets it replace the first)`);
+      throw new GatehouseError(
+        "REFUSED",
+        `worker ${workerId} is already connected; a second connection for it is refused (the server's replaceOnlineWorkers setting lets it replace the first)`,
+      );
     }
   }
 
   register(input: WorkerRegisterInput): WorkerEntry {
     this.refuseIfOnline(input.workerId);
-    const entry: WorkerEntry = { id: input.workerId, workDir: input.workDir, home: input.home ?? homeDirectory(), tools: input.tools, agents: input.agents, skills: input.skills, sandbox: input.sandbox, connected: this.entries.get(input.workerId)?.connected ?? false, lastSeen: Date.now() };
+    const entry: WorkerEntry = {
+      id: input.workerId,
+      workDir: input.workDir,
+      home: input.home ?? homeDirectory(),
+      tools: input.tools,
+      agents: input.agents,
+      skills: input.skills,
+      sandbox: input.sandbox,
+      connected: this.entries.get(input.workerId)?.connected ?? false,
+      lastSeen: Date.now(),
+    };
     this.entries.set(input.workerId, entry);
     this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
     return entry;
@@ -116,7 +129,11 @@ export class WorkerRegistry {
     const queue: WorkerMessage[] = [];
     let wake: (() => void) | null = null;
     let ended = false;
-    const detach = this.attach(workerId, (m) => (queue.push(m), wake?.()), () => ((ended = true), wake?.()));
+    const detach = this.attach(
+      workerId,
+      (m) => (queue.push(m), wake?.()),
+      () => ((ended = true), wake?.()),
+    );
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {

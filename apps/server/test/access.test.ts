@@ -17,7 +17,10 @@ describe("roles", () => {
       [{ kind: "worker", name: "box", workers: ["*"] } as Principal, "w1", { watch: false, use: false, shell: false }],
     ] as const;
     for (const [p, worker, want] of table) {
-      expect({ watch: allows(p, worker, "watch"), use: allows(p, worker, "use"), shell: allows(p, worker, "shell") }, `${p.role ?? p.kind} on ${worker}`).toEqual(want);
+      expect(
+        { watch: allows(p, worker, "watch"), use: allows(p, worker, "use"), shell: allows(p, worker, "shell") },
+        `${p.role ?? p.kind} on ${worker}`,
+      ).toEqual(want);
     }
   });
 

@@ -15,33 +15,65 @@ function runnerFor(steps: unknown[]) {
   const provider = new ScriptedProvider(parseScenario(JSON.stringify({ name: "t", steps }), "t.json"));
   const subagents = new Subagents({ store: f.store, hub: f.hub, registry: f.registry, openModel: () => undefined });
   return new AgentRunner({
-    store: f.store, hub: f.hub, gate: f.gate, registry: f.registry, subagents, log: silentLog,
+    store: f.store,
+    hub: f.hub,
+    gate: f.gate,
+    registry: f.registry,
+    subagents,
+    log: silentLog,
     providerFor: () => provider,
     toolsFor: (s: SessionInfo) => f.registry.get(s.workerId)?.tools ?? [],
-    maxSteps: 5, toolTimeoutMs: 5000, maxToolResultChars: 1000,
+    maxSteps: 5,
+    toolTimeoutMs: 5000,
+    maxToolResultChars: 1000,
     systemPrompt: () => "test",
   });
 }
 
-const ofType = <T extends GatehouseEvent["type"]>(type: T) => f.store.eventsAfter(0).map((e) => e.event).filter((e): e is Extract<GatehouseEvent, { type: T }> => e.type === type);
+const ofType = <T extends GatehouseEvent["type"]>(type: T) =>
+  f.store
+    .eventsAfter(0)
+    .map((e) => e.event)
+    .filter((e): e is Extract<GatehouseEvent, { type: T }> => e.type === type);
 
 describe("the agent runner, in process", () => {
   it("runs a turn: allowed calls reach the worker, denied ones do not, and each result has its outcome", async () => {
     f = gateFixture(`{ "*": "ask", "shell_exec": { "echo *": "allow", "rm *": "deny" } }`);
     const ran: string[] = [];
     f.serveWorker((m) => (ran.push(String(m.args.command)), { ok: true, output: "hi\n", exitCode: 0 }));
-    const runner = runnerFor([{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "echo hi" } }, { tool: "shell_exec", args: { command: "rm -rf x" } }] }, { text: "done: {{lastResult}}" }]);
+    const runner = runnerFor([
+      {
+        text: "go",
+        toolCalls: [
+          { tool: "shell_exec", args: { command: "echo hi" } },
+          { tool: "shell_exec", args: { command: "rm -rf x" } },
+        ],
+      },
+      { text: "done: {{lastResult}}" },
+    ]);
     const end = await runner.runTurn(f.session(), "start", new AbortController());
     expect(end).toBe("completed");
     expect(ran).toEqual(["echo hi"]);
-    expect(ofType("tool_result").map((r) => [r.outcome, r.exitCode])).toEqual([["ok", 0], ["denied", undefined]]);
+    expect(ofType("tool_result").map((r) => [r.outcome, r.exitCode])).toEqual([
+      ["ok", 0],
+      ["denied", undefined],
+    ]);
     expect(f.store.messages("s1").find((m) => m.role === "tool")).toMatchObject({ content: "hi\n\nexit code: 0", isError: false });
   });
 
   it("holds an ask until a person answers, and a hard deny rejects the rest of the batch", async () => {
     f = gateFixture(`{ "*": "ask" }`);
     f.serveWorker(() => ({ ok: true, output: "ran" }));
-    const runner = runnerFor([{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "make" } }, { tool: "read_file", args: { path: "a" } }] }, { text: "not reached" }]);
+    const runner = runnerFor([
+      {
+        text: "go",
+        toolCalls: [
+          { tool: "shell_exec", args: { command: "make" } },
+          { tool: "read_file", args: { path: "a" } },
+        ],
+      },
+      { text: "not reached" },
+    ]);
     const s = f.session();
     const turn = runner.runTurn(s, "start", new AbortController());
     await new Promise((r) => setTimeout(r, 20));

@@ -7,14 +7,30 @@ import { AiSdkProvider } from "../src/providers/ai-sdk.js";
 import type { ModelResponse } from "../src/providers/provider.js";
 
 const TOOLS: ToolDescriptor[] = [
-  { name: "read_file", description: "Read a file.", tier: "read", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-  { name: "glob", description: "Find files.", tier: "read", inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] } },
+  {
+    name: "read_file",
+    description: "Read a file.",
+    tier: "read",
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  },
+  {
+    name: "glob",
+    description: "Find files.",
+    tier: "read",
+    inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+  },
 ];
 
 const HISTORY: Message[] = [
   { role: "user", text: "what is in a.txt?" },
   { role: "assistant", text: "Reading it.", toolCalls: [{ callId: "call_0", toolName: "read_file", arguments: '{"path":"a.txt"}' }] },
-  { role: "tool", callId: "call_0", toolName: "read_file", content: "ToolRejectedError: the user rejected this read_file call. Feedback: not that one", isError: true },
+  {
+    role: "tool",
+    callId: "call_0",
+    toolName: "read_file",
+    content: "ToolRejectedError: the user rejected this read_file call. Feedback: not that one",
+    isError: true,
+  },
 ];
 
 const FORMATS = [
@@ -24,8 +40,12 @@ const FORMATS = [
     wire: openai,
     badKey: openai.error(401, "Incorrect API key provided: sk-bad.", "invalid_api_key"),
     rateLimit: (retryAfter: string) => openai.error(429, "Rate limit reached for requests per min.", "rate_limit_exceeded", { "retry-after": retryAfter }),
-    tooLong: openai.error(400, "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", "context_length_exceeded"),
-    malformed: { events: [openai.chunk({ role: "assistant", content: "Hi" }), "data: {\"choices\": [ this is not json"] },
+    tooLong: openai.error(
+      400,
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+      "context_length_exceeded",
+    ),
+    malformed: { events: [openai.chunk({ role: "assistant", content: "Hi" }), 'data: {"choices": [ this is not json'] },
     stopReasons: { text: "stop", tools: "tool_calls" },
     usage: { inputTokens: 120, outputTokens: 30 },
   },
@@ -34,7 +54,8 @@ const FORMATS = [
     path: "/v1/messages",
     wire: anthropic,
     badKey: anthropic.error(401, "authentication_error", "invalid x-api-key"),
-    rateLimit: (retryAfter: string) => anthropic.error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit.", { "retry-after": retryAfter }),
+    rateLimit: (retryAfter: string) =>
+      anthropic.error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit.", { "retry-after": retryAfter }),
     tooLong: anthropic.error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
     malformed: anthropic.streamError("overloaded_error", "Overloaded"),
     stopReasons: { text: "end_turn", tools: "tool_use" },
@@ -52,14 +73,24 @@ beforeEach(() => {
 });
 
 describe.each(FORMATS)("the $api wire format, replayed", (f) => {
-  const provider = (retries = 0) => new AiSdkProvider({ api: f.api, provider: "replay", model: "replay-model", baseURL: replay.baseURL, apiKey: "sk-test" }, retries);
+  const provider = (retries = 0) =>
+    new AiSdkProvider({ api: f.api, provider: "replay", model: "replay-model", baseURL: replay.baseURL, apiKey: "sk-test" }, retries);
   const ask = async (p = provider()): Promise<{ response: ModelResponse; deltas: string[] }> => {
     const deltas: string[] = [];
-    const response = await p.respond({ system: "You are a test.", history: HISTORY, tools: TOOLS, signal: new AbortController().signal, onText: (t) => deltas.push(t) });
+    const response = await p.respond({
+      system: "You are a test.",
+      history: HISTORY,
+      tools: TOOLS,
+      signal: new AbortController().signal,
+      onText: (t) => deltas.push(t),
+    });
     return { response, deltas };
   };
   const failure = async (p = provider()): Promise<GatehouseError> => {
-    const err = await ask(p).then(() => null, (e: unknown) => e);
+    const err = await ask(p).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GatehouseError);
     expect((err as GatehouseError).code).toBe("PROVIDER");
     return err as GatehouseError;
@@ -98,10 +129,15 @@ describe.each(FORMATS)("the $api wire format, replayed", (f) => {
   });
 
   it("returns two parallel tool calls of one response together, in order", async () => {
-    replay.push(f.wire.stream([], [
-      { id: "call_1", name: "glob", argumentPieces: ['{"pattern":', '"**/*.ts"}'] },
-      { id: "call_2", name: "read_file", argumentPieces: ['{"path":"README.md"}'] },
-    ]));
+    replay.push(
+      f.wire.stream(
+        [],
+        [
+          { id: "call_1", name: "glob", argumentPieces: ['{"pattern":', '"**/*.ts"}'] },
+          { id: "call_2", name: "read_file", argumentPieces: ['{"path":"README.md"}'] },
+        ],
+      ),
+    );
     const { response } = await ask();
     expect(response.toolCalls.map((c) => [c.callId, c.toolName, c.args])).toEqual([
       ["call_1", "glob", { pattern: "**/*.ts" }],

@@ -32,7 +32,9 @@ describe("the server config file", () => {
 
   it("refuses unknown keys inside nested settings too", () => {
     expect(() => load(`{ "limits": {\n "requestsPerSecnd": 5 } }`)).toThrow(/:2:2: unknown key "limits\.requestsPerSecnd"/);
-    expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "admin", "rol": 1 }] }`)).toThrow(/unknown key "clientTokens\.0\.rol"/);
+    expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "admin", "rol": 1 }] }`)).toThrow(
+      /unknown key "clientTokens\.0\.rol"/,
+    );
   });
 
   it("reports a syntax error at its line and column", () => {
@@ -41,12 +43,16 @@ describe("the server config file", () => {
 
   it("locates a wrong value and says what is expected", () => {
     expect(() => load(`{\n  "port": "x"\n}`)).toThrow(/:2:11: port: /);
-    expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "root" }] }`)).toThrow(/role must be admin, approver or viewer/);
+    expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "root" }] }`)).toThrow(
+      /role must be admin, approver or viewer/,
+    );
   });
 
   it("needs exactly one of token and tokenHash, a role, and an approver's workers", () => {
     expect(() => load(`{ "clientTokens": [{ "name": "a", "role": "admin" }] }`)).toThrow(/exactly one of token and tokenHash/);
-    expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "approver" }] }`)).toThrow(/approver token must list its workers/);
+    expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "approver" }] }`)).toThrow(
+      /approver token must list its workers/,
+    );
     expect(() => load(`{ "workerTokens": [{ "name": "w", "token": "0123456789abcdef0123" }] }`)).toThrow(/workerTokens\.0\.workers/);
     const hashed = load(`{ "clientTokens": [{ "name": "a", "tokenHash": "${hashToken("0123456789abcdef0123")}", "role": "admin" }] }`);
     expect(hashed.clientTokens[0]!.tokenHash).toMatch(/^sha256:[0-9a-f]{64}$/);

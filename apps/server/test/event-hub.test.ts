@@ -26,13 +26,31 @@ describe("the event hub, in process", () => {
     await new Promise((r) => setTimeout(r, 5));
     hub.publish(text("s1", "d"));
     const events = await got;
-    expect(events.map((e) => [e.id, (e.event as { text: string }).text])).toEqual([["2", "b"], ["3", "c"], ["5", "d"]]);
+    expect(events.map((e) => [e.id, (e.event as { text: string }).text])).toEqual([
+      ["2", "b"],
+      ["3", "c"],
+      ["5", "d"],
+    ]);
   });
 
   it("sends a session's pending approvals again to every new subscriber", async () => {
     const store = new MemoryStore();
     const hub = new EventHub(store);
-    const ask = { type: "tool_approval_required", sessionId: "s1", at: "x", approvalId: "a1", toolName: "shell_exec", arguments: "{}", callId: "c1", tier: "exec", reason: "r", suggestedPattern: "ls", suggestedPatterns: ["ls"], batch: { index: 0, total: 1, remaining: [] }, presentation: null } as unknown as Extract<GatehouseEvent, { type: "tool_approval_required" }>;
+    const ask = {
+      type: "tool_approval_required",
+      sessionId: "s1",
+      at: "x",
+      approvalId: "a1",
+      toolName: "shell_exec",
+      arguments: "{}",
+      callId: "c1",
+      tier: "exec",
+      reason: "r",
+      suggestedPattern: "ls",
+      suggestedPatterns: ["ls"],
+      batch: { index: 0, total: 1, remaining: [] },
+      presentation: null,
+    } as unknown as Extract<GatehouseEvent, { type: "tool_approval_required" }>;
     const stored = hub.publish(ask);
     store.putPending(ask, stored.id);
     hub.publish(text("s1", "later"));

@@ -23,9 +23,22 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } 
   const store = new MemoryStore();
   const hub = new EventHub(store);
   const registry = new WorkerRegistry({ connected: () => undefined, disconnected: () => undefined }, silentLog, 60_000);
-  registry.register({ workerId: "w1", workDir, home: root, tools: [{ name: "shell_exec", description: "", inputSchema: {}, tier: "exec" }, { name: "read_file", description: "", inputSchema: {}, tier: "read" }], agents: [], skills: [] });
+  registry.register({
+    workerId: "w1",
+    workDir,
+    home: root,
+    tools: [
+      { name: "shell_exec", description: "", inputSchema: {}, tier: "exec" },
+      { name: "read_file", description: "", inputSchema: {}, tier: "read" },
+    ],
+    agents: [],
+    skills: [],
+  });
   const gate = new ApprovalGate({
-    store, hub, registry, log: silentLog,
+    store,
+    hub,
+    registry,
+    log: silentLog,
     permissions: new WorkerPermissions(dataDir),
     protectedPaths: [dataDir],
     approvalTimeoutMs: opts.approvalTimeoutMs,
@@ -33,7 +46,16 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } 
     agentLayer: () => undefined,
   });
   const session = (id = "s1", mode: SessionInfo["mode"] = "default"): SessionInfo => {
-    const info: SessionInfo = { id, workerId: "w1", agent: "general", model: "scripted", mode, parentId: null, createdAt: new Date().toISOString(), status: "idle" };
+    const info: SessionInfo = {
+      id,
+      workerId: "w1",
+      agent: "general",
+      model: "scripted",
+      mode,
+      parentId: null,
+      createdAt: new Date().toISOString(),
+      status: "idle",
+    };
     store.putSession(info);
     return info;
   };

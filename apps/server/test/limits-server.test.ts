@@ -14,7 +14,16 @@ let server: RunningServer;
 
 beforeAll(async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-limits-"));
-  const config = loadServerConfig(undefined, { port: 0, dataDir, clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }], limits: { connectionsPerToken: 1, requestsPerSecond: 3, authTimeoutMs: 300 } }, {});
+  const config = loadServerConfig(
+    undefined,
+    {
+      port: 0,
+      dataDir,
+      clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }],
+      limits: { connectionsPerToken: 1, requestsPerSecond: 3, authTimeoutMs: 300 },
+    },
+    {},
+  );
   server = await startServer(config, { log: silentLog });
 });
 afterAll(() => server.close());
@@ -28,7 +37,14 @@ describe("limits on a running server", () => {
     void second.session.list.query().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     expect(code).toBe(1008);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => first.session.list.query().then(() => "ok", (e: { data?: { code?: string } }) => e.data?.code)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        first.session.list.query().then(
+          () => "ok",
+          (e: { data?: { code?: string } }) => e.data?.code,
+        ),
+      ),
+    );
     expect(answers.filter((a) => a === "TOO_MANY_REQUESTS").length).toBeGreaterThan(0);
     expect(answers.filter((a) => a === "ok").length).toBeGreaterThan(0);
     await closeClient(first);

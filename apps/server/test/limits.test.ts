@@ -29,7 +29,9 @@ describe("per-token limits", () => {
     const t = new TokenLimits(() => limits({ requestsPerSecond: 5 }), silentLog);
     const p = ada();
     for (let i = 0; i < 10; i++) t.request(p);
-    expect(() => t.request(p)).toThrow(expect.objectContaining({ code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/more than 5 requests per second/) }));
+    expect(() => t.request(p)).toThrow(
+      expect.objectContaining({ code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/more than 5 requests per second/) }),
+    );
     // Another token has its own bucket.
     expect(() => t.request({ ...p, tokenId: "sha256:bob", name: "bob" })).not.toThrow();
   });

@@ -17,7 +17,10 @@ describe("the history a model is sent", () => {
   });
 
   it("leaves results within the limit alone", () => {
-    const stored: Message[] = [{ role: "assistant", text: "", toolCalls: [call("c1")] }, { role: "tool", callId: "c1", toolName: "read_file", content: "short", isError: false }];
+    const stored: Message[] = [
+      { role: "assistant", text: "", toolCalls: [call("c1")] },
+      { role: "tool", callId: "c1", toolName: "read_file", content: "short", isError: false },
+    ];
     expect(modelHistory(stored, 100)).toEqual(stored);
   });
 

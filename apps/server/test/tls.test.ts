@@ -11,7 +11,12 @@ import { startServer } from "../src/server.js";
 import { serverTls } from "../src/tls.js";
 
 const TOKEN = "tls-test-token-000000001";
-const pems = () => generate([{ name: "commonName", value: "gatehouse-test" }], { keyType: "ec", algorithm: "sha256", extensions: [{ name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }] });
+const pems = () =>
+  generate([{ name: "commonName", value: "gatehouse-test" }], {
+    keyType: "ec",
+    algorithm: "sha256",
+    extensions: [{ name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }],
+  });
 
 function files(dir: string, cert: string, key: string) {
   fs.writeFileSync(path.join(dir, "cert.pem"), cert);

@@ -40,7 +40,12 @@ describe("the console's files", () => {
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     const asset = await fetch(`${url}/assets/main-ABC.js`);
-    expect([asset.status, asset.headers.get("content-type"), asset.headers.get("cache-control"), await asset.text()]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable", "console.log(1)"]);
+    expect([asset.status, asset.headers.get("content-type"), asset.headers.get("cache-control"), await asset.text()]).toEqual([
+      200,
+      "text/javascript; charset=utf-8",
+      "public, max-age=31536000, immutable",
+      "console.log(1)",
+    ]);
     const head = await fetch(`${url}/`, { method: "HEAD" });
     expect([head.status, await head.text()]).toEqual([200, ""]);
   });

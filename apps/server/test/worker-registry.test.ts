@@ -12,8 +12,14 @@ describe("one connection per worker id", () => {
     registry = new WorkerRegistry(events, silentLog, 5000, false);
     registry.register(registration);
     let firstEnded = false;
-    registry.attach("w1", () => undefined, () => (firstEnded = true));
-    expect(() => registry!.register({ ...registration, workDir: "/elsewhere" })).toThrow(/worker w1 is already connected; a second connection for it is refused/);
+    registry.attach(
+      "w1",
+      () => undefined,
+      () => (firstEnded = true),
+    );
+    expect(() => registry!.register({ ...registration, workDir: "/elsewhere" })).toThrow(
+      /worker w1 is already connected; a second connection for it is refused/,
+    );
     expect(() => registry!.attach("w1", () => undefined)).toThrow(/already connected/);
     expect(firstEnded).toBe(false);
     expect(registry.get("w1")).toMatchObject({ workDir: "/tmp", connected: true });
@@ -23,7 +29,11 @@ describe("one connection per worker id", () => {
     registry = new WorkerRegistry(events, silentLog, 5000, true);
     registry.register(registration);
     let firstEnded = false;
-    registry.attach("w1", () => undefined, () => (firstEnded = true));
+    registry.attach(
+      "w1",
+      () => undefined,
+      () => (firstEnded = true),
+    );
     registry.register({ ...registration, workDir: "/elsewhere" });
     registry.attach("w1", () => undefined);
     expect(firstEnded).toBe(true);

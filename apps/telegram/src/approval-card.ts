@@ -39,7 +39,7 @@ export function approvalCard(e: ApprovalRequired, inlineChars = INLINE_CHARS): C
     }
   }
   if (e.suggestedPatterns.length > 0) lines.push(`Always would save: ${e.suggestedPatterns.map((x) => `<code>${esc(cut(x, 200))}</code>`).join(", ")}`);
-  else lines.push("<i>No \"always\" for this call.</i>");
+  else lines.push('<i>No "always" for this call.</i>');
   return { text: lines.join("\n"), attach };
 }
 

@@ -123,7 +123,9 @@ export class BotState {
 
   /** The open card a reply refers to: the card itself or its feedback prompt. */
   repliedApproval(chatId: number, messageId: number): ApprovalRecord | undefined {
-    return Object.values(this.data.approvals).find((a) => a.chatId === chatId && a.status !== "closed" && (a.messageId === messageId || a.promptId === messageId));
+    return Object.values(this.data.approvals).find(
+      (a) => a.chatId === chatId && a.status !== "closed" && (a.messageId === messageId || a.promptId === messageId),
+    );
   }
 
   /** Reserves a card before it is sent, so that the same approval arriving twice is shown once. */
@@ -146,7 +148,9 @@ export class BotState {
   }
 
   private forgetOldClosed(): void {
-    const closed = Object.values(this.data.approvals).filter((a) => a.status === "closed").sort((a, b) => parseInt(a.key, 36) - parseInt(b.key, 36));
+    const closed = Object.values(this.data.approvals)
+      .filter((a) => a.status === "closed")
+      .sort((a, b) => parseInt(a.key, 36) - parseInt(b.key, 36));
     for (const old of closed.slice(0, Math.max(0, closed.length - KEEP_CLOSED))) delete this.data.approvals[old.key];
   }
 }

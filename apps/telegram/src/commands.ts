@@ -69,13 +69,18 @@ export function registerCommands(tb: TelegramBot): void {
   on("workers", async (ctx) => {
     const workers = await tb.linkOf(ctx).client.workers.list.query();
     if (workers.length === 0) return "No worker has registered with the server.";
-    return workers.map((w) => `• <code>${esc(w.id)}</code> ${w.connected ? "connected" : "offline"} · ${esc(w.workDir)} · agents: ${esc(w.agents.join(", "))}`).join("\n");
+    return workers
+      .map((w) => `• <code>${esc(w.id)}</code> ${w.connected ? "connected" : "offline"} · ${esc(w.workDir)} · agents: ${esc(w.agents.join(", "))}`)
+      .join("\n");
   });
   on("sessions", async (ctx) => {
     const sessions = (await tb.linkOf(ctx).client.session.list.query()).filter((s) => !s.parentId);
     if (sessions.length === 0) return "No sessions yet: /new WORKER starts one.";
     const chat = chatOf(ctx);
-    return sessions.slice(-30).map((s) => describeSession(s, chat.current, chat.follows)).join("\n");
+    return sessions
+      .slice(-30)
+      .map((s) => describeSession(s, chat.current, chat.follows))
+      .join("\n");
   });
   on("new", async (ctx, args) => {
     const [workerArg, modeArg] = args.trim().split(/\s+/).filter(Boolean);

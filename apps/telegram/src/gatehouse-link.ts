@@ -37,11 +37,15 @@ export class GatehouseLink {
       onStarted: () => {
         if (!this.online) this.log.info("following the server's events", { url: this.url, connection: this.key });
         this.online = true;
-        this.queue = this.queue.then(onFollowing).catch((err: unknown) => this.log.warn("open approvals could not be checked", { error: (err as Error).message }));
+        this.queue = this.queue
+          .then(onFollowing)
+          .catch((err: unknown) => this.log.warn("open approvals could not be checked", { error: (err as Error).message }));
       },
       onData: (d) => {
         const event = d.data as GatehouseEvent;
-        this.queue = this.queue.then(() => handle(d.id, event)).catch((err: unknown) => this.log.warn("an event could not be shown", { type: event.type, error: (err as Error).message }));
+        this.queue = this.queue
+          .then(() => handle(d.id, event))
+          .catch((err: unknown) => this.log.warn("an event could not be shown", { type: event.type, error: (err as Error).message }));
       },
       onError: (err) => this.log.warn("the server ended the event stream", { url: this.url, connection: this.key, error: err.message }),
       onConnectionStateChange: (s) => {

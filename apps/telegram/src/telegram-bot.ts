@@ -81,8 +81,15 @@ export class TelegramBot {
       const refused = err instanceof GrammyError && err.error_code === 401;
       throw new Error(refused ? "Telegram refused the bot token (401): check it with BotFather" : `cannot reach the Telegram Bot API: ${describeProblem(err)}`);
     }
-    await this.bot.api.setMyCommands(COMMANDS.map(([command, description]) => ({ command, description }))).catch((err: unknown) => this.log.warn("could not set the command list", { error: describeProblem(err) }));
-    for (const link of this.links.values()) link.start(this.state.lastEventId(link.key), (id, e) => this.onEvent(link, id, e), () => this.checkOpenCards(link));
+    await this.bot.api
+      .setMyCommands(COMMANDS.map(([command, description]) => ({ command, description })))
+      .catch((err: unknown) => this.log.warn("could not set the command list", { error: describeProblem(err) }));
+    for (const link of this.links.values())
+      link.start(
+        this.state.lastEventId(link.key),
+        (id, e) => this.onEvent(link, id, e),
+        () => this.checkOpenCards(link),
+      );
     await new Promise<void>((resolve, reject) => {
       this.polling = this.bot.start({ timeout: this.opts.pollSeconds ?? 30, allowed_updates: ["message", "callback_query"], onStart: () => resolve() });
       this.polling.catch((err: unknown) => {
@@ -132,7 +139,8 @@ export class TelegramBot {
       text: cut(ctx.message?.text ?? ctx.callbackQuery?.data ?? "", 100),
     });
     if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: "You are not allowed to use this bot." }).catch(() => undefined);
-    else if (ctx.chat) await ctx.reply(`Sorry, this bot is private. Your Telegram user id is ${id ?? "unknown"}; only its operator can let you in.`).catch(() => undefined);
+    else if (ctx.chat)
+      await ctx.reply(`Sorry, this bot is private. Your Telegram user id is ${id ?? "unknown"}; only its operator can let you in.`).catch(() => undefined);
   }
 
   // --- events from Gatehouse ---
@@ -200,7 +208,11 @@ export class TelegramBot {
     const rec = this.state.reserve({ chatId: chat, approvalId: e.approvalId, sessionId: e.sessionId, text: card.text, patterns: e.suggestedPatterns });
     await this.inChat(chat, async () => {
       try {
-        const sent = await this.bot.api.sendMessage(chat, card.text, { parse_mode: "HTML", reply_markup: approvalKeyboard(rec.key, e.suggestedPatterns), link_preview_options: { is_disabled: true } });
+        const sent = await this.bot.api.sendMessage(chat, card.text, {
+          parse_mode: "HTML",
+          reply_markup: approvalKeyboard(rec.key, e.suggestedPatterns),
+          link_preview_options: { is_disabled: true },
+        });
         this.state.update(rec, { messageId: sent.message_id });
       } catch (err) {
         this.state.drop(rec);
@@ -221,7 +233,10 @@ export class TelegramBot {
     }
     const name = `${short(e.sessionId)}-${e.toolName}.${e.presentation!.kind === "diff" ? "diff" : "txt"}`;
     await this.bot.api
-      .sendDocument(chat, new InputFile(Buffer.from(content, "utf8"), name), { reply_parameters: { message_id: rec.messageId }, caption: `The whole ${e.presentation!.kind} of the approval above.` })
+      .sendDocument(chat, new InputFile(Buffer.from(content, "utf8"), name), {
+        reply_parameters: { message_id: rec.messageId },
+        caption: `The whole ${e.presentation!.kind} of the approval above.`,
+      })
       .catch((err: unknown) => this.log.warn("could not send a document", { chatId: chat, error: describeProblem(err) }));
   }
 
@@ -234,9 +249,11 @@ export class TelegramBot {
   /** The card with a last line below it and no buttons. */
   private editCard(rec: ApprovalRecord, line: string): Promise<void> {
     return this.inChat(rec.chatId, async () => {
-      await this.bot.api.editMessageText(rec.chatId, rec.messageId, `${rec.text}\n\n${line}`, { parse_mode: "HTML", link_preview_options: { is_disabled: true } }).catch((err: unknown) => {
-        if (!notModified(err)) this.log.warn("could not update an approval", { chatId: rec.chatId, approvalId: rec.approvalId, error: describeProblem(err) });
-      });
+      await this.bot.api
+        .editMessageText(rec.chatId, rec.messageId, `${rec.text}\n\n${line}`, { parse_mode: "HTML", link_preview_options: { is_disabled: true } })
+        .catch((err: unknown) => {
+          if (!notModified(err)) this.log.warn("could not update an approval", { chatId: rec.chatId, approvalId: rec.approvalId, error: describeProblem(err) });
+        });
     });
   }
 
@@ -260,7 +277,9 @@ export class TelegramBot {
     const lines = buf.lines.splice(0);
     return this.inChat(chat, async () => {
       for (let text = lines.join("\n"); text.length > 0; text = text.slice(MESSAGE_MAX)) {
-        await this.bot.api.sendMessage(chat, text.slice(0, MESSAGE_MAX), { parse_mode: "HTML", link_preview_options: { is_disabled: true } }).catch((err: unknown) => this.log.warn("could not send session lines", { chatId: chat, error: describeProblem(err) }));
+        await this.bot.api
+          .sendMessage(chat, text.slice(0, MESSAGE_MAX), { parse_mode: "HTML", link_preview_options: { is_disabled: true } })
+          .catch((err: unknown) => this.log.warn("could not send session lines", { chatId: chat, error: describeProblem(err) }));
       }
     });
   }
@@ -269,7 +288,9 @@ export class TelegramBot {
   private inChat(chat: number, send: () => Promise<void>): Promise<void> {
     const buf = this.buffers.get(chat);
     if (buf && buf.lines.length > 0) void this.flush(chat);
-    const settled = (this.chatQueues.get(chat) ?? Promise.resolve()).then(send).catch((err: unknown) => this.log.warn("a send failed", { chatId: chat, error: describeProblem(err) }));
+    const settled = (this.chatQueues.get(chat) ?? Promise.resolve())
+      .then(send)
+      .catch((err: unknown) => this.log.warn("a send failed", { chatId: chat, error: describeProblem(err) }));
     this.chatQueues.set(chat, settled);
     return settled;
   }
@@ -323,12 +344,20 @@ export class TelegramBot {
     return true;
   }
 
-  private async answer(ctx: Context, rec: ApprovalRecord, a: { kind: "approve"; scope: "once" | "session" | "always" } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string }): Promise<void> {
+  private async answer(
+    ctx: Context,
+    rec: ApprovalRecord,
+    a: { kind: "approve"; scope: "once" | "session" | "always" } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string },
+  ): Promise<void> {
     const ref = { sessionId: rec.sessionId, approvalId: rec.approvalId };
     const client = this.linkOf(ctx).client;
     let applied: boolean;
     try {
-      applied = (a.kind === "approve" ? await client.tool.approve.mutate({ ...ref, scope: a.scope }) : await client.tool.deny.mutate({ ...ref, mode: a.mode, ...(a.feedback ? { feedback: a.feedback } : {}) })).applied;
+      applied = (
+        a.kind === "approve"
+          ? await client.tool.approve.mutate({ ...ref, scope: a.scope })
+          : await client.tool.deny.mutate({ ...ref, mode: a.mode, ...(a.feedback ? { feedback: a.feedback } : {}) })
+      ).applied;
     } catch (err) {
       if ((err as { data?: { code?: string } }).data?.code !== "NOT_FOUND") {
         await this.tell(ctx, `Not answered: ${describeProblem(err)}`);

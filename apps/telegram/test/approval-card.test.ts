@@ -29,7 +29,12 @@ describe("approval cards", () => {
   });
 
   it("escape what the model wrote, so that it cannot forge markup", () => {
-    const card = approvalCard(approval({ arguments: JSON.stringify({ command: "echo '<b>x</b> & y'" }), presentation: { kind: "command", content: "echo '<b>x</b> & y'", truncated: false, fullSize: 18 } }));
+    const card = approvalCard(
+      approval({
+        arguments: JSON.stringify({ command: "echo '<b>x</b> & y'" }),
+        presentation: { kind: "command", content: "echo '<b>x</b> & y'", truncated: false, fullSize: 18 },
+      }),
+    );
     expect(card.text).toContain("echo '&lt;b&gt;x&lt;/b&gt; &amp; y'");
     expect(card.text).not.toContain("<b>x</b>");
   });
@@ -48,7 +53,9 @@ describe("approval cards", () => {
   it("offer no Always where the server offers no pattern (a critical call)", () => {
     const card = approvalCard(approval({ suggestedPatterns: [], suggestedPattern: "" }));
     expect(card.text).toContain('No "always" for this call.');
-    const labels = approvalKeyboard("k1", []).inline_keyboard.flat().map((b) => b.text);
+    const labels = approvalKeyboard("k1", [])
+      .inline_keyboard.flat()
+      .map((b) => b.text);
     expect(labels).toEqual(["Approve", "Session", "Deny"]);
   });
 });

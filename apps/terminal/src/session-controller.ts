@@ -4,9 +4,7 @@ import { applyEvent, emptyView, type SessionView } from "./session-view.js";
 export type Connection = "connecting" | "online" | "reconnecting";
 
 /** A person's answer to an approval prompt. */
-export type Answer =
-  | { kind: "approve"; scope: "once" | "session" | "always"; pattern?: string }
-  | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
+export type Answer = { kind: "approve"; scope: "once" | "session" | "always"; pattern?: string } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
 
 export interface ControllerState {
   view: SessionView;

@@ -34,7 +34,15 @@ export interface SessionView {
   subagents: Record<string, string>;
 }
 
-export const emptyView = (mode: Mode = "default", sessionId: string | null = null): SessionView => ({ items: [], pending: [], mode, turnRunning: false, workerOnline: true, sessionId, subagents: {} });
+export const emptyView = (mode: Mode = "default", sessionId: string | null = null): SessionView => ({
+  items: [],
+  pending: [],
+  mode,
+  turnRunning: false,
+  workerOnline: true,
+  sessionId,
+  subagents: {},
+});
 
 /** How a session's calls appear: its own plainly, a subagent's prefixed with its agent type and keyed apart. */
 interface Scope {
@@ -55,7 +63,9 @@ function updateCall(view: SessionView, callId: string, make: () => CallItem, cha
 /** Whether a call's status is final. */
 export const settledStatus = (status: CallStatus): boolean => status !== "queued" && status !== "asking" && status !== "running";
 
-const newCall = (callId: string, title: string): (() => CallItem) => () => ({ kind: "call", callId, title, status: "running", because: null, output: null });
+const newCall =
+  (callId: string, title: string): (() => CallItem) =>
+  () => ({ kind: "call", callId, title, status: "running", because: null, output: null });
 
 function appendText(items: Item[], text: string): Item[] {
   const last = items.at(-1);
@@ -69,14 +79,25 @@ function finishText(items: Item[], text: string): Item[] {
   return text.trim() === "" ? items : [...items, { kind: "assistant", text, streaming: false }];
 }
 
-const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({ ...view, items: [...view.items, { kind: "notice", tone, text }] });
+const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({
+  ...view,
+  items: [...view.items, { kind: "notice", tone, text }],
+});
 
 const RESOLVED_STATUS = { approved: "running", denied: "denied", cancelled: "cancelled", timed_out: "denied" } as const;
 
-const RESULT_STATUS: Record<ToolResultOutcome, CallStatus> = { ok: "done", failed: "failed", denied: "denied", rejected: "denied", cancelled: "cancelled", timed_out: "failed" };
+const RESULT_STATUS: Record<ToolResultOutcome, CallStatus> = {
+  ok: "done",
+  failed: "failed",
+  denied: "denied",
+  rejected: "denied",
+  cancelled: "cancelled",
+  timed_out: "failed",
+};
 
 /** A call's final status: an unanswered approval keeps what its resolution said, else the result's outcome decides. */
-const resultStatus = (current: CallStatus, outcome: ToolResultOutcome): CallStatus => (outcome !== "ok" && (current === "denied" || current === "cancelled") ? current : RESULT_STATUS[outcome]);
+const resultStatus = (current: CallStatus, outcome: ToolResultOutcome): CallStatus =>
+  outcome !== "ok" && (current === "denied" || current === "cancelled") ? current : RESULT_STATUS[outcome];
 
 /** Applies one event; events seen again after a reconnect change nothing. */
 export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
@@ -110,11 +131,14 @@ function applySubagentEvent(view: SessionView, e: GatehouseEvent): SessionView {
 function queuedCalls(view: SessionView, message: Extract<GatehouseEvent, { type: "assistant_message" }>["message"], scope: Scope): CallItem[] {
   if (message.role !== "assistant") return [];
   const known = new Set(view.items.flatMap((i) => (i.kind === "call" ? [i.callId] : [])));
-  return message.toolCalls.filter((c) => !known.has(scope.key(c.callId))).map((c): CallItem => ({ ...newCall(scope.key(c.callId), scope.title(describeCall(c.toolName, c.arguments)))(), status: "queued" }));
+  return message.toolCalls
+    .filter((c) => !known.has(scope.key(c.callId)))
+    .map((c): CallItem => ({ ...newCall(scope.key(c.callId), scope.title(describeCall(c.toolName, c.arguments)))(), status: "queued" }));
 }
 
 function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): SessionView {
-  const call = (callId: string, toolName: string, args?: string) => newCall(scope.key(callId), scope.title(args === undefined ? toolName : describeCall(toolName, args)));
+  const call = (callId: string, toolName: string, args?: string) =>
+    newCall(scope.key(callId), scope.title(args === undefined ? toolName : describeCall(toolName, args)));
   switch (e.type) {
     case "session_created":
       return { ...view, mode: e.session.mode };
@@ -126,17 +150,40 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
       if (e.message.role !== "assistant") return view;
       return { ...view, items: [...finishText(view.items, e.message.text), ...queuedCalls(view, e.message, scope)] };
     case "tool_call_started":
-      return { ...view, items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), (c) => ({ status: "running", because: c.because ?? describeRule(e.decision) })) };
+      return {
+        ...view,
+        items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), (c) => ({
+          status: "running",
+          because: c.because ?? describeRule(e.decision),
+        })),
+      };
     case "tool_approval_required":
       if (view.pending.some((p) => p.approvalId === e.approvalId)) return view;
-      return { ...view, pending: [...view.pending, e], items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" })) };
+      return {
+        ...view,
+        pending: [...view.pending, e],
+        items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" })),
+      };
     case "tool_approval_resolved": {
-      const because = e.outcome === "approved" ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}` : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`;
+      const because =
+        e.outcome === "approved"
+          ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}`
+          : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`;
       const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
-      return { ...view, pending, items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })) };
+      return {
+        ...view,
+        pending,
+        items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })),
+      };
     }
     case "tool_result":
-      return { ...view, items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName), (c) => ({ status: resultStatus(c.status, e.outcome), output: toolOutputText(e) })) };
+      return {
+        ...view,
+        items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName), (c) => ({
+          status: resultStatus(c.status, e.outcome),
+          output: toolOutputText(e),
+        })),
+      };
     case "turn_ended": {
       const items = view.items.map((i): Item => (i.kind === "call" && !settledStatus(i.status) ? { ...i, status: "cancelled" } : i));
       const ended = { ...view, items, turnRunning: false, pending: [] };
@@ -147,7 +194,13 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
     case "mode_changed":
       return notice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
     case "shell_command":
-      return { ...view, items: [...view.items, { kind: "shell", command: e.command, exitCode: e.exitCode, output: toolOutputText({ ok: e.exitCode === 0, output: e.output, stderr: e.stderr }) }] };
+      return {
+        ...view,
+        items: [
+          ...view.items,
+          { kind: "shell", command: e.command, exitCode: e.exitCode, output: toolOutputText({ ok: e.exitCode === 0, output: e.output, stderr: e.stderr }) },
+        ],
+      };
     case "worker_connected":
       return view.workerOnline ? view : notice({ ...view, workerOnline: true }, "info", `worker ${e.workerId} is back online`);
     case "worker_disconnected":

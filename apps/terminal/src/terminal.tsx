@@ -10,6 +10,8 @@ export interface TerminalOptions {
 /** Opens the terminal client on a session; resolves when the person quits. */
 export async function runTerminal(opts: TerminalOptions): Promise<void> {
   opts.controller.start();
-  const app = render(<App controller={opts.controller} {...(opts.banner ? { banner: opts.banner } : {})} onExit={() => opts.controller.stop()} />, { exitOnCtrlC: false });
+  const app = render(<App controller={opts.controller} {...(opts.banner ? { banner: opts.banner } : {})} onExit={() => opts.controller.stop()} />, {
+    exitOnCtrlC: false,
+  });
   await app.waitUntilExit();
 }

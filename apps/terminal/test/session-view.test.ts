@@ -21,8 +21,21 @@ describe("the session view", () => {
       { type: "user_message", ...base, text: "go" },
       { type: "assistant_text_delta", ...base, text: "Look" },
       { type: "assistant_text_delta", ...base, text: "ing." },
-      assistant("Looking.", [["c1", "read_file", { path: "a.txt" }], ["c2", "shell_exec", { command: "cat .env" }]]),
-      { type: "tool_call_started", ...base, callId: "c1", toolName: "read_file", arguments: JSON.stringify({ path: "a.txt" }), decision: decision({ action: "allow", rule: { layer: "static", tool: "read_file", pattern: "*", action: "allow", origin: "person", file: "p.jsonc", line: 3, column: 5 } }) },
+      assistant("Looking.", [
+        ["c1", "read_file", { path: "a.txt" }],
+        ["c2", "shell_exec", { command: "cat .env" }],
+      ]),
+      {
+        type: "tool_call_started",
+        ...base,
+        callId: "c1",
+        toolName: "read_file",
+        arguments: JSON.stringify({ path: "a.txt" }),
+        decision: decision({
+          action: "allow",
+          rule: { layer: "static", tool: "read_file", pattern: "*", action: "allow", origin: "person", file: "p.jsonc", line: 3, column: 5 },
+        }),
+      },
       { type: "tool_result", ...base, callId: "c1", toolName: "read_file", outcome: "ok", ok: true, output: "hello", elapsedMs: 1 },
       { type: "tool_result", ...base, callId: "c2", toolName: "shell_exec", outcome: "denied", ok: false, output: "ToolDeniedError: no", elapsedMs: 1 },
     ]);
@@ -40,13 +53,28 @@ describe("the session view", () => {
     const b = approval({ callId: "c2" });
     const v = fold([a, b, a]);
     expect(v.pending.map((p) => p.approvalId)).toEqual([a.approvalId, b.approvalId]);
-    const after = applyEvent(v, { type: "tool_approval_resolved", ...base, approvalId: a.approvalId, callId: "c1", outcome: "denied", by: "ada", scope: null, pattern: null, feedback: "not now" });
+    const after = applyEvent(v, {
+      type: "tool_approval_resolved",
+      ...base,
+      approvalId: a.approvalId,
+      callId: "c1",
+      outcome: "denied",
+      by: "ada",
+      scope: null,
+      pattern: null,
+      feedback: "not now",
+    });
     expect(after.pending.map((p) => p.approvalId)).toEqual([b.approvalId]);
     expect(after.items.find((i) => i.kind === "call" && i.callId === "c1")).toMatchObject({ status: "denied", because: "denied by ada: not now" });
   });
 
   it("a turn that ends clears what was pending and cancels calls that never ran", () => {
-    const v = fold([{ type: "user_message", ...base, text: "go" }, assistant("", [["c1", "shell_exec", { command: "ls" }]]), approval({ callId: "c1" }), { type: "turn_ended", ...base, reason: "aborted", usage }]);
+    const v = fold([
+      { type: "user_message", ...base, text: "go" },
+      assistant("", [["c1", "shell_exec", { command: "ls" }]]),
+      approval({ callId: "c1" }),
+      { type: "turn_ended", ...base, reason: "aborted", usage },
+    ]);
     expect(v.pending).toEqual([]);
     expect(v.turnRunning).toBe(false);
     expect(v.items.find((i) => i.kind === "call")).toMatchObject({ status: "cancelled" });
@@ -70,18 +98,40 @@ describe("the session view", () => {
 
   it("shows a subagent's calls and asks under its agent type, leaves out its text, and does not end the turn with it", () => {
     const child = { sessionId: "c9", at };
-    const info = { id: "c9", workerId: "w1", agent: "explore", model: "scripted", mode: "default" as const, parentId: "s1", createdAt: at, status: "running" as const };
+    const info = {
+      id: "c9",
+      workerId: "w1",
+      agent: "explore",
+      model: "scripted",
+      mode: "default" as const,
+      parentId: "s1",
+      createdAt: at,
+      status: "running" as const,
+    };
     const ask = approval({ sessionId: "c9", callId: "call_1_0", toolName: "read_file", arguments: JSON.stringify({ path: "notes.md" }) });
-    const v = fold([
-      { type: "user_message", ...base, text: "go" },
-      assistant("", [["call_1_0", "task", { agent: "explore", prompt: "look" }]]),
-      { type: "session_created", ...child, session: info },
-      { type: "user_message", ...child, text: "look" },
-      { type: "assistant_text_delta", ...child, text: "child text" },
-      { type: "assistant_message", ...child, message: { role: "assistant", text: "child text", toolCalls: [{ callId: "call_1_0", toolName: "read_file", arguments: JSON.stringify({ path: "notes.md" }) }] }, stopReason: "tool-calls", usage },
-      ask,
-      { type: "turn_ended", ...child, reason: "completed", usage },
-    ], emptyView("default", "s1"));
+    const v = fold(
+      [
+        { type: "user_message", ...base, text: "go" },
+        assistant("", [["call_1_0", "task", { agent: "explore", prompt: "look" }]]),
+        { type: "session_created", ...child, session: info },
+        { type: "user_message", ...child, text: "look" },
+        { type: "assistant_text_delta", ...child, text: "child text" },
+        {
+          type: "assistant_message",
+          ...child,
+          message: {
+            role: "assistant",
+            text: "child text",
+            toolCalls: [{ callId: "call_1_0", toolName: "read_file", arguments: JSON.stringify({ path: "notes.md" }) }],
+          },
+          stopReason: "tool-calls",
+          usage,
+        },
+        ask,
+        { type: "turn_ended", ...child, reason: "completed", usage },
+      ],
+      emptyView("default", "s1"),
+    );
     expect(v.subagents).toEqual({ c9: "explore" });
     expect(v.pending.map((p) => p.approvalId)).toEqual([ask.approvalId]);
     expect(v.turnRunning).toBe(true);
@@ -90,6 +140,9 @@ describe("the session view", () => {
       ["c9/call_1_0", "explore › read_file notes.md", "asking"],
     ]);
     expect(v.items.some((i) => i.kind === "assistant" && i.text.includes("child text"))).toBe(false);
-    expect(v.items.filter((i) => i.kind === "notice").map((i) => i.text)).toEqual(["subagent explore started (session c9)", "subagent explore ended: completed"]);
+    expect(v.items.filter((i) => i.kind === "notice").map((i) => i.text)).toEqual([
+      "subagent explore started (session c9)",
+      "subagent explore ended: completed",
+    ]);
   });
 });

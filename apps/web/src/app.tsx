@@ -44,10 +44,11 @@ export function App({ console: c }: { console: Console }) {
   const [restoring, setRestoring] = useState(() => !c.signedIn && Console.savedToken() !== null);
   useEffect(() => {
     const saved = Console.savedToken();
-    if (restoring && saved) void c.signIn(saved).then((err) => {
-      if (err) c.signOut();
-      setRestoring(false);
-    });
+    if (restoring && saved)
+      void c.signIn(saved).then((err) => {
+        if (err) c.signOut();
+        setRestoring(false);
+      });
   }, []);
   useEffect(() => {
     document.title = titleOf(route, c.pending().length);
@@ -57,22 +58,38 @@ export function App({ console: c }: { console: Console }) {
   const current = (v: string) => (route.view === v || route.view === v.replace(/s$/, "") ? "page" : undefined);
   return (
     <div class="shell">
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
         <span class="brand">Gatehouse</span>
         <nav aria-label="Views">
           <a href="#/inbox" aria-current={current("inbox")}>
-            Approvals <span class={pending ? "count hot" : "count"} aria-label={`${pending} pending`}>{pending}</span>
+            Approvals{" "}
+            <span class={pending ? "count hot" : "count"} aria-label={`${pending} pending`}>
+              {pending}
+            </span>
           </a>
-          <a href="#/sessions" aria-current={current("sessions")}>Sessions</a>
-          <a href="#/workers" aria-current={current("workers")}>Workers</a>
+          <a href="#/sessions" aria-current={current("sessions")}>
+            Sessions
+          </a>
+          <a href="#/workers" aria-current={current("workers")}>
+            Workers
+          </a>
         </nav>
-        <span class={`link link-${c.link}`} role="status" aria-live="polite" data-testid="link">{LINK_TEXT[c.link]}</span>
-        <button type="button" class="quiet" onClick={() => c.signOut()}>Sign out</button>
+        <span class={`link link-${c.link}`} role="status" aria-live="polite" data-testid="link">
+          {LINK_TEXT[c.link]}
+        </span>
+        <button type="button" class="quiet" onClick={() => c.signOut()}>
+          Sign out
+        </button>
       </header>
       {c.problem && (
         <p class="problem" role="alert">
-          {c.problem} <button type="button" class="quiet" onClick={() => ((c.problem = null), c.changed())}>Dismiss</button>
+          {c.problem}{" "}
+          <button type="button" class="quiet" onClick={() => ((c.problem = null), c.changed())}>
+            Dismiss
+          </button>
         </p>
       )}
       <main id="main" tabIndex={-1}>

@@ -159,12 +159,15 @@ export class ConsoleState {
       case "tool_result": {
         const c = this.ensureCall(e.sessionId, e.callId, e.toolName, "{}");
         c.status = RESULT_STATUS[e.outcome];
-        c.output = [e.output, e.stderr ? `--- stderr ---\n${e.stderr}` : "", e.exitCode !== undefined ? `exit code: ${e.exitCode ?? "none"}` : ""].filter(Boolean).join("\n");
+        c.output = [e.output, e.stderr ? `--- stderr ---\n${e.stderr}` : "", e.exitCode !== undefined ? `exit code: ${e.exitCode ?? "none"}` : ""]
+          .filter(Boolean)
+          .join("\n");
         return;
       }
       case "turn_ended":
         if (session) session.status = "idle";
-        if (e.reason !== "completed") list.push({ kind: "notice", text: `turn ended: ${e.reason.replace("_", " ")}`, tone: e.reason === "error" ? "error" : "info" });
+        if (e.reason !== "completed")
+          list.push({ kind: "notice", text: `turn ended: ${e.reason.replace("_", " ")}`, tone: e.reason === "error" ? "error" : "info" });
         return;
       case "session_error":
         list.push({ kind: "notice", text: `${e.code}: ${e.message}`, tone: "error" });

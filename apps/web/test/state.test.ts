@@ -3,14 +3,57 @@ import { describe, expect, it } from "vitest";
 import { ConsoleState } from "../src/state.js";
 
 const at = "2026-01-01T00:00:00.000Z";
-const session = (id: string, parentId: string | null = null, agent = "general"): SessionInfo => ({ id, workerId: "w1", agent, model: "scripted", mode: "default", parentId, createdAt: at, status: "idle" });
-const decision: Decision = { action: "ask", tool: "write_file", layer: "static", rule: null, pattern: null, subject: "a.txt", reason: "asks", tier: "write", mode: "default", ruleAction: "ask", critical: null, subcommands: [] };
+const session = (id: string, parentId: string | null = null, agent = "general"): SessionInfo => ({
+  id,
+  workerId: "w1",
+  agent,
+  model: "scripted",
+  mode: "default",
+  parentId,
+  createdAt: at,
+  status: "idle",
+});
+const decision: Decision = {
+  action: "ask",
+  tool: "write_file",
+  layer: "static",
+  rule: null,
+  pattern: null,
+  subject: "a.txt",
+  reason: "asks",
+  tier: "write",
+  mode: "default",
+  ruleAction: "ask",
+  critical: null,
+  subcommands: [],
+};
 const ask = (approvalId: string, sessionId: string, callId = `c-${approvalId}`): ApprovalRequired => ({
-  type: "tool_approval_required", approvalId, sessionId, at, toolName: "write_file", arguments: "{}", callId, tier: "write", decision, reason: "asks",
-  suggestedPattern: "a.txt", suggestedPatterns: ["a.txt"], batch: { index: 0, total: 1, remaining: [] }, presentation: null,
+  type: "tool_approval_required",
+  approvalId,
+  sessionId,
+  at,
+  toolName: "write_file",
+  arguments: "{}",
+  callId,
+  tier: "write",
+  decision,
+  reason: "asks",
+  suggestedPattern: "a.txt",
+  suggestedPatterns: ["a.txt"],
+  batch: { index: 0, total: 1, remaining: [] },
+  presentation: null,
 });
 const resolved = (approvalId: string, sessionId: string, outcome: "approved" | "denied" | "cancelled" = "approved"): GatehouseEvent => ({
-  type: "tool_approval_resolved", approvalId, sessionId, at, callId: `c-${approvalId}`, outcome, by: "ada", scope: "once", pattern: null, feedback: null,
+  type: "tool_approval_resolved",
+  approvalId,
+  sessionId,
+  at,
+  callId: `c-${approvalId}`,
+  outcome,
+  by: "ada",
+  scope: "once",
+  pattern: null,
+  feedback: null,
 });
 
 describe("the console's state", () => {
@@ -42,10 +85,30 @@ describe("the console's state", () => {
     s.apply({ type: "assistant_text_delta", sessionId: "p", at, text: "Wri" });
     s.apply({ type: "assistant_text_delta", sessionId: "p", at, text: "ting" });
     expect(s.transcript("p")[1]).toEqual({ kind: "assistant", text: "Writing", streaming: true });
-    s.apply({ type: "assistant_message", sessionId: "p", at, stopReason: "tool-calls", usage: { inputTokens: null, outputTokens: null }, message: { role: "assistant", text: "Writing.", toolCalls: [{ callId: "c1", toolName: "write_file", arguments: "{}" }] } });
-    s.apply({ type: "tool_result", sessionId: "p", at, callId: "c1", toolName: "write_file", outcome: "rejected", ok: false, output: "ToolRejectedError: no", elapsedMs: 3 });
+    s.apply({
+      type: "assistant_message",
+      sessionId: "p",
+      at,
+      stopReason: "tool-calls",
+      usage: { inputTokens: null, outputTokens: null },
+      message: { role: "assistant", text: "Writing.", toolCalls: [{ callId: "c1", toolName: "write_file", arguments: "{}" }] },
+    });
+    s.apply({
+      type: "tool_result",
+      sessionId: "p",
+      at,
+      callId: "c1",
+      toolName: "write_file",
+      outcome: "rejected",
+      ok: false,
+      output: "ToolRejectedError: no",
+      elapsedMs: 3,
+    });
     s.apply({ type: "turn_ended", sessionId: "p", at, reason: "completed", usage: { inputTokens: null, outputTokens: null } });
-    expect(s.transcript("p").slice(1)).toMatchObject([{ kind: "assistant", text: "Writing.", streaming: false }, { kind: "tool", callId: "c1", status: "denied", output: "ToolRejectedError: no" }]);
+    expect(s.transcript("p").slice(1)).toMatchObject([
+      { kind: "assistant", text: "Writing.", streaming: false },
+      { kind: "tool", callId: "c1", status: "denied", output: "ToolRejectedError: no" },
+    ]);
     expect(s.sessions.get("p")!.status).toBe("idle");
   });
 });

@@ -9,13 +9,15 @@ export const AGENTS_DIR = "agents";
 /** Names the server gives its own agents; a worker file cannot replace them and weaken, say, explore. */
 const RESERVED: ReadonlySet<string> = new Set(BUILTIN_AGENT_NAMES);
 
-const FrontMatter = z.object({
-  name: z.string().optional(),
-  description: z.string({ error: "description must be text" }).min(1, "description must not be empty"),
-  permission: PermissionMap.optional(),
-  model: z.string().min(1).optional(),
-  "may-spawn": z.boolean({ error: "may-spawn must be true or false" }).optional(),
-}).strict();
+const FrontMatter = z
+  .object({
+    name: z.string().optional(),
+    description: z.string({ error: "description must be text" }).min(1, "description must not be empty"),
+    permission: PermissionMap.optional(),
+    model: z.string().min(1).optional(),
+    "may-spawn": z.boolean({ error: "may-spawn must be true or false" }).optional(),
+  })
+  .strict();
 
 /** One agent file: `agents/NAME.md` with front matter (name, description, permission, model, may-spawn) and the agent's instructions. */
 export function parseAgentFile(text: string, file: string): AgentDefinition {
@@ -30,7 +32,15 @@ export function parseAgentFile(text: string, file: string): AgentDefinition {
   if (!fields.success) throw fail(fields.error.issues.map((i) => `${i.path.join(".") || "front matter"}: ${i.message}`).join("; "));
   const f = fields.data;
   const name = f.name ?? path.basename(file, ".md");
-  const agent = AgentDefinition.safeParse({ name, description: f.description, prompt: parsed.body.trim(), permission: f.permission ?? null, model: f.model ?? null, maySpawn: f["may-spawn"] ?? false, file });
+  const agent = AgentDefinition.safeParse({
+    name,
+    description: f.description,
+    prompt: parsed.body.trim(),
+    permission: f.permission ?? null,
+    model: f.model ?? null,
+    maySpawn: f["may-spawn"] ?? false,
+    file,
+  });
   if (!agent.success) throw fail(agent.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   if (RESERVED.has(agent.data.name)) throw fail(`the agent name "${agent.data.name}" belongs to a built-in agent; choose another`);
   return agent.data;

@@ -11,7 +11,6 @@ export class ToolRefused extends Error {
   }
 }
 
-
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 
 /**
@@ -47,7 +46,8 @@ export class FileGuard {
     const hidden = this.hiddenPaths.find((p) => isInside(real, p));
     if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
     if (FILE_WRITE_TOOLS.has(tool) && isInside(absolute, this.workDir)) {
-      if (!isInside(real, resolveRealPath(this.workDir))) throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
+      if (!isInside(real, resolveRealPath(this.workDir)))
+        throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
     }
     return absolute;
   }

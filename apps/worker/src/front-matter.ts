@@ -12,6 +12,7 @@ export function splitFrontMatter(text: string): { data: Record<string, unknown>;
   } catch (err) {
     throw new FrontMatterError(`front matter: ${(err as Error).message.split("\n")[0]}`);
   }
-  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data))) throw new FrontMatterError("front matter: must be a mapping of fields");
+  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data)))
+    throw new FrontMatterError("front matter: must be a mapping of fields");
   return { data: (data ?? {}) as Record<string, unknown>, body: text.slice(m[0].length) };
 }

@@ -1,5 +1,13 @@
 import type { Log } from "@gatehouse/log";
-import { backoffMs, describeIssues, WORKER_LINK_PATH, WorkerMessage, type LinkFromWorker, type LinkToWorker, type WorkerRegisterInput } from "@gatehouse/protocol";
+import {
+  backoffMs,
+  describeIssues,
+  WORKER_LINK_PATH,
+  WorkerMessage,
+  type LinkFromWorker,
+  type LinkToWorker,
+  type WorkerRegisterInput,
+} from "@gatehouse/protocol";
 import { trustServer, type TlsClientOptions, type TrustOptions } from "@gatehouse/protocol/node";
 import WebSocket from "ws";
 
@@ -64,7 +72,10 @@ export class ServerLink {
   /** Decides whether to trust the server before the token is sent; a refusal is logged and retried like a lost link. */
   private connect(): void {
     if (this.closed) return;
-    trustServer(this.opts.server, { ...this.opts.trust, onFirstUse: (server, fp, file) => this.opts.log.warn(`trusting ${server} on first use: certificate ${fp}, remembered in ${file}`) }).then(
+    trustServer(this.opts.server, {
+      ...this.opts.trust,
+      onFirstUse: (server, fp, file) => this.opts.log.warn(`trusting ${server} on first use: certificate ${fp}, remembered in ${file}`),
+    }).then(
       (tls) => this.open(tls),
       (err: Error) => {
         this.opts.log.warn(`not connecting to ${this.opts.server}: ${err.message}`);
@@ -84,7 +95,10 @@ export class ServerLink {
     let refused = false;
     socket.on("unexpected-response", (_req, res) => {
       refused = true;
-      this.opts.log.warn(`the server refused the worker link: ${res.statusCode} ${res.statusMessage ?? ""}`.trimEnd(), { status: res.statusCode, server: this.opts.server });
+      this.opts.log.warn(`the server refused the worker link: ${res.statusCode} ${res.statusMessage ?? ""}`.trimEnd(), {
+        status: res.statusCode,
+        server: this.opts.server,
+      });
       socket.terminate();
     });
     // After a refusal, the error is only the terminate above, already told.
@@ -99,7 +113,8 @@ export class ServerLink {
     } catch {
       // not JSON: reported below with anything else that is not an object
     }
-    if (typeof message !== "object" || message === null) return this.opts.log.warn("ignored a message from the server that is not a JSON object", { characters: data.length });
+    if (typeof message !== "object" || message === null)
+      return this.opts.log.warn("ignored a message from the server that is not a JSON object", { characters: data.length });
     if (message.type === "registered") return this.onRegistered();
     if (message.type === "error") return this.opts.log.warn(`the server says: ${message.message}`);
     const parsed = WorkerMessage.safeParse(message);

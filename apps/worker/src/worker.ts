@@ -57,11 +57,22 @@ function plainRunner(workDir: string): ShellRunner {
 }
 
 /** Runs one tool call: arguments checked, files guarded, output limited, time bounded. */
-export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: FileGuard, signal: AbortSignal, log: Log = silentLog, shell: ShellRunner = plainRunner(guard.workDir)): Promise<ToolResult> {
+export async function runTool(
+  tools: readonly Tool[],
+  msg: RunMessage,
+  guard: FileGuard,
+  signal: AbortSignal,
+  log: Log = silentLog,
+  shell: ShellRunner = plainRunner(guard.workDir),
+): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
   const parsed = tool.input.safeParse(msg.args);
-  if (!parsed.success) return { ok: false, output: `invalid arguments for ${tool.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      output: `invalid arguments for ${tool.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}`,
+    };
   // One controller for both ways a call stops; AbortSignal.any costs more than the call itself.
   const stop = new AbortController();
   let stopped!: (result: ToolResult) => void;
@@ -75,7 +86,16 @@ export async function runTool(tools: readonly Tool[], msg: RunMessage, guard: Fi
   if (signal.aborted) onAbort();
   signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await Promise.race([tool.run(parsed.data, { workDir: guard.workDir, guard, signal: stop.signal, timeoutMs: msg.timeoutMs, spawnShell: (command) => shell.spawn(command, guard, msg.origin) }), halted]);
+    return await Promise.race([
+      tool.run(parsed.data, {
+        workDir: guard.workDir,
+        guard,
+        signal: stop.signal,
+        timeoutMs: msg.timeoutMs,
+        spawnShell: (command) => shell.spawn(command, guard, msg.origin),
+      }),
+      halted,
+    ]);
   } catch (err) {
     if (err instanceof ToolRefused || err instanceof SandboxRefused) return { ok: false, output: err.message };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
@@ -122,11 +142,20 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
     void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log, shell).then((result) => {
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
-      if (!link?.send({ type: "result", requestId: msg.requestId, ...result })) log.warn("could not send a result: not connected", { requestId: msg.requestId });
+      if (!link?.send({ type: "result", requestId: msg.requestId, ...result }))
+        log.warn("could not send a result: not connected", { requestId: msg.requestId });
     });
   };
   await mcp.start();
-  const registration: WorkerRegisterInput = { workerId: opts.id, workDir, home: homeDirectory(), tools: tools().map(descriptor), agents: loadAgents(workDir, (problem) => log.warn(problem)), skills: listSkills(workDir), sandbox };
+  const registration: WorkerRegisterInput = {
+    workerId: opts.id,
+    workDir,
+    home: homeDirectory(),
+    tools: tools().map(descriptor),
+    agents: loadAgents(workDir, (problem) => log.warn(problem)),
+    skills: listSkills(workDir),
+    sandbox,
+  };
   link = new ServerLink({
     server: opts.server,
     token: opts.token,

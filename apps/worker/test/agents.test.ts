@@ -32,15 +32,21 @@ describe("agent files", () => {
   });
 
   it("names the file and the field of each problem", () => {
-    expect(() => parseAgentFile("---\ndescription: x\npermission:\n  read_file: alow\n---\n", "agents/a.md")).toThrow(/^agents\/a\.md: permission\.read_file: /);
+    expect(() => parseAgentFile("---\ndescription: x\npermission:\n  read_file: alow\n---\n", "agents/a.md")).toThrow(
+      /^agents\/a\.md: permission\.read_file: /,
+    );
     expect(() => parseAgentFile("---\nname: a\n---\nbody", "agents/a.md")).toThrow("agents/a.md: description: description must be text");
-    expect(() => parseAgentFile("---\ndescription: x\nmay-spawn: yes please\n---\n", "agents/a.md")).toThrow("agents/a.md: may-spawn: may-spawn must be true or false");
+    expect(() => parseAgentFile("---\ndescription: x\nmay-spawn: yes please\n---\n", "agents/a.md")).toThrow(
+      "agents/a.md: may-spawn: may-spawn must be true or false",
+    );
     expect(() => parseAgentFile("---\ndescription: x\ncolour: red\n---\n", "agents/a.md")).toThrow(/agents\/a\.md: .*colour/);
     expect(() => parseAgentFile("---\ndescription: [unclosed\n---\n", "agents/a.md")).toThrow(/^agents\/a\.md: front matter: /);
   });
 
   it("will not let a worker replace a built-in agent type", () => {
-    expect(() => parseAgentFile("---\nname: explore\ndescription: explores, and writes too\n---\n", "agents/x.md")).toThrow('agents/x.md: the agent name "explore" belongs to a built-in agent; choose another');
+    expect(() => parseAgentFile("---\nname: explore\ndescription: explores, and writes too\n---\n", "agents/x.md")).toThrow(
+      'agents/x.md: the agent name "explore" belongs to a built-in agent; choose another',
+    );
   });
 
   it("loads a folder, leaving out and logging the files that do not parse", () => {

@@ -28,7 +28,11 @@ it("a server that cannot start neither stops the others nor the worker, and is t
     restartDelayMs: (attempt) => (delays.push(attempt), 50),
   });
   await servers.start();
-  expect(servers.tools().map((t) => [t.name, t.tier])).toEqual([["demo_echo", "read"], ["demo_write_note", "exec"], ["demo_crash", "exec"]]);
+  expect(servers.tools().map((t) => [t.name, t.tier])).toEqual([
+    ["demo_echo", "read"],
+    ["demo_write_note", "exec"],
+    ["demo_crash", "exec"],
+  ]);
   expect(log).toContainEqual(expect.stringMatching(/^MCP server broken could not start: .*ENOENT/));
   expect(log).toContainEqual("the MCP servers offer 7 tools; only the first 3 are offered");
   expect(changes).toBeGreaterThan(0);

@@ -18,13 +18,16 @@ const failure = (text: string, env: NodeJS.ProcessEnv = {}) => {
 
 describe("MCP configuration", () => {
   it("reads stdio and Streamable HTTP servers, with comments, relative cwd and ${VAR} secrets", () => {
-    const servers = parse(`{
+    const servers = parse(
+      `{
       // two servers
       "mcpServers": {
         "fs": { "command": "node", "args": ["server.js"], "env": { "KEY": "\${FS_KEY}" }, "cwd": "tools" },
         "github": { "url": "https://example.test/mcp", "headers": { "Authorization": "Bearer \${GH_TOKEN}" } },
       },
-    }`, { FS_KEY: "k1", GH_TOKEN: "t2" });
+    }`,
+      { FS_KEY: "k1", GH_TOKEN: "t2" },
+    );
     expect(servers).toEqual([
       { name: "fs", kind: "stdio", command: "node", args: ["server.js"], env: { KEY: "k1" }, cwd: "/work/project/tools" },
       { name: "github", kind: "http", url: new URL("https://example.test/mcp"), headers: { Authorization: "Bearer t2" } },
@@ -34,14 +37,20 @@ describe("MCP configuration", () => {
 
   it.each([
     [`{"mcpServers": {"a": {"command": "x"},,}}`, /^mcp\.jsonc:1:39: syntax error: /],
-    [`{\n  "mcpServers": {\n    "my_server": {"command": "x"}\n  }\n}`, /^mcp\.jsonc:3:18: mcpServers\.my_server: server name "my_server" may hold letters, digits and '-' only/],
+    [
+      `{\n  "mcpServers": {\n    "my_server": {"command": "x"}\n  }\n}`,
+      /^mcp\.jsonc:3:18: mcpServers\.my_server: server name "my_server" may hold letters, digits and '-' only/,
+    ],
     [`{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}`, /mcpServers\.a: give either a command \(stdio\) or a url/],
     [`{"mcpServers": {"a": {}}}`, /mcpServers\.a: give either a command/],
     [`{"mcpServers": {"a": {"command": "x", "args": "y"}}}`, /mcpServers\.a\.args: must be an array of strings/],
     [`{"mcpServers": {"a": {"command": "x", "cmd": "y"}}}`, /mcpServers\.a\.cmd: unknown field for a stdio server/],
     [`{"mcpServers": {"a": {"url": "ftp://h/x"}}}`, /mcpServers\.a\.url: must be an http:\/\/ or https:\/\/ URL/],
     [`{"mcpServers": {"a": {"url": "not a url"}}}`, /mcpServers\.a\.url: "not a url" is not a URL/],
-    [`{"mcpServers": {"a": {"url": "http://h", "headers": {"x": "\${NOPE}"}}}}`, /mcpServers\.a\.headers\.x: \$\{NOPE\} is not set in the worker's environment/],
+    [
+      `{"mcpServers": {"a": {"url": "http://h", "headers": {"x": "\${NOPE}"}}}}`,
+      /mcpServers\.a\.headers\.x: \$\{NOPE\} is not set in the worker's environment/,
+    ],
     [`{"servers": {}}`, /servers: unknown field/],
     [`[]`, /the configuration must be a JSON object/],
   ])("%s is refused, naming the line and field", (text, message) => {
@@ -89,7 +98,8 @@ describe("MCP tool results", () => {
     });
     expect(r).toEqual({
       ok: true,
-      output: "one\n[image: image/png, 3 bytes, not shown]\n[audio: audio/wav, 2 bytes, not shown]\n[resource file:///a.txt (text/plain)]\nalpha\n[resource file:///b.bin] 6 bytes of binary content, not shown\n[resource link: file:///c \"c\" — see]",
+      output:
+        'one\n[image: image/png, 3 bytes, not shown]\n[audio: audio/wav, 2 bytes, not shown]\n[resource file:///a.txt (text/plain)]\nalpha\n[resource file:///b.bin] 6 bytes of binary content, not shown\n[resource link: file:///c "c" — see]',
     });
   });
 

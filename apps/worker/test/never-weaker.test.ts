@@ -36,8 +36,26 @@ const entry = fc.record({
   absolute: fc.boolean(),
 });
 
-const PATTERNS = (outside: string) => ["*.env", "secret*", "*secret*", "dist/**", "a/**", "a", "b/*", "*.pem", "**/notes.md", "*", `${outside}/**`, `${outside}/o1`, "a/b/.env"];
-const ruleSpec = fc.record({ tool: fc.constantFrom("read_file", "write_file", "edit_file", "*"), pattern: fc.nat(12), action: fc.constantFrom("allow", "deny", "ask") });
+const PATTERNS = (outside: string) => [
+  "*.env",
+  "secret*",
+  "*secret*",
+  "dist/**",
+  "a/**",
+  "a",
+  "b/*",
+  "*.pem",
+  "**/notes.md",
+  "*",
+  `${outside}/**`,
+  `${outside}/o1`,
+  "a/b/.env",
+];
+const ruleSpec = fc.record({
+  tool: fc.constantFrom("read_file", "write_file", "edit_file", "*"),
+  pattern: fc.nat(12),
+  action: fc.constantFrom("allow", "deny", "ask"),
+});
 
 interface Built {
   work: string;
@@ -107,7 +125,14 @@ const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Ways to name one path from inside the work directory; the last two make a symlink during the command. */
 function spellings(b: Built, rel: string, i: number): string[] {
-  return [q(rel), q(`./${rel}`), q(path.join(b.work, rel)), q(`../work/${rel}`), `"$(ln -sf ${q(path.join(b.work, rel))} /tmp/l${i} && echo /tmp/l${i})"`, `"$(ln -sf ${q(rel)} .made${i} && echo .made${i})"`];
+  return [
+    q(rel),
+    q(`./${rel}`),
+    q(path.join(b.work, rel)),
+    q(`../work/${rel}`),
+    `"$(ln -sf ${q(path.join(b.work, rel))} /tmp/l${i} && echo /tmp/l${i})"`,
+    `"$(ln -sf ${q(rel)} .made${i} && echo .made${i})"`,
+  ];
 }
 
 async function run(runner: ShellRunner, guard: FileGuard, script: string): Promise<string> {
@@ -122,46 +147,64 @@ async function run(runner: ShellRunner, guard: FileGuard, script: string): Promi
 describe("the sandbox is never weaker than the rules", () => {
   it("for generated rules and trees, with real commands", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 14 }), fc.array(ruleSpec, { maxLength: 6 }), fc.boolean(), fc.boolean(), async (specs, rules, catchAll, dataInside) => {
-        const b = build(specs, dataInside);
-        const patterns = PATTERNS(b.outside);
-        const guardRules: Guard = {
-          agent: null,
-          static: [...(catchAll ? [{ tool: "*", pattern: "*", action: "allow" as const, origin: "person" as const }] : []), ...rules.map((r) => ({ tool: r.tool, pattern: patterns[r.pattern]!, action: r.action as "allow" | "deny" | "ask", origin: "person" as const }))],
-          runtime: [],
-          protectedPaths: [b.data],
-        };
-        const guard = new FileGuard(guardRules, b.work);
-        const runner = new ShellRunner(b.work, sandbox);
-        const denied = (tool: string, rel: string) => decideFile(tool, rel, guard.context).action === "deny";
+      fc.asyncProperty(
+        fc.array(entry, { minLength: 1, maxLength: 14 }),
+        fc.array(ruleSpec, { maxLength: 6 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (specs, rules, catchAll, dataInside) => {
+          const b = build(specs, dataInside);
+          const patterns = PATTERNS(b.outside);
+          const guardRules: Guard = {
+            agent: null,
+            static: [
+              ...(catchAll ? [{ tool: "*", pattern: "*", action: "allow" as const, origin: "person" as const }] : []),
+              ...rules.map((r) => ({ tool: r.tool, pattern: patterns[r.pattern]!, action: r.action as "allow" | "deny" | "ask", origin: "person" as const })),
+            ],
+            runtime: [],
+            protectedPaths: [b.data],
+          };
+          const guard = new FileGuard(guardRules, b.work);
+          const runner = new ShellRunner(b.work, sandbox);
+          const denied = (tool: string, rel: string) => decideFile(tool, rel, guard.context).action === "deny";
 
-        const reads = b.paths.filter((p) => p.kind !== "dir").map((p) => p.rel);
-        const readScript = reads.map((rel, i) => `echo "<<${i}>>"; ${spellings(b, rel, i).map((s) => `cat -- ${s} 2>/dev/null;`).join(" ")} echo "<</${i}>>"`);
-        readScript.push(`echo "<<data>>"; cat ${q(path.join(b.data, DATA_FILE))} ${q(path.relative(b.work, path.join(b.data, DATA_FILE)))} 2>/dev/null; ls -a ${q(b.data)} 2>/dev/null; echo "<</data>>"`);
-        const out = await run(runner, guard, readScript.join("\n"));
-        reads.forEach((rel, i) => {
-          const section = out.slice(out.indexOf(`<<${i}>>`), out.indexOf(`<</${i}>>`));
-          if (denied("read_file", rel)) expect(section, `read_file denies ${rel}`).not.toMatch(/TOKEN-/);
-        });
-        expect(out, "a protected file was read").not.toContain(b.contents.get(path.join(b.data, DATA_FILE)));
-        expect(out.slice(out.indexOf("<<data>>"))).not.toContain(DATA_FILE);
+          const reads = b.paths.filter((p) => p.kind !== "dir").map((p) => p.rel);
+          const readScript = reads.map(
+            (rel, i) =>
+              `echo "<<${i}>>"; ${spellings(b, rel, i)
+                .map((s) => `cat -- ${s} 2>/dev/null;`)
+                .join(" ")} echo "<</${i}>>"`,
+          );
+          readScript.push(
+            `echo "<<data>>"; cat ${q(path.join(b.data, DATA_FILE))} ${q(path.relative(b.work, path.join(b.data, DATA_FILE)))} 2>/dev/null; ls -a ${q(b.data)} 2>/dev/null; echo "<</data>>"`,
+          );
+          const out = await run(runner, guard, readScript.join("\n"));
+          reads.forEach((rel, i) => {
+            const section = out.slice(out.indexOf(`<<${i}>>`), out.indexOf(`<</${i}>>`));
+            if (denied("read_file", rel)) expect(section, `read_file denies ${rel}`).not.toMatch(/TOKEN-/);
+          });
+          expect(out, "a protected file was read").not.toContain(b.contents.get(path.join(b.data, DATA_FILE)));
+          expect(out.slice(out.indexOf("<<data>>"))).not.toContain(DATA_FILE);
 
-        const files = b.paths.filter((p) => p.kind === "file" && (denied("write_file", p.rel) || denied("edit_file", p.rel))).map((p) => p.rel);
-        const writeScript = files.map((rel, i) => {
-          const dir = path.dirname(rel);
-          const renameParent = dir === "." ? "" : `mv ${q(dir)} ${q(`${dir}.moved${i}`)} 2>/dev/null; mkdir -p ${q(dir)} 2>/dev/null;`;
-          return `${spellings(b, rel, 100 + i).map((s) => `echo INJECTED >> ${s} 2>/dev/null;`).join(" ")} rm -f ${q(rel)} 2>/dev/null; mv ${q(rel)} ${q(`${rel}.mv`)} 2>/dev/null; ${renameParent} echo INJECTED > ${q(rel)} 2>/dev/null; true`;
-        });
-        writeScript.push(`echo INJECTED > ${q(path.join(b.data, DATA_FILE))} 2>/dev/null; mkdir ${q(path.join(b.data, "new"))} 2>/dev/null; true`);
-        await run(runner, guard, writeScript.join("\n"));
-        for (const rel of files) {
-          const abs = path.join(b.work, rel);
-          expect(lstat(abs)?.isFile(), `${rel} is still a file`).toBe(true);
-          expect(fs.readFileSync(abs, "utf8"), `write tools are denied ${rel}`).toBe(b.contents.get(abs));
-        }
-        expect(fs.readdirSync(b.data)).toEqual([DATA_FILE]);
-        expect(fs.readFileSync(path.join(b.data, DATA_FILE), "utf8")).toBe(b.contents.get(path.join(b.data, DATA_FILE)));
-      }),
+          const files = b.paths.filter((p) => p.kind === "file" && (denied("write_file", p.rel) || denied("edit_file", p.rel))).map((p) => p.rel);
+          const writeScript = files.map((rel, i) => {
+            const dir = path.dirname(rel);
+            const renameParent = dir === "." ? "" : `mv ${q(dir)} ${q(`${dir}.moved${i}`)} 2>/dev/null; mkdir -p ${q(dir)} 2>/dev/null;`;
+            return `${spellings(b, rel, 100 + i)
+              .map((s) => `echo INJECTED >> ${s} 2>/dev/null;`)
+              .join(" ")} rm -f ${q(rel)} 2>/dev/null; mv ${q(rel)} ${q(`${rel}.mv`)} 2>/dev/null; ${renameParent} echo INJECTED > ${q(rel)} 2>/dev/null; true`;
+          });
+          writeScript.push(`echo INJECTED > ${q(path.join(b.data, DATA_FILE))} 2>/dev/null; mkdir ${q(path.join(b.data, "new"))} 2>/dev/null; true`);
+          await run(runner, guard, writeScript.join("\n"));
+          for (const rel of files) {
+            const abs = path.join(b.work, rel);
+            expect(lstat(abs)?.isFile(), `${rel} is still a file`).toBe(true);
+            expect(fs.readFileSync(abs, "utf8"), `write tools are denied ${rel}`).toBe(b.contents.get(abs));
+          }
+          expect(fs.readdirSync(b.data)).toEqual([DATA_FILE]);
+          expect(fs.readFileSync(path.join(b.data, DATA_FILE), "utf8")).toBe(b.contents.get(path.join(b.data, DATA_FILE)));
+        },
+      ),
       { seed: 20261122, numRuns: Number(process.env.NEVER_WEAKER_RUNS ?? 40), endOnFailure: true },
     );
   }, 300_000);

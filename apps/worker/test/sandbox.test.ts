@@ -17,7 +17,7 @@ fs.mkdirSync(data);
 fs.writeFileSync(path.join(data, "permissions.jsonc"), "{}");
 fs.writeFileSync(path.join(work, ".env"), "KEY=top-secret\n");
 fs.writeFileSync(path.join(work, "a.txt"), "hello\n");
-fs.writeFileSync(path.join(work, "secrets", "db.json"), "{\"pw\":\"top-secret\"}");
+fs.writeFileSync(path.join(work, "secrets", "db.json"), '{"pw":"top-secret"}');
 fs.writeFileSync(path.join(work, "dist", "out.js"), "built\n");
 fs.writeFileSync(path.join(work, "locked.txt"), "keep\n");
 fs.mkdirSync(path.join(work, "nested", "deep"), { recursive: true });
@@ -25,10 +25,21 @@ fs.writeFileSync(path.join(work, "nested", "deep", "keep.txt"), "keep\n");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const rule = (tool: string, pattern: string, action: "allow" | "deny" | "ask") => ({ tool, pattern, action, origin: "person" as const });
-const defaults = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+const defaults = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({
+  tool,
+  pattern,
+  action,
+  origin,
+}));
 const guardRules: Guard = {
   agent: null,
-  static: [...defaults, rule("write_file", "locked.txt", "deny"), rule("write_file", "nested/deep/keep.txt", "deny"), rule("edit_file", "dist/**", "deny"), rule("shell_exec", "*", "allow")],
+  static: [
+    ...defaults,
+    rule("write_file", "locked.txt", "deny"),
+    rule("write_file", "nested/deep/keep.txt", "deny"),
+    rule("edit_file", "dist/**", "deny"),
+    rule("shell_exec", "*", "allow"),
+  ],
   runtime: [],
   protectedPaths: [data],
 };
@@ -57,22 +68,36 @@ describe("sandbox settings", () => {
   it("required without a working bubblewrap refuses with one line; the no-shell fallback and auto say why", () => {
     const broken = () => "bwrap is not installed (apt-get install bubblewrap)";
     expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(SandboxUnavailable);
-    expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(/^the sandbox is required but bwrap is not installed \(apt-get install bubblewrap\)$/);
-    expect(resolveSandbox({ mode: "required", network: true, fallback: "no-shell" }, broken)).toMatchObject({ active: false, detail: expect.stringMatching(/shell_exec is not offered/) });
+    expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(
+      /^the sandbox is required but bwrap is not installed \(apt-get install bubblewrap\)$/,
+    );
+    expect(resolveSandbox({ mode: "required", network: true, fallback: "no-shell" }, broken)).toMatchObject({
+      active: false,
+      detail: expect.stringMatching(/shell_exec is not offered/),
+    });
     expect(resolveSandbox({ mode: "auto", network: true }, broken)).toMatchObject({ active: false, detail: expect.stringMatching(/WITHOUT the OS sandbox/) });
     expect(resolveSandbox({ mode: "off", network: true }, () => null)).toMatchObject({ active: false, mode: "off" });
     expect(info).toMatchObject({ active: true, network: false });
   });
 
   it("the safe environment keeps PATH, HOME and locale, and never the worker's token", () => {
-    const env = safeEnvironment({ PATH: "/bin", HOME: "/h", LC_ALL: "C", GATEHOUSE_WORKER_TOKEN: "t", AWS_SECRET_ACCESS_KEY: "k", NODE_OPTIONS: "--require x" });
+    const env = safeEnvironment({
+      PATH: "/bin",
+      HOME: "/h",
+      LC_ALL: "C",
+      GATEHOUSE_WORKER_TOKEN: "t",
+      AWS_SECRET_ACCESS_KEY: "k",
+      NODE_OPTIONS: "--require x",
+    });
     expect(env).toEqual({ PATH: "/bin", HOME: "/h", LC_ALL: "C" });
   });
 });
 
 describe("a command in the sandbox", () => {
   it("cannot read what read_file is denied, by any spelling, nor through a symlink it makes", async () => {
-    const r = await sandboxed(`cat a.txt; cat .env; cat ${work}/.env; cat dist/../.env; ln -s .env link; cat link; ln -s ${work}/secrets s2; cat s2/db.json; cat secrets/db.json; ls secrets`);
+    const r = await sandboxed(
+      `cat a.txt; cat .env; cat ${work}/.env; cat dist/../.env; ln -s .env link; cat link; ln -s ${work}/secrets s2; cat s2/db.json; cat secrets/db.json; ls secrets`,
+    );
     expect(r.out).toContain("hello");
     expect(r.out).not.toContain("top-secret");
     expect(r.out).toMatch(/secrets'?: Permission denied/);
@@ -81,7 +106,9 @@ describe("a command in the sandbox", () => {
   });
 
   it("cannot change what write tools are denied; writes elsewhere in the work directory land", async () => {
-    const r = await sandboxed("echo x > locked.txt; rm -f locked.txt; mv locked.txt moved; echo y > dist/new.js; echo z > dist/out.js; echo ok > made.txt; echo t > /tmp/t && cat /tmp/t; echo no > /etc/gatehouse-test");
+    const r = await sandboxed(
+      "echo x > locked.txt; rm -f locked.txt; mv locked.txt moved; echo y > dist/new.js; echo z > dist/out.js; echo ok > made.txt; echo t > /tmp/t && cat /tmp/t; echo no > /etc/gatehouse-test",
+    );
     expect(fs.readFileSync(path.join(work, "locked.txt"), "utf8")).toBe("keep\n");
     expect(fs.existsSync(path.join(work, "dist", "new.js"))).toBe(false);
     expect(fs.readFileSync(path.join(work, "dist", "out.js"), "utf8")).toBe("built\n");
@@ -99,7 +126,11 @@ describe("a command in the sandbox", () => {
   });
 
   it("does not see protected paths, the worker's token or its processes, and has no network when it is off", async () => {
-    const r = await sandboxed(`ls -a ${data}; cat ${data}/permissions.jsonc; echo > ${data}/x; cat /proc/self/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c TOKEN; ls /proc | grep -c '^[0-9]'; (exec 3<>/dev/tcp/127.0.0.1/9) 2>&1 | head -1`, "model", { GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak" });
+    const r = await sandboxed(
+      `ls -a ${data}; cat ${data}/permissions.jsonc; echo > ${data}/x; cat /proc/self/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c TOKEN; ls /proc | grep -c '^[0-9]'; (exec 3<>/dev/tcp/127.0.0.1/9) 2>&1 | head -1`,
+      "model",
+      { GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak" },
+    );
     expect(r.out).not.toContain("worker-token-must-not-leak");
     expect(r.out).toMatch(/permissions\.jsonc: (Permission denied|No such file)/);
     expect(fs.existsSync(path.join(data, "x"))).toBe(false);
@@ -107,7 +138,9 @@ describe("a command in the sandbox", () => {
   });
 
   it("a person's own command is not masked by the rules but still gets the safe environment and never protected paths", async () => {
-    const r = await sandboxed(`cat .env; cat ${data}/permissions.jsonc; tr '\\0' '\\n' < /proc/self/environ`, "person", { GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak" });
+    const r = await sandboxed(`cat .env; cat ${data}/permissions.jsonc; tr '\\0' '\\n' < /proc/self/environ`, "person", {
+      GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak",
+    });
     expect(r.out).toContain("KEY=top-secret");
     expect(r.out).not.toContain("worker-token-must-not-leak");
     expect(r.out).toMatch(/permissions\.jsonc: (Permission denied|No such file)/);
@@ -129,7 +162,15 @@ describe("the worker's own check of shell commands", () => {
   it("refuses `cat notes.txt` when notes.txt is a symlink to .env, though the server allowed it", async () => {
     fs.symlinkSync(".env", path.join(work, "notes.txt"));
     try {
-      const msg = { type: "run" as const, requestId: "r", sessionId: "s", toolName: "shell_exec", args: { command: "cat notes.txt" }, timeoutMs: 10_000, guard: guardRules };
+      const msg = {
+        type: "run" as const,
+        requestId: "r",
+        sessionId: "s",
+        toolName: "shell_exec",
+        args: { command: "cat notes.txt" },
+        timeoutMs: 10_000,
+        guard: guardRules,
+      };
       const r = await runTool(BUILTIN_TOOLS, msg, guard, new AbortController().signal, undefined, runner);
       expect(r.ok).toBe(false);
       expect(r.output).toMatch(/^refused shell_exec: .*notes\.txt.*\.env/);
@@ -141,7 +182,15 @@ describe("the worker's own check of shell commands", () => {
   });
 
   it("file tools do not reveal protected paths either", async () => {
-    const msg = { type: "run" as const, requestId: "r", sessionId: "s", toolName: "read_file", args: { path: path.join(data, "permissions.jsonc") }, timeoutMs: 10_000, guard: guardRules };
+    const msg = {
+      type: "run" as const,
+      requestId: "r",
+      sessionId: "s",
+      toolName: "read_file",
+      args: { path: path.join(data, "permissions.jsonc") },
+      timeoutMs: 10_000,
+      guard: guardRules,
+    };
     expect((await runTool(BUILTIN_TOOLS, msg, guard, new AbortController().signal, undefined, runner)).output).toMatch(/inside the protected path/);
   });
 });

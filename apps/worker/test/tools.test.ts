@@ -51,7 +51,10 @@ describe("file tools", () => {
   it("edit_file replaces a unique string, and says why when it cannot", async () => {
     fs.writeFileSync(path.join(work, "e.txt"), "a b a");
     expect(await run("edit_file", { path: "e.txt", old_string: "b", new_string: "B" })).toMatchObject({ ok: true });
-    expect(await run("edit_file", { path: "e.txt", old_string: "zzz", new_string: "y" })).toEqual({ ok: false, output: "edit_file e.txt: old_string was not found in the file" });
+    expect(await run("edit_file", { path: "e.txt", old_string: "zzz", new_string: "y" })).toEqual({
+      ok: false,
+      output: "edit_file e.txt: old_string was not found in the file",
+    });
     expect((await run("edit_file", { path: "e.txt", old_string: "a", new_string: "y" })).output).toMatch(/occurs 2 times/);
     expect(await run("edit_file", { path: "e.txt", old_string: "a", new_string: "y", replace_all: true })).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(work, "e.txt"), "utf8")).toBe("y B y");

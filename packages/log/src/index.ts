@@ -5,7 +5,8 @@ import type { PinoPretty } from "pino-pretty";
 
 const require = createRequire(import.meta.url);
 /** Loaded only for a terminal: most processes log JSON and need not pay for the pretty printer. */
-const prettyStream = (options: PinoPretty.PrettyOptions): PinoPretty.PrettyStream => (require("pino-pretty") as { PinoPretty: typeof PinoPretty }).PinoPretty(options);
+const prettyStream = (options: PinoPretty.PrettyOptions): PinoPretty.PrettyStream =>
+  (require("pino-pretty") as { PinoPretty: typeof PinoPretty }).PinoPretty(options);
 
 export type LogFormat = "json" | "pretty";
 export type LogFields = Record<string, unknown>;
@@ -66,7 +67,16 @@ export function createLog(opts: LogOptions = {}): Log {
   const format = (fromEnv("GATEHOUSE_LOG_FORMAT", FORMATS) as LogFormat | undefined) ?? opts.format ?? (onTerminal ? "pretty" : "json");
   const stream =
     format === "pretty"
-      ? prettyStream({ destination, sync: true, colorize: onTerminal, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true, mkdir: true, append: true })
+      ? prettyStream({
+          destination,
+          sync: true,
+          colorize: onTerminal,
+          translateTime: "SYS:HH:MM:ss.l",
+          ignore: "pid,hostname",
+          singleLine: true,
+          mkdir: true,
+          append: true,
+        })
       : pino.destination({ dest: destination, sync: true, mkdir: true, append: true });
   return wrap(pino({ level, timestamp: pino.stdTimeFunctions.isoTime, base: { pid: process.pid } }, stream));
 }

@@ -17,7 +17,13 @@ describe("the logger", () => {
   it("writes one JSON object a line, with level, time and fields, away from a terminal", () => {
     const file = path.join(dir, "json.log");
     createLog({ destination: file }).child({ component: "server" }).info("worker connected", { workerId: "w1" });
-    expect(JSON.parse(lines(file)[0]!)).toMatchObject({ level: 30, component: "server", workerId: "w1", msg: "worker connected", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.parse(lines(file)[0]!)).toMatchObject({
+      level: 30,
+      component: "server",
+      workerId: "w1",
+      msg: "worker connected",
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 
   it("writes a readable line when asked to, and leaves out what is below its level", () => {
@@ -32,6 +38,8 @@ describe("the logger", () => {
   it("refuses a level or a format it does not know, naming the variable", () => {
     process.env.GATEHOUSE_LOG_LEVEL = "loud";
     expect(() => createLog({ destination: path.join(dir, "x.log") })).toThrow(LogSettingError);
-    expect(() => createLog({ destination: path.join(dir, "x.log") })).toThrow(/GATEHOUSE_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)/);
+    expect(() => createLog({ destination: path.join(dir, "x.log") })).toThrow(
+      /GATEHOUSE_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)/,
+    );
   });
 });

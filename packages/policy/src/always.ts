@@ -26,7 +26,8 @@ function patternOf(info: CommandInfo): string {
 }
 
 /** Programs whose name followed by `*` alone would allow any command. */
-const RUNS_ANYTHING = /^(sudo|doas|pkexec|run0|su|runuser|env|xargs|eval|exec|command|builtin|nohup|nice|ionice|timeout|time|stdbuf|setsid|flock|chroot|unshare|nsenter|setpriv|strace|ltrace|busybox|sh|bash|zsh|dash|ksh|mksh|ash|fish|npx|pnpx|bunx|watch|script|parallel|find)$/;
+const RUNS_ANYTHING =
+  /^(sudo|doas|pkexec|run0|su|runuser|env|xargs|eval|exec|command|builtin|nohup|nice|ionice|timeout|time|stdbuf|setsid|flock|chroot|unshare|nsenter|setpriv|strace|ltrace|busybox|sh|bash|zsh|dash|ksh|mksh|ash|fish|npx|pnpx|bunx|watch|script|parallel|find)$/;
 
 /**
  * Why a pattern may never be saved by an "always" answer: it matches every command or path (`*`,
@@ -49,7 +50,10 @@ export function overbroadPattern(pattern: string): string | null {
  */
 export function suggestPatterns(decision: Decision): string[] {
   if (decision.critical) return [];
-  const candidates = decision.tool !== "shell_exec" ? [escapeGlob(decision.subject)] : decision.subcommands.filter((v) => v.action === "ask" && v.command).map((v) => patternOf(v.command!));
+  const candidates =
+    decision.tool !== "shell_exec"
+      ? [escapeGlob(decision.subject)]
+      : decision.subcommands.filter((v) => v.action === "ask" && v.command).map((v) => patternOf(v.command!));
   const out: string[] = [];
   for (const p of candidates) if (!out.includes(p) && overbroadPattern(p) === null) out.push(p);
   return out;

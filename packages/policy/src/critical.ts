@@ -6,7 +6,27 @@ const SYSTEM_DIRS = /^\/(home|root|usr|etc|var|bin|sbin|lib|lib64|boot|opt|srv)$
 // the match backtrack quadratically.
 const FORK_BOMB = /(?<![\w:.])([\w:.]{1,64})\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
 const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "xh"]);
-const RUNS_CODE = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "source", ".", "eval"]);
+const RUNS_CODE = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "ash",
+  "fish",
+  "python",
+  "python3",
+  "python2",
+  "node",
+  "perl",
+  "ruby",
+  "php",
+  "lua",
+  "source",
+  ".",
+  "eval",
+]);
 const STOPS_HOST = new Set(["shutdown", "reboot", "halt", "poweroff"]);
 
 /** Absolute paths a word of the command may name (after `cd`, `~`, `$HOME`, `..`), or none when unknown. */

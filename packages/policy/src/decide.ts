@@ -60,7 +60,13 @@ export function namesProcessFiles(raw: string): boolean {
 const GIT_RUNS = /(^|\/)\.git\/(hooks(\/|$)|config$)/;
 
 function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | null {
-  if (PROCESS_FILES.test(absolute)) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is a process's own files (environment, memory, open files); no tool reads or writes them` };
+  if (PROCESS_FILES.test(absolute))
+    return {
+      action: "deny",
+      subject: absolute,
+      rule: null,
+      reason: `${absolute} is a process's own files (environment, memory, open files); no tool reads or writes them`,
+    };
   const guard = WRITE_TOOLS.has(tool) ? isProtected(absolute, ctx) : undefined;
   if (guard) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is inside the protected path ${guard}` };
   return null;
@@ -71,7 +77,12 @@ function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict
   if (!WRITE_TOOLS.has(tool) || v.action !== "allow") return v;
   if (GIT_RUNS.test(absolute)) return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
   if (isInside(absolute, normalRoot(ctx.cwd)) || v.rule?.pattern.startsWith("/")) return v;
-  return { ...v, action: "ask", rule: null, reason: `${absolute} is outside the work directory and no rule naming an absolute or ~ path allows it (${v.reason})` };
+  return {
+    ...v,
+    action: "ask",
+    rule: null,
+    reason: `${absolute} is outside the work directory and no rule naming an absolute or ~ path allows it (${v.reason})`,
+  };
 }
 
 function decidePath(tool: string, absolute: string, ctx: DecideContext): Verdict {
@@ -85,8 +96,15 @@ function decidePath(tool: string, absolute: string, ctx: DecideContext): Verdict
 export function decideFile(tool: string, raw: string, ctx: DecideContext): Verdict {
   const unusable = unusablePath(raw);
   if (unusable) return { action: "deny", subject: raw, rule: null, reason: `${unusable}; such a path is never allowed` };
-  if (/^~[^/]/.test(raw)) return { action: "ask", subject: raw, rule: null, reason: `${raw} names another user's home directory, which is only known when the shell runs` };
-  if (raw.startsWith("/") && namesProcessFiles(raw)) return { action: "deny", subject: raw, rule: null, reason: `${raw} names a process's own files (environment, memory, open files); no tool reads or writes them` };
+  if (/^~[^/]/.test(raw))
+    return { action: "ask", subject: raw, rule: null, reason: `${raw} names another user's home directory, which is only known when the shell runs` };
+  if (raw.startsWith("/") && namesProcessFiles(raw))
+    return {
+      action: "deny",
+      subject: raw,
+      rule: null,
+      reason: `${raw} names a process's own files (environment, memory, open files); no tool reads or writes them`,
+    };
   const verdict = decideAbsolute(tool, absolutePath(raw, ctx.cwd, ctx.home), ctx);
   return raw.includes("..") ? physically(tool, raw, ctx.cwd, ctx, verdict) : verdict;
 }

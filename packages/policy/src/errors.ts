@@ -1,9 +1,4 @@
-export type PolicyErrorCode =
-  | "RULES_PARSE"
-  | "RULES_INVALID"
-  | "RULES_IO"
-  | "SHELL_PARSER_NOT_READY"
-  | "APPEND_FAILED";
+export type PolicyErrorCode = "RULES_PARSE" | "RULES_INVALID" | "RULES_IO" | "SHELL_PARSER_NOT_READY" | "APPEND_FAILED";
 
 export class PolicyError extends Error {
   constructor(

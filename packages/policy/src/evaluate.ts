@@ -23,7 +23,9 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 export function subjectArgument(call: ToolCall): { kind: "path" | "text"; value: string } {
   const a = call.args;
   switch (call.tool) {
-    case "read_file": case "write_file": case "edit_file":
+    case "read_file":
+    case "write_file":
+    case "edit_file":
       return { kind: "path", value: str(a.path) ?? str(a.file_path) ?? "" };
     case "glob":
       return str(a.pattern) !== undefined ? { kind: "text", value: str(a.pattern)! } : { kind: "path", value: str(a.path) ?? "." };
@@ -61,7 +63,14 @@ function decideCall(call: ToolCall, ctx: EvaluationContext): { verdicts: Verdict
 function searchesProcessFiles(call: ToolCall, verdict: Verdict): Verdict {
   if (call.tool !== "glob" && call.tool !== "grep") return verdict;
   const named = [call.args.pattern, call.args.path].find((v) => typeof v === "string" && v.startsWith("/") && namesProcessFiles(v));
-  return named ? { action: "deny", subject: verdict.subject, rule: null, reason: `${String(named)} names a process's own files (environment, memory, open files); no tool reads them` } : verdict;
+  return named
+    ? {
+        action: "deny",
+        subject: verdict.subject,
+        rule: null,
+        reason: `${String(named)} names a process's own files (environment, memory, open files); no tool reads them`,
+      }
+    : verdict;
 }
 
 /** The gate's answer for one tool call: rules, then the session mode and critical patterns. */

@@ -49,7 +49,10 @@ export function lintRules(text: string, opts: ParseOptions): LintReport {
     const later = rules.slice(i + 1).find((r) => covers(r, rule, pathLike) && !(r.origin === "approval" && r.action === "allow" && rule.action === "deny"));
     if (later) {
       const where = later.source?.line ? ` at line ${later.source.line}` : "";
-      warnings.push({ ...at(rule), message: `${rule.tool} "${rule.pattern}" (${rule.action}) is shadowed by ${later.tool} "${later.pattern}" (${later.action})${where}, which matches everything it does and comes later` });
+      warnings.push({
+        ...at(rule),
+        message: `${rule.tool} "${rule.pattern}" (${rule.action}) is shadowed by ${later.tool} "${later.pattern}" (${later.action})${where}, which matches everything it does and comes later`,
+      });
     }
   });
   return { errors, warnings };

@@ -35,7 +35,9 @@ function byMode(action: Action, tier: Tier, mode: Mode): ModeResult {
  */
 export function applyMode(action: Action, tier: Tier, mode: Mode, critical: string | null): ModeResult {
   let result = byMode(action, tier, mode);
-  if (critical && mode !== "yolo" && result.action !== "deny") result = { action: "ask", note: result.note ? `critical: ${critical} (${result.note})` : `critical: ${critical}` };
-  if (mode === "strict" && result.action === "ask") result = { action: "deny", note: `strict mode denies what would ask${result.note ? ` (${result.note})` : ""}` };
+  if (critical && mode !== "yolo" && result.action !== "deny")
+    result = { action: "ask", note: result.note ? `critical: ${critical} (${result.note})` : `critical: ${critical}` };
+  if (mode === "strict" && result.action === "ask")
+    result = { action: "deny", note: `strict mode denies what would ask${result.note ? ` (${result.note})` : ""}` };
   return result;
 }

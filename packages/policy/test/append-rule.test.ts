@@ -74,10 +74,11 @@ describe("appendRule on disk", () => {
     const script = `import("${path.resolve(import.meta.dirname, "../dist/node/index.js")}").then(async (m) => { for (let i = 0; i < 10; i++) await m.appendRule(process.argv[1], { tool: "t" + process.argv[2], pattern: "p" + i }); })`;
     await Promise.all(
       [0, 1, 2, 3, 4].map(
-        (n) => new Promise<void>((resolve, reject) => {
-          const child = spawn(process.execPath, ["-e", script, file, String(n)], { stdio: "inherit" });
-          child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
-        }),
+        (n) =>
+          new Promise<void>((resolve, reject) => {
+            const child = spawn(process.execPath, ["-e", script, file, String(n)], { stdio: "inherit" });
+            child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+          }),
       ),
     );
     expect(parse(fs.readFileSync(file, "utf8")).filter((r) => r.origin === "approval")).toHaveLength(50);

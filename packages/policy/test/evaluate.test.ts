@@ -35,12 +35,12 @@ describe("seed 002 default rules", () => {
 });
 
 describe("matching", () => {
-  it("a final top-level \"*\": \"allow\" opens everything, deny rules included", () => {
+  it('a final top-level "*": "allow" opens everything, deny rules included', () => {
     const open = ruleset(`{"read_file": {"*": "allow", "*.env": "deny"}, "*": "allow"}`);
     expect(decide("read_file", { path: ".env" }, context({ static: open })).action).toBe("allow");
   });
 
-  it("\"tool\": \"action\" equals { \"*\": \"action\" }", () => {
+  it('"tool": "action" equals { "*": "action" }', () => {
     const a = ruleset(`{"*": "deny", "my_tool": "allow"}`);
     expect(decide("my_tool", {}, context({ static: a })).action).toBe("allow");
     expect(decide("other", {}, context({ static: a })).action).toBe("deny");
@@ -58,7 +58,7 @@ describe("matching", () => {
     expect(d.reason).toMatch(/no rule matches/);
   });
 
-  it("\"P *\" also matches P alone", () => {
+  it('"P *" also matches P alone', () => {
     const r = ruleset(`{"shell_exec": {"*": "ask", "git push *": "deny", "npm test *": "allow"}}`);
     expect(shell("git push", context({ static: r })).action).toBe("deny");
     expect(shell("npm test", context({ static: r })).action).toBe("allow");

@@ -41,7 +41,7 @@ describe("seed 002: rule evaluation", () => {
     expect(decide("write_file", { path: "a/b.txt" }, ctx).action).toBe("allow");
   });
 
-  it("opens everything with a final \"*\": \"allow\" (disabling the gate)", () => {
+  it('opens everything with a final "*": "allow" (disabling the gate)', () => {
     const ctx = context({ static: ruleset(`{"*": "allow"}`) });
     expect(shell("curl x | tee y", ctx).action).toBe("allow");
     expect(decide("read_file", { path: ".env" }, ctx).action).toBe("allow");

@@ -70,10 +70,26 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
   z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),
-  z.object({ type: z.literal("shell_command"), ...base, command: z.string(), exitCode: z.number().nullable(), output: z.string(), stderr: z.string(), by: z.string() }),
+  z.object({
+    type: z.literal("shell_command"),
+    ...base,
+    command: z.string(),
+    exitCode: z.number().nullable(),
+    output: z.string(),
+    stderr: z.string(),
+    by: z.string(),
+  }),
   z.object({ type: z.literal("worker_connected"), ...base, workerId: z.string() }),
   z.object({ type: z.literal("worker_disconnected"), ...base, workerId: z.string() }),
-  z.object({ type: z.literal("permissions_invalid"), ...base, workerId: z.string(), file: z.string(), line: z.number(), column: z.number(), message: z.string() }),
+  z.object({
+    type: z.literal("permissions_invalid"),
+    ...base,
+    workerId: z.string(),
+    file: z.string(),
+    line: z.number(),
+    column: z.number(),
+    message: z.string(),
+  }),
 ]);
 export type GatehouseEvent = z.infer<typeof GatehouseEvent>;
 export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, { type: T }>;

@@ -9,7 +9,11 @@ export function defaultKnownServersFile(env: NodeJS.ProcessEnv = process.env): s
 
 /** A fingerprint as uppercase colon-separated hex, however it was written (`sha256:`, no colons, lowercase). */
 export function normalizeFingerprint(text: string): string {
-  const hex = text.trim().replace(/^sha256[:/ ]/i, "").replace(/:/g, "").toUpperCase();
+  const hex = text
+    .trim()
+    .replace(/^sha256[:/ ]/i, "")
+    .replace(/:/g, "")
+    .toUpperCase();
   if (!/^[0-9A-F]{64}$/.test(hex)) throw new Error(`"${text}" is not a SHA-256 fingerprint (64 hex digits)`);
   return hex.match(/../g)!.join(":");
 }

@@ -1,5 +1,18 @@
 import { z } from "zod";
-import { AgentDefinition, ApprovalId, Decision, Message, Mode, SandboxInfo, Scope, SessionId, SessionInfo, SkillInfo, ToolDescriptor, WorkerId } from "./schemas.js";
+import {
+  AgentDefinition,
+  ApprovalId,
+  Decision,
+  Message,
+  Mode,
+  SandboxInfo,
+  Scope,
+  SessionId,
+  SessionInfo,
+  SkillInfo,
+  ToolDescriptor,
+  WorkerId,
+} from "./schemas.js";
 import { ToolOutput } from "./tool-output.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);

@@ -3,9 +3,25 @@ import { z, ZodError } from "zod";
 import { describeIssues } from "./issues.js";
 import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
-  Applied, ApproveInput, DenyInput, OnEventsInput, PermissionsExplainInput, PermissionsExplainOutput, PermissionsGetOutput,
-  PromptInput, SessionCreateInput, SessionGetOutput, SessionRef, SessionSetModeInput, SessionShellInput, ShellOutput,
-  ViewInput, WhoAmI, WorkerRef, WorkerRegisterInput, WorkerResultInput,
+  Applied,
+  ApproveInput,
+  DenyInput,
+  OnEventsInput,
+  PermissionsExplainInput,
+  PermissionsExplainOutput,
+  PermissionsGetOutput,
+  PromptInput,
+  SessionCreateInput,
+  SessionGetOutput,
+  SessionRef,
+  SessionSetModeInput,
+  SessionShellInput,
+  ShellOutput,
+  ViewInput,
+  WhoAmI,
+  WorkerRef,
+  WorkerRegisterInput,
+  WorkerResultInput,
 } from "./procedures.js";
 import { Presentation, SessionInfo, WorkerInfo } from "./schemas.js";
 
@@ -72,7 +88,6 @@ export interface Handlers {
   };
 }
 
-
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const internal = error.code === "INTERNAL_SERVER_ERROR";
@@ -93,44 +108,76 @@ const client = authed("client");
 const worker = authed("worker");
 
 /** The Gatehouse protocol, bound to the server's handlers. */
-export function createAppRouter(h: Handlers) {
+export function createAppRouter(handlers: Handlers) {
   return t.router({
     session: t.router({
-      create: client.input(SessionCreateInput).output(SessionInfo).mutation(({ ctx, input }) => h.session.create(ctx.principal, input)),
-      list: client.output(z.array(SessionInfo)).query(({ ctx }) => h.session.list(ctx.principal)),
-      get: client.input(SessionRef).output(SessionGetOutput).query(({ ctx, input }) => h.session.get(ctx.principal, input)),
-      setMode: client.input(SessionSetModeInput).output(Applied).mutation(({ ctx, input }) => h.session.setMode(ctx.principal, input)),
-      shell: client.input(SessionShellInput).output(ShellOutput).mutation(({ ctx, input }) => h.session.shell(ctx.principal, input)),
+      create: client
+        .input(SessionCreateInput)
+        .output(SessionInfo)
+        .mutation(({ ctx, input }) => handlers.session.create(ctx.principal, input)),
+      list: client.output(z.array(SessionInfo)).query(({ ctx }) => handlers.session.list(ctx.principal)),
+      get: client
+        .input(SessionRef)
+        .output(SessionGetOutput)
+        .query(({ ctx, input }) => handlers.session.get(ctx.principal, input)),
+      setMode: client
+        .input(SessionSetModeInput)
+        .output(Applied)
+        .mutation(({ ctx, input }) => handlers.session.setMode(ctx.principal, input)),
+      shell: client
+        .input(SessionShellInput)
+        .output(ShellOutput)
+        .mutation(({ ctx, input }) => handlers.session.shell(ctx.principal, input)),
     }),
     agent: t.router({
-      prompt: client.input(PromptInput).mutation(({ ctx, input }) => h.agent.prompt(ctx.principal, input)),
-      abort: client.input(SessionRef).mutation(({ ctx, input }) => h.agent.abort(ctx.principal, input)),
+      prompt: client.input(PromptInput).mutation(({ ctx, input }) => handlers.agent.prompt(ctx.principal, input)),
+      abort: client.input(SessionRef).mutation(({ ctx, input }) => handlers.agent.abort(ctx.principal, input)),
       onEvents: client.input(OnEventsInput).subscription(async function* ({ ctx, input, signal }) {
-        for await (const { id, event } of h.agent.events(ctx.principal, input, signal)) yield tracked(id, event);
+        for await (const { id, event } of handlers.agent.events(ctx.principal, input, signal)) yield tracked(id, event);
       }),
     }),
     tool: t.router({
-      approve: client.input(ApproveInput).output(Applied).mutation(({ ctx, input }) => h.tool.approve(ctx.principal, input)),
-      deny: client.input(DenyInput).output(Applied).mutation(({ ctx, input }) => h.tool.deny(ctx.principal, input)),
-      view: client.input(ViewInput).output(Presentation.nullable()).query(({ ctx, input }) => h.tool.view(ctx.principal, input)),
+      approve: client
+        .input(ApproveInput)
+        .output(Applied)
+        .mutation(({ ctx, input }) => handlers.tool.approve(ctx.principal, input)),
+      deny: client
+        .input(DenyInput)
+        .output(Applied)
+        .mutation(({ ctx, input }) => handlers.tool.deny(ctx.principal, input)),
+      view: client
+        .input(ViewInput)
+        .output(Presentation.nullable())
+        .query(({ ctx, input }) => handlers.tool.view(ctx.principal, input)),
     }),
     worker: t.router({
-      register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => h.worker.register(ctx.principal, input)),
+      register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => handlers.worker.register(ctx.principal, input)),
       onToolRequests: worker.input(WorkerRef).subscription(async function* ({ ctx, input, signal }) {
-        yield* h.worker.requests(ctx.principal, input, signal);
+        yield* handlers.worker.requests(ctx.principal, input, signal);
       }),
-      result: worker.input(WorkerResultInput).mutation(({ ctx, input }) => h.worker.result(ctx.principal, input)),
-      heartbeat: worker.input(WorkerRef).mutation(({ ctx, input }) => h.worker.heartbeat(ctx.principal, input)),
+      result: worker.input(WorkerResultInput).mutation(({ ctx, input }) => handlers.worker.result(ctx.principal, input)),
+      heartbeat: worker.input(WorkerRef).mutation(({ ctx, input }) => handlers.worker.heartbeat(ctx.principal, input)),
     }),
     auth: t.router({
-      whoami: client.output(WhoAmI).query(({ ctx: { principal: p } }) => ({ name: p.name, role: p.role ?? "admin", workers: [...(p.workers ?? ["*"])], shell: p.shell ?? p.role !== "viewer" })),
+      whoami: client.output(WhoAmI).query(({ ctx: { principal: p } }) => ({
+        name: p.name,
+        role: p.role ?? "admin",
+        workers: [...(p.workers ?? ["*"])],
+        shell: p.shell ?? p.role !== "viewer",
+      })),
     }),
     workers: t.router({
-      list: client.output(z.array(WorkerInfo)).query(({ ctx }) => h.workers.list(ctx.principal)),
+      list: client.output(z.array(WorkerInfo)).query(({ ctx }) => handlers.workers.list(ctx.principal)),
     }),
     permissions: t.router({
-      get: client.input(WorkerRef).output(PermissionsGetOutput).query(({ ctx, input }) => h.permissions.get(ctx.principal, input)),
-      explain: client.input(PermissionsExplainInput).output(PermissionsExplainOutput).query(({ ctx, input }) => h.permissions.explain(ctx.principal, input)),
+      get: client
+        .input(WorkerRef)
+        .output(PermissionsGetOutput)
+        .query(({ ctx, input }) => handlers.permissions.get(ctx.principal, input)),
+      explain: client
+        .input(PermissionsExplainInput)
+        .output(PermissionsExplainOutput)
+        .query(({ ctx, input }) => handlers.permissions.explain(ctx.principal, input)),
     }),
   });
 }

@@ -1,7 +1,11 @@
 import { ACTIONS, LAYERS, MODES, ORIGINS, SCOPES, TIERS, type Decision as PolicyDecision, type RuleRef as PolicyRuleRef } from "@gatehouse/policy";
 import { z } from "zod";
 
-const id = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`).max(200, `${what} is too long`);
+const id = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .min(1, `${what} must not be empty`)
+    .max(200, `${what} is too long`);
 
 export const SessionId = id("sessionId");
 export const ApprovalId = id("approvalId");
@@ -117,7 +121,9 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 const ActionWord = z.enum(ACTIONS, { error: (issue) => `${JSON.stringify(issue.input)} is not an action: use allow, deny or ask` });
 export const PermissionMap = z.record(
   z.string(),
-  z.union([ActionWord, z.record(z.string(), ActionWord)], { error: (issue) => `${JSON.stringify(issue.input)} is not an action (allow, deny, ask) or a map of pattern to action` }),
+  z.union([ActionWord, z.record(z.string(), ActionWord)], {
+    error: (issue) => `${JSON.stringify(issue.input)} is not an action (allow, deny, ask) or a map of pattern to action`,
+  }),
   { error: "must be a map of tool name to action" },
 );
 export type PermissionMap = z.infer<typeof PermissionMap>;
@@ -128,7 +134,10 @@ export type BuiltinAgentName = (typeof BUILTIN_AGENT_NAMES)[number];
 
 /** An agent type a worker offers, read from its agents folder (DESIGN §4). */
 export const AgentDefinition = z.object({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "an agent name may hold letters, digits, '.', '_' and '-' only").max(100),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "an agent name may hold letters, digits, '.', '_' and '-' only")
+    .max(100),
   description: z.string().max(2000),
   /** The agent's instructions, added to its system prompt. */
   prompt: z.string().max(100_000),

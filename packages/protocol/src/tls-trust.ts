@@ -50,7 +50,10 @@ function presented(host: string, port: number, timeoutMs: number): Promise<Prese
     socket.once("secureConnect", () => {
       clearTimeout(timer);
       const cert = socket.getPeerCertificate(false);
-      const pem = `-----BEGIN CERTIFICATE-----\n${cert.raw.toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
+      const pem = `-----BEGIN CERTIFICATE-----\n${cert.raw
+        .toString("base64")
+        .match(/.{1,64}/g)!
+        .join("\n")}\n-----END CERTIFICATE-----\n`;
       resolve({ authorized: socket.authorized, fingerprint: cert.fingerprint256, pem });
       socket.end();
     });
@@ -82,7 +85,8 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
   let pinned: string;
   if (opts.fingerprint) {
     pinned = normalizeFingerprint(opts.fingerprint);
-    if (pinned !== seen.fingerprint) throw new TrustError(`the server ${server} presents the certificate ${seen.fingerprint}, not the fingerprint given (${pinned}): not connecting`);
+    if (pinned !== seen.fingerprint)
+      throw new TrustError(`the server ${server} presents the certificate ${seen.fingerprint}, not the fingerprint given (${pinned}): not connecting`);
   } else {
     const entry = known.lookup(server);
     if (!entry && seen.authorized) return {};
@@ -100,6 +104,7 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
   }
   return {
     ca: seen.pem,
-    checkServerIdentity: (_host, cert) => (cert.fingerprint256 === pinned ? undefined : new TrustError(`the server ${server} presented a certificate other than the pinned one`)),
+    checkServerIdentity: (_host, cert) =>
+      cert.fingerprint256 === pinned ? undefined : new TrustError(`the server ${server} presented a certificate other than the pinned one`),
   };
 }

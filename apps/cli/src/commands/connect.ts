@@ -9,7 +9,17 @@ import { sandboxNote } from "../sandbox-note.js";
 
 /** `gatehouse connect --server URL --token T [--session ID | --worker ID] [--mode MODE]`: the terminal client on a remote server. */
 export async function connectCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, session: { type: "string" }, worker: { type: "string" }, mode: { type: "string" }, ...TRUST_FLAGS } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      server: { type: "string" },
+      token: { type: "string" },
+      session: { type: "string" },
+      worker: { type: "string" },
+      mode: { type: "string" },
+      ...TRUST_FLAGS,
+    },
+  });
   const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
   if (!values.server) throw new CliError("missing --server");
   if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
@@ -26,7 +36,10 @@ export async function connectCommand(argv: string[]): Promise<number> {
       : await client.session.create.mutate({ workerId: values.worker!, ...(mode ? { mode } : {}) });
     const controller = new SessionController(client, session.id, values.server, session.mode);
     const worker = (await client.workers.list.query()).find((w) => w.id === session.workerId);
-    await runTerminal({ controller, banner: `Connected to ${values.server}, session ${session.id} on worker ${session.workerId}. ${sandboxNote(worker?.sandbox)}` });
+    await runTerminal({
+      controller,
+      banner: `Connected to ${values.server}, session ${session.id} on worker ${session.workerId}. ${sandboxNote(worker?.sandbox)}`,
+    });
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError((err as Error).message, 1);

@@ -63,7 +63,20 @@ async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Prom
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { prompt: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" }, dir: { type: "string" }, "data-dir": { type: "string" }, scenario: { type: "string" }, mcp: { type: "string" }, ...MODEL_FLAGS, server: { type: "string" }, token: { type: "string" }, worker: { type: "string" }, ...TRUST_FLAGS },
+    options: {
+      prompt: { type: "string" },
+      mode: { type: "string" },
+      json: { type: "boolean" },
+      dir: { type: "string" },
+      "data-dir": { type: "string" },
+      scenario: { type: "string" },
+      mcp: { type: "string" },
+      ...MODEL_FLAGS,
+      server: { type: "string" },
+      token: { type: "string" },
+      worker: { type: "string" },
+      ...TRUST_FLAGS,
+    },
   });
   if (!values.prompt) throw new CliError("missing --prompt TEXT");
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
@@ -83,7 +96,10 @@ export async function runCommand(argv: string[]): Promise<number> {
             const e = data as GatehouseEvent;
             printer.print(id, e);
             if (e.type === "tool_approval_required" && interactive) void askOnTerminal(t.client, e);
-            if (e.type === "turn_ended" && e.sessionId === session.id) (sub.unsubscribe(), resolve(e));
+            if (e.type === "turn_ended" && e.sessionId === session.id) {
+              sub.unsubscribe();
+              resolve(e);
+            }
           },
         },
       );

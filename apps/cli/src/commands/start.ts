@@ -26,7 +26,14 @@ export async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: START_OPTIONS });
   const mode = parseMode(values.mode);
   if (!process.stdin.isTTY) throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run --prompt TEXT`");
-  const local = await startLocal({ demo: values.demo, dir: values.dir, dataDir: values["data-dir"], scenario: values.scenario, mcp: values.mcp, model: modelChoice(values) });
+  const local = await startLocal({
+    demo: values.demo,
+    dir: values.dir,
+    dataDir: values["data-dir"],
+    scenario: values.scenario,
+    mcp: values.mcp,
+    model: modelChoice(values),
+  });
   const client = createNodeClient({ url: local.url, token: local.clientToken });
   try {
     const session = await client.session.create.mutate({ workerId: local.workerId, ...(mode ? { mode } : {}) });

@@ -63,7 +63,17 @@ interface Start {
 
 async function start(s: Start): Promise<TelegramBot> {
   try {
-    return await checked(() => startTelegramBot({ url: s.url, tls: s.tls, botToken: s.botToken, users: s.users, stateFile: s.stateFile, apiRoot: s.settings.apiRoot, ...(s.log ? { log: s.log } : {}) }));
+    return await checked(() =>
+      startTelegramBot({
+        url: s.url,
+        tls: s.tls,
+        botToken: s.botToken,
+        users: s.users,
+        stateFile: s.stateFile,
+        apiRoot: s.settings.apiRoot,
+        ...(s.log ? { log: s.log } : {}),
+      }),
+    );
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError((err as Error).message, 1);
@@ -74,7 +84,15 @@ async function start(s: Start): Promise<TelegramBot> {
 export async function telegramCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { server: { type: "string" }, token: { type: "string" }, users: { type: "string" }, config: { type: "string" }, state: { type: "string" }, "api-root": { type: "string" }, ...TRUST_FLAGS },
+    options: {
+      server: { type: "string" },
+      token: { type: "string" },
+      users: { type: "string" },
+      config: { type: "string" },
+      state: { type: "string" },
+      "api-root": { type: "string" },
+      ...TRUST_FLAGS,
+    },
   });
   if (!values.server) throw new CliError("missing --server (the Gatehouse server, ws://HOST:PORT)");
   const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
@@ -93,7 +111,9 @@ export async function telegramCommand(argv: string[]): Promise<number> {
   const tls = await trustServer(values.server, trust);
   const stateFile = path.resolve(values.state ?? settings.stateFile ?? path.join(os.homedir(), ".gatehouse", "telegram-state.json"));
   const bot = await start({ url: values.server, tls, botToken, settings, users, stateFile });
-  process.stdout.write(`${JSON.stringify({ msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile })}\n`,
+  );
   await runUntilSignal(bot);
   return 0;
 }
@@ -102,7 +122,13 @@ export async function telegramCommand(argv: string[]): Promise<number> {
  * The bot inside the server process, when the server's config has a `telegram` section: every
  * user there names the client token they act with. Over TLS it trusts the server's own certificate.
  */
-export async function embeddedTelegram(section: unknown, configFile: string | undefined, server: { url: string; fingerprint: string | null }, dataDir: string, log: Log): Promise<TelegramBot | null> {
+export async function embeddedTelegram(
+  section: unknown,
+  configFile: string | undefined,
+  server: { url: string; fingerprint: string | null },
+  dataDir: string,
+  log: Log,
+): Promise<TelegramBot | null> {
   if (section === undefined) return null;
   const where = `${configFile ?? "config"}: telegram`;
   const settings = checked(() => parseTelegramSettings(section, where));

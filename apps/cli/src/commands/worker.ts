@@ -8,9 +8,24 @@ import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
 
 /** `gatehouse worker --server URL --token T --id ID --dir DIR [--mcp FILE] [--sandbox MODE] [--network on|off]`: runs until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { server: { type: "string" }, token: { type: "string" }, id: { type: "string" }, dir: { type: "string" }, mcp: { type: "string" }, ...TRUST_FLAGS, ...SANDBOX_FLAGS } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      server: { type: "string" },
+      token: { type: "string" },
+      id: { type: "string" },
+      dir: { type: "string" },
+      mcp: { type: "string" },
+      ...TRUST_FLAGS,
+      ...SANDBOX_FLAGS,
+    },
+  });
   const token = values.token ?? process.env.GATEHOUSE_WORKER_TOKEN;
-  for (const [flag, v] of [["server", values.server], ["token", token], ["id", values.id]] as const) {
+  for (const [flag, v] of [
+    ["server", values.server],
+    ["token", token],
+    ["id", values.id],
+  ] as const) {
     if (!v) throw new CliError(`missing --${flag}`);
   }
   const sandbox = sandboxSettings(values);
@@ -37,4 +52,3 @@ export async function workerCommand(argv: string[]): Promise<number> {
   await worker.close();
   return 0;
 }
-

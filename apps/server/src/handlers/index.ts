@@ -10,13 +10,13 @@ import { workersHandlers } from "./workers.js";
 export type { Services } from "./services.js";
 
 /** The server's side of the protocol, one router a module. */
-export function createHandlers(s: Services): Handlers {
+export function createHandlers(services: Services): Handlers {
   return {
-    session: sessionHandlers(s),
-    agent: agentHandlers(s),
-    tool: toolHandlers(s),
-    workers: workersHandlers(s),
-    worker: workerHandlers(s),
-    permissions: permissionsHandlers(s),
+    session: sessionHandlers(services),
+    agent: agentHandlers(services),
+    tool: toolHandlers(services),
+    workers: workersHandlers(services),
+    worker: workerHandlers(services),
+    permissions: permissionsHandlers(services),
   };
 }

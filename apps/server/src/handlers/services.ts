@@ -26,15 +26,15 @@ export interface Services {
 export const now = () => new Date().toISOString();
 
 /** A session by id; NOT_FOUND when there is none. */
-export function sessionOf(s: Services, id: string): SessionInfo {
-  const found = s.store.getSession(id);
+export function sessionOf(services: Services, id: string): SessionInfo {
+  const found = services.store.getSession(id);
   if (!found) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
   return found;
 }
 
 /** A registered worker by id; NOT_FOUND when there is none. */
-export function workerOf(s: Services, id: string): WorkerEntry {
-  const found = s.registry.get(id);
+export function workerOf(services: Services, id: string): WorkerEntry {
+  const found = services.registry.get(id);
   if (!found) throw new GatehouseError("NOT_FOUND", `worker ${id} has not registered`);
   return found;
 }

@@ -5,37 +5,72 @@ import { GatehouseError } from "../errors.js";
 import { type Services, guarded, now, sessionOf, workerOf } from "./services.js";
 
 /** The `session` router: create, list, get, mode, and a person's own shell command. */
-export function sessionHandlers(s: Services): Handlers["session"] {
+export function sessionHandlers(services: Services): Handlers["session"] {
   return guarded({
     async create(p, input) {
-      const w = workerOf(s, input.workerId);
+      const w = workerOf(services, input.workerId);
       if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentNames(w)}`);
-      const info: SessionInfo = { id: nanoid(), workerId: w.id, agent: input.agent, model: input.model ?? s.defaultModel, mode: input.mode, parentId: null, createdAt: now(), status: "idle" };
-      s.openModel(info, input.scenario);
-      s.store.putSession(info);
-      s.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
-      s.log.info("session created", { sessionId: info.id, workerId: info.workerId, agent: info.agent, model: info.model, mode: info.mode, by: p.name });
+      const info: SessionInfo = {
+        id: nanoid(),
+        workerId: w.id,
+        agent: input.agent,
+        model: input.model ?? services.defaultModel,
+        mode: input.mode,
+        parentId: null,
+        createdAt: now(),
+        status: "idle",
+      };
+      services.openModel(info, input.scenario);
+      services.store.putSession(info);
+      services.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
+      services.log.info("session created", { sessionId: info.id, workerId: info.workerId, agent: info.agent, model: info.model, mode: info.mode, by: p.name });
       return info;
     },
     async list() {
-      return s.store.listSessions();
+      return services.store.listSessions();
     },
     async get(_p, input) {
-      return { session: sessionOf(s, input.sessionId), history: s.store.messages(input.sessionId) };
+      return { session: sessionOf(services, input.sessionId), history: services.store.messages(input.sessionId) };
     },
     async setMode(_p, input) {
-      const current = sessionOf(s, input.sessionId);
-      s.store.putSession({ ...current, mode: input.mode });
-      s.hub.publish({ type: "mode_changed", sessionId: current.id, at: now(), mode: input.mode });
-      s.gate.recheck(current.id);
+      const current = sessionOf(services, input.sessionId);
+      services.store.putSession({ ...current, mode: input.mode });
+      services.hub.publish({ type: "mode_changed", sessionId: current.id, at: now(), mode: input.mode });
+      services.gate.recheck(current.id);
       return { applied: true };
     },
     async shell(p, input) {
-      const current = sessionOf(s, input.sessionId);
-      const ran = await s.registry.dispatch(current.workerId, { sessionId: current.id, toolName: "shell_exec", args: { command: input.command }, timeoutMs: s.toolTimeoutMs, guard: s.gate.guard(current), origin: "person" });
+      const current = sessionOf(services, input.sessionId);
+      const ran = await services.registry.dispatch(current.workerId, {
+        sessionId: current.id,
+        toolName: "shell_exec",
+        args: { command: input.command },
+        timeoutMs: services.toolTimeoutMs,
+        guard: services.gate.guard(current),
+        origin: "person",
+      });
       const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
-      s.store.audit({ at: now(), sessionId: current.id, workerId: current.workerId, toolName: "shell_exec", arguments: JSON.stringify({ command: input.command }), action: "user_shell", reason: "typed by a person (!command), not gated", rule: null, by: p.name });
-      s.hub.publish({ type: "shell_command", sessionId: current.id, at: now(), command: input.command, exitCode: shell.exitCode, output: shell.stdout, stderr: shell.stderr, by: p.name });
+      services.store.audit({
+        at: now(),
+        sessionId: current.id,
+        workerId: current.workerId,
+        toolName: "shell_exec",
+        arguments: JSON.stringify({ command: input.command }),
+        action: "user_shell",
+        reason: "typed by a person (!command), not gated",
+        rule: null,
+        by: p.name,
+      });
+      services.hub.publish({
+        type: "shell_command",
+        sessionId: current.id,
+        at: now(),
+        command: input.command,
+        exitCode: shell.exitCode,
+        output: shell.stdout,
+        stderr: shell.stderr,
+        by: p.name,
+      });
       return shell;
     },
   });

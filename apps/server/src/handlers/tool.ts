@@ -3,16 +3,16 @@ import { GatehouseError } from "../errors.js";
 import { type Services, guarded } from "./services.js";
 
 /** The `tool` router: a person's answers to pending approvals, and what they look at first. */
-export function toolHandlers(s: Services): Handlers["tool"] {
+export function toolHandlers(services: Services): Handlers["tool"] {
   return guarded({
     async approve(p, input) {
-      return { applied: await s.gate.approve(p.name, input) };
+      return { applied: await services.gate.approve(p.name, input) };
     },
     async deny(p, input) {
-      return { applied: s.gate.deny(p.name, input) };
+      return { applied: services.gate.deny(p.name, input) };
     },
     async view(_p, input) {
-      const found = await s.gate.view(input.sessionId, input.approvalId);
+      const found = await services.gate.view(input.sessionId, input.approvalId);
       if (found === undefined) throw new GatehouseError("NOT_FOUND", `approval ${input.approvalId} is not pending in session ${input.sessionId}`);
       return found;
     },

@@ -2,22 +2,22 @@ import type { Handlers } from "@gatehouse/protocol";
 import { type Services, guarded, workerOf } from "./services.js";
 
 /** The `worker` router: a worker's registration, its tool requests and its results. */
-export function workerHandlers(s: Services): Handlers["worker"] {
+export function workerHandlers(services: Services): Handlers["worker"] {
   return guarded({
     async register(_p, input) {
-      s.registry.register(input);
+      services.registry.register(input);
       return { ok: true as const };
     },
     requests(_p, input, signal) {
-      workerOf(s, input.workerId);
-      return s.registry.requests(input.workerId, signal);
+      workerOf(services, input.workerId);
+      return services.registry.requests(input.workerId, signal);
     },
     async result(_p, input) {
       const { workerId, requestId, ...output } = input;
-      return { accepted: s.registry.result(workerId, requestId, output) };
+      return { accepted: services.registry.result(workerId, requestId, output) };
     },
     async heartbeat(_p, input) {
-      s.registry.heartbeat(input.workerId);
+      services.registry.heartbeat(input.workerId);
       return { ok: true as const };
     },
   });

@@ -3,10 +3,10 @@ import { agentsOf } from "../agents.js";
 import { type Services, guarded } from "./services.js";
 
 /** The `workers` router: what each registered worker offers. */
-export function workersHandlers(s: Services): Handlers["workers"] {
+export function workersHandlers(services: Services): Handlers["workers"] {
   return guarded({
     async list() {
-      return s.registry.list().map((w) => ({
+      return services.registry.list().map((w) => ({
         id: w.id,
         workDir: w.workDir,
         connected: w.connected,

@@ -21,7 +21,7 @@ export function allows(p: Principal, workerId: string, need: Need): boolean {
  * one names what it needs, and a subscription to all sessions only carries the events of
  * sessions the token may watch.
  */
-export function withAccess(h: Handlers, store: Store, log: Log): Handlers {
+export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers {
   const refuse = (p: Principal, what: string): never => {
     log.warn("access refused", { token: p.name, role: p.role ?? p.kind, what });
     throw new TRPCError({ code: "FORBIDDEN", message: `the token "${p.name}"${p.role ? ` (${p.role})` : ""} may not ${what}` });
@@ -47,41 +47,41 @@ export function withAccess(h: Handlers, store: Store, log: Log): Handlers {
 
   return {
     session: {
-      create: async (p, i) => (onWorker(p, i.workerId, "use", "create sessions"), h.session.create(p, i)),
-      list: async (p) => (await h.session.list(p)).filter((s) => allows(p, s.workerId, "watch")),
-      get: async (p, i) => (onSession(p, i.sessionId, "watch", "watch sessions"), h.session.get(p, i)),
-      setMode: async (p, i) => (onSession(p, i.sessionId, "use", "change modes of sessions"), h.session.setMode(p, i)),
-      shell: async (p, i) => (onSession(p, i.sessionId, "shell", "run commands (session.shell)"), h.session.shell(p, i)),
+      create: async (p, i) => (onWorker(p, i.workerId, "use", "create sessions"), handlers.session.create(p, i)),
+      list: async (p) => (await handlers.session.list(p)).filter((s) => allows(p, s.workerId, "watch")),
+      get: async (p, i) => (onSession(p, i.sessionId, "watch", "watch sessions"), handlers.session.get(p, i)),
+      setMode: async (p, i) => (onSession(p, i.sessionId, "use", "change modes of sessions"), handlers.session.setMode(p, i)),
+      shell: async (p, i) => (onSession(p, i.sessionId, "shell", "run commands (session.shell)"), handlers.session.shell(p, i)),
     },
     agent: {
-      prompt: async (p, i) => (onSession(p, i.sessionId, "use", "prompt sessions"), h.agent.prompt(p, i)),
-      abort: async (p, i) => (onSession(p, i.sessionId, "use", "abort sessions"), h.agent.abort(p, i)),
+      prompt: async (p, i) => (onSession(p, i.sessionId, "use", "prompt sessions"), handlers.agent.prompt(p, i)),
+      abort: async (p, i) => (onSession(p, i.sessionId, "use", "abort sessions"), handlers.agent.abort(p, i)),
       events: (p, i, signal) => {
         if (i.sessionId !== undefined) {
           onSession(p, i.sessionId, "watch", "watch sessions");
-          return h.agent.events(p, i, signal);
+          return handlers.agent.events(p, i, signal);
         }
-        const all = h.agent.events(p, i, signal);
+        const all = handlers.agent.events(p, i, signal);
         return p.role === "admin" ? all : onlyVisible(all, (e) => visible(p, e.event.sessionId));
       },
     },
     tool: {
-      approve: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), h.tool.approve(p, i)),
-      deny: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), h.tool.deny(p, i)),
-      view: async (p, i) => (onSession(p, i.sessionId, "watch", "view approvals"), h.tool.view(p, i)),
+      approve: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.approve(p, i)),
+      deny: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.deny(p, i)),
+      view: async (p, i) => (onSession(p, i.sessionId, "watch", "view approvals"), handlers.tool.view(p, i)),
     },
     worker: {
-      register: async (p, i) => (ownWorker(p, i.workerId), h.worker.register(p, i)),
-      requests: (p, i, signal) => (ownWorker(p, i.workerId), h.worker.requests(p, i, signal)),
-      result: async (p, i) => (ownWorker(p, i.workerId), h.worker.result(p, i)),
-      heartbeat: async (p, i) => (ownWorker(p, i.workerId), h.worker.heartbeat(p, i)),
+      register: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.register(p, i)),
+      requests: (p, i, signal) => (ownWorker(p, i.workerId), handlers.worker.requests(p, i, signal)),
+      result: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.result(p, i)),
+      heartbeat: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.heartbeat(p, i)),
     },
     workers: {
-      list: async (p) => (await h.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
+      list: async (p) => (await handlers.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
     },
     permissions: {
-      get: async (p, i) => (admin(p, "read permissions files"), h.permissions.get(p, i)),
-      explain: async (p, i) => (admin(p, "explain permissions"), h.permissions.explain(p, i)),
+      get: async (p, i) => (admin(p, "read permissions files"), handlers.permissions.get(p, i)),
+      explain: async (p, i) => (admin(p, "explain permissions"), handlers.permissions.explain(p, i)),
     },
   };
 }

@@ -35,7 +35,10 @@ function submit(controller: SessionController, text: string, exit: () => void): 
 
 /** The terminal client: the conversation, the approval prompt or the input line, and a status line. */
 export function App({ controller, banner, onExit }: AppProps) {
-  const state = useSyncExternalStore((l) => controller.onChange(l), () => controller.snapshot);
+  const state = useSyncExternalStore(
+    (l) => controller.onChange(l),
+    () => controller.snapshot,
+  );
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [paged, setPaged] = useState<Paged | null>(null);
@@ -67,15 +70,32 @@ export function App({ controller, banner, onExit }: AppProps) {
         <TranscriptItem key={i} item={item} />
       ))}
       {paged ? (
-        <Pager title={paged.title} lines={paged.presentation.content.split("\n")} diff={paged.presentation.kind === "diff"} height={rows - 2} onClose={() => setPaged(null)} />
+        <Pager
+          title={paged.title}
+          lines={paged.presentation.content.split("\n")}
+          diff={paged.presentation.kind === "diff"}
+          height={rows - 2}
+          onClose={() => setPaged(null)}
+        />
       ) : pending.length > 0 ? (
-        <ApprovalPrompt key={pending[0]!.approvalId} queue={pending} onAnswer={(a, answer) => void controller.answer(a, answer)} onView={(a) => void view(a)} previewLines={Math.max(6, rows - 16)} subagents={state.view.subagents} />
+        <ApprovalPrompt
+          key={pending[0]!.approvalId}
+          queue={pending}
+          onAnswer={(a, answer) => void controller.answer(a, answer)}
+          onView={(a) => void view(a)}
+          previewLines={Math.max(6, rows - 16)}
+          subagents={state.view.subagents}
+        />
       ) : (
-        <InputLine hint={turnRunning ? "working… (Ctrl+C aborts)" : "a prompt, !command to run yourself, /mode NAME, Ctrl+C to quit"} onSubmit={(text) => submit(controller, text, leave)} />
+        <InputLine
+          hint={turnRunning ? "working… (Ctrl+C aborts)" : "a prompt, !command to run yourself, /mode NAME, Ctrl+C to quit"}
+          onSubmit={(text) => submit(controller, text, leave)}
+        />
       )}
       {state.problem ? <Text color="red">{state.problem}</Text> : null}
       <Text dimColor>
-        session {controller.sessionId.slice(0, 8)} · mode {mode} · {state.connection === "online" ? "connected" : state.connection === "reconnecting" ? "reconnecting…" : "connecting…"}
+        session {controller.sessionId.slice(0, 8)} · mode {mode} ·{" "}
+        {state.connection === "online" ? "connected" : state.connection === "reconnecting" ? "reconnecting…" : "connecting…"}
         {workerOnline ? "" : " · worker offline"}
         {turnRunning ? " · working (Ctrl+C aborts)" : ""}
       </Text>

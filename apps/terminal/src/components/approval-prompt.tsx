@@ -21,7 +21,26 @@ type Stage = "keys" | "pattern" | "feedback";
 function Keys({ pattern }: { pattern: string }) {
   return (
     <Text>
-      <Text bold color="green">y</Text> once  <Text bold color="green">s</Text> session  <Text bold color="green">a</Text> always ({pattern})  <Text bold color="red">n</Text> deny with feedback  <Text bold color="red">N</Text> deny hard  <Text bold>v</Text> view
+      <Text bold color="green">
+        y
+      </Text>{" "}
+      once{" "}
+      <Text bold color="green">
+        s
+      </Text>{" "}
+      session{" "}
+      <Text bold color="green">
+        a
+      </Text>{" "}
+      always ({pattern}){" "}
+      <Text bold color="red">
+        n
+      </Text>{" "}
+      deny with feedback{" "}
+      <Text bold color="red">
+        N
+      </Text>{" "}
+      deny hard <Text bold>v</Text> view
     </Text>
   );
 }
@@ -30,7 +49,11 @@ function Batch({ approval }: { approval: ApprovalRequired }) {
   const { index, total, remaining } = approval.batch;
   if (total <= 1) return null;
   const next = remaining.map((r) => describeCall(r.toolName, r.arguments, 50)).join(", ");
-  return <Text dimColor>call {index + 1} of {total} in this batch{next ? `; after it: ${next}` : ""}</Text>;
+  return (
+    <Text dimColor>
+      call {index + 1} of {total} in this batch{next ? `; after it: ${next}` : ""}
+    </Text>
+  );
 }
 
 /** The approval prompt: what asks and why, what it would do, and the keys to answer it. */
@@ -54,32 +77,51 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text>
-        <Text bold color="yellow">approval{queue.length > 1 ? ` 1 of ${queue.length}` : ""}</Text>  <Text bold>{current.toolName}</Text> <Text dimColor>tier {current.tier}</Text>
-        {subagents[current.sessionId] ? <Text color="magenta">  from subagent {subagents[current.sessionId]}</Text> : null}
+        <Text bold color="yellow">
+          approval{queue.length > 1 ? ` 1 of ${queue.length}` : ""}
+        </Text>{" "}
+        <Text bold>{current.toolName}</Text> <Text dimColor>tier {current.tier}</Text>
+        {subagents[current.sessionId] ? <Text color="magenta"> from subagent {subagents[current.sessionId]}</Text> : null}
       </Text>
       <Text>why: {current.reason}</Text>
       {rule && !current.reason.includes(`${current.decision.rule?.file}:${current.decision.rule?.line}:`) ? <Text dimColor>rule: {rule}</Text> : null}
       {current.decision.critical ? <Text color="red">critical: {current.decision.critical}</Text> : null}
       <Batch approval={current} />
-      <Box marginY={1}>{current.presentation ? <PresentationView presentation={current.presentation} maxLines={previewLines} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}</Box>
+      <Box marginY={1}>
+        {current.presentation ? (
+          <PresentationView presentation={current.presentation} maxLines={previewLines} />
+        ) : (
+          <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>
+        )}
+      </Box>
       {stage === "keys" ? <Keys pattern={current.suggestedPattern} /> : null}
       {stage === "pattern" ? (
         <Box>
           <Text>always allow pattern (Enter saves, Esc goes back): </Text>
-          <LineEditor initial={current.suggestedPattern} onCancel={back} onSubmit={(value) => value.trim() && onAnswer(current, { kind: "approve", scope: "always", pattern: value.trim() })} />
+          <LineEditor
+            initial={current.suggestedPattern}
+            onCancel={back}
+            onSubmit={(value) => value.trim() && onAnswer(current, { kind: "approve", scope: "always", pattern: value.trim() })}
+          />
         </Box>
       ) : null}
       {stage === "feedback" ? (
         <Box>
           <Text>feedback for the model (Enter denies, Esc goes back): </Text>
-          <LineEditor onCancel={back} onSubmit={(value) => onAnswer(current, { kind: "deny", mode: "soft", ...(value.trim() ? { feedback: value.trim() } : {}) })} />
+          <LineEditor
+            onCancel={back}
+            onSubmit={(value) => onAnswer(current, { kind: "deny", mode: "soft", ...(value.trim() ? { feedback: value.trim() } : {}) })}
+          />
         </Box>
       ) : null}
       {others.length > 0 ? (
         <Box flexDirection="column" marginTop={1}>
           <Text dimColor>waiting after this one:</Text>
           {others.map((o) => (
-            <Text key={o.approvalId} dimColor>  {describeCall(o.toolName, o.arguments, 80)}</Text>
+            <Text key={o.approvalId} dimColor>
+              {" "}
+              {describeCall(o.toolName, o.arguments, 80)}
+            </Text>
           ))}
         </Box>
       ) : null}

@@ -28,7 +28,10 @@ export function Pager({ title, lines, diff, height, onClose }: PagerProps) {
   const shown = lines.slice(top, top + page);
   return (
     <Box flexDirection="column">
-      <Text inverse> {title}: lines {lines.length === 0 ? 0 : top + 1}-{top + shown.length} of {lines.length} (j/k, space/b, g/G, q to go back) </Text>
+      <Text inverse>
+        {" "}
+        {title}: lines {lines.length === 0 ? 0 : top + 1}-{top + shown.length} of {lines.length} (j/k, space/b, g/G, q to go back){" "}
+      </Text>
       {shown.map((line, i) => (diff ? <DiffLine key={top + i} line={line} /> : <Text key={top + i}>{line || " "}</Text>))}
     </Box>
   );

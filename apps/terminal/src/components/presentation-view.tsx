@@ -18,8 +18,14 @@ export function PresentationView({ presentation, maxLines }: { presentation: Pre
   return (
     <Box flexDirection="column">
       {presentation.kind === "command" && presentation.cwd ? <Text dimColor>in {presentation.cwd}</Text> : null}
-      {shown.map((line, i) => (presentation.kind === "diff" ? <DiffLine key={i} line={line} /> : <Text key={i}>{presentation.kind === "command" ? `$ ${line}` : line}</Text>))}
-      {hidden > 0 || presentation.truncated ? <Text dimColor>… {hidden > 0 ? `${hidden} more line(s); ` : ""}press v to view the whole{presentation.truncated ? ` (${presentation.fullSize} characters)` : ""}</Text> : null}
+      {shown.map((line, i) =>
+        presentation.kind === "diff" ? <DiffLine key={i} line={line} /> : <Text key={i}>{presentation.kind === "command" ? `$ ${line}` : line}</Text>,
+      )}
+      {hidden > 0 || presentation.truncated ? (
+        <Text dimColor>
+          … {hidden > 0 ? `${hidden} more line(s); ` : ""}press v to view the whole{presentation.truncated ? ` (${presentation.fullSize} characters)` : ""}
+        </Text>
+      ) : null}
     </Box>
   );
 }

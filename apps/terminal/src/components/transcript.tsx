@@ -24,12 +24,18 @@ function Call({ item }: { item: CallItem }) {
   return (
     <Box flexDirection="column">
       <Text>
-        <Text color={s.color}>{s.mark} {item.status}</Text> <Text bold>{item.title}</Text>
-        {item.because ? <Text dimColor>  · {item.because}</Text> : null}
+        <Text color={s.color}>
+          {s.mark} {item.status}
+        </Text>{" "}
+        <Text bold>{item.title}</Text>
+        {item.because ? <Text dimColor> · {item.because}</Text> : null}
       </Text>
       {item.output !== null && item.status !== "running"
         ? outputPreview(item.output).map((line, i) => (
-            <Text key={i} dimColor>    {line}</Text>
+            <Text key={i} dimColor>
+              {" "}
+              {line}
+            </Text>
           ))
         : null}
     </Box>
@@ -48,13 +54,20 @@ export function TranscriptItem({ item }: { item: Item }) {
     case "shell":
       return (
         <Box flexDirection="column">
-          <Text color="magenta">! {item.command}  <Text dimColor>(exit {item.exitCode ?? "?"}, not gated: typed by you)</Text></Text>
+          <Text color="magenta">
+            ! {item.command} <Text dimColor>(exit {item.exitCode ?? "?"}, not gated: typed by you)</Text>
+          </Text>
           {outputPreview(item.output, 20).map((line, i) => (
-            <Text key={i}>  {line}</Text>
+            <Text key={i}> {line}</Text>
           ))}
         </Box>
       );
     case "notice":
-      return <Text color={item.tone === "error" ? "red" : item.tone === "warn" ? "yellow" : "gray"}>{item.tone === "error" ? "error: " : ""}{item.text}</Text>;
+      return (
+        <Text color={item.tone === "error" ? "red" : item.tone === "warn" ? "yellow" : "gray"}>
+          {item.tone === "error" ? "error: " : ""}
+          {item.text}
+        </Text>
+      );
   }
 }

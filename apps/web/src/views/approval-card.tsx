@@ -21,7 +21,14 @@ function ruleSource(a: ApprovalRequired): string | null {
  * One pending approval: what the call is, why it asks, where it sits in its batch, what it would
  * do, and the answers. Keys as in the terminal: y s a n N v.
  */
-export function ApprovalCard({ console: c, approval: a, selected, position, register, onSelect }: {
+export function ApprovalCard({
+  console: c,
+  approval: a,
+  selected,
+  position,
+  register,
+  onSelect,
+}: {
   console: Console;
   approval: ApprovalRequired;
   selected: boolean;
@@ -57,7 +64,9 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
   };
   const deny = async (mode: "soft" | "hard") => {
     setBusy(true);
-    const out = await c.call((cl) => cl.tool.deny.mutate({ sessionId: a.sessionId, approvalId: a.approvalId, mode, ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }));
+    const out = await c.call((cl) =>
+      cl.tool.deny.mutate({ sessionId: a.sessionId, approvalId: a.approvalId, mode, ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }),
+    );
     answered(out?.applied);
   };
   const viewWhole = async () => {
@@ -93,10 +102,22 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
   const cut = a.presentation?.truncated ? ` (cut; ${a.presentation.fullSize} characters in all)` : "";
   const source = ruleSource(a);
   return (
-    <article ref={ref} class={`card${selected ? " selected" : ""}`} aria-labelledby={labelId} tabIndex={0} onFocusCapture={onSelect} data-approval={a.approvalId} data-tool={a.toolName}>
+    <article
+      ref={ref}
+      class={`card${selected ? " selected" : ""}`}
+      aria-labelledby={labelId}
+      tabIndex={0}
+      onFocusCapture={onSelect}
+      data-approval={a.approvalId}
+      data-tool={a.toolName}
+    >
       <header>
         <h3 id={labelId}>
-          <span class="tool">{agentPath ? `${agentPath} › ` : ""}{a.toolName}</span> <span class={`tier tier-${a.tier}`}>{a.tier}</span>
+          <span class="tool">
+            {agentPath ? `${agentPath} › ` : ""}
+            {a.toolName}
+          </span>{" "}
+          <span class={`tier tier-${a.tier}`}>{a.tier}</span>
         </h3>
         <span class="where">
           {position.total > 1 ? `${position.index} of ${position.total} · ` : ""}
@@ -107,8 +128,18 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
       <dl class="why">
         <dt>Why it asks</dt>
         <dd>{a.reason}</dd>
-        {source && (<><dt>Rule</dt><dd>{source}</dd></>)}
-        {a.decision.critical && (<><dt>Critical pattern</dt><dd class="critical">{a.decision.critical}</dd></>)}
+        {source && (
+          <>
+            <dt>Rule</dt>
+            <dd>{source}</dd>
+          </>
+        )}
+        {a.decision.critical && (
+          <>
+            <dt>Critical pattern</dt>
+            <dd class="critical">{a.decision.critical}</dd>
+          </>
+        )}
         {a.batch.total > 1 && (
           <>
             <dt>Batch</dt>
@@ -123,19 +154,33 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
       {a.presentation && (a.presentation.truncated || whole) && (
         <p class="cut">
           {whole ? "Showing the whole presentation." : `Shown in part${cut}.`}{" "}
-          <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">{whole ? "Show less" : "Show all (v)"}</button>
+          <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">
+            {whole ? "Show less" : "Show all (v)"}
+          </button>
         </p>
       )}
       {!mayAnswer && <p class="note">This token may watch this approval but not answer it.</p>}
       {stage === "choose" && mayAnswer && (
         <div class="answers" role="group" aria-label="Answer">
-          <button type="button" class="ok" disabled={busy} onClick={() => void approve("once")} aria-keyshortcuts="y">Approve once <kbd>y</kbd></button>
-          <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">For this session <kbd>s</kbd></button>
-          <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">Always… <kbd>a</kbd></button>
-          <button type="button" class="no" disabled={busy} onClick={() => setStage("deny")} aria-keyshortcuts="n">Deny… <kbd>n</kbd></button>
-          <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">Deny hard <kbd>N</kbd></button>
+          <button type="button" class="ok" disabled={busy} onClick={() => void approve("once")} aria-keyshortcuts="y">
+            Approve once <kbd>y</kbd>
+          </button>
+          <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">
+            For this session <kbd>s</kbd>
+          </button>
+          <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">
+            Always… <kbd>a</kbd>
+          </button>
+          <button type="button" class="no" disabled={busy} onClick={() => setStage("deny")} aria-keyshortcuts="n">
+            Deny… <kbd>n</kbd>
+          </button>
+          <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">
+            Deny hard <kbd>N</kbd>
+          </button>
           {a.presentation && !a.presentation.truncated && !whole && (
-            <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">Show all <kbd>v</kbd></button>
+            <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">
+              Show all <kbd>v</kbd>
+            </button>
           )}
         </div>
       )}
@@ -146,17 +191,29 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
             {patterns.map((p, i) => (
               <div class="pattern" key={i}>
                 <label for={`${a.approvalId}-p${i}`}>Pattern {i + 1}</label>
-                <input id={`${a.approvalId}-p${i}`} ref={i === 0 ? firstField : undefined} value={p} spellcheck={false} autocomplete="off"
-                  onInput={(e) => setPatterns(patterns.map((q, j) => (j === i ? e.currentTarget.value : q)))} />
+                <input
+                  id={`${a.approvalId}-p${i}`}
+                  ref={i === 0 ? firstField : undefined}
+                  value={p}
+                  spellcheck={false}
+                  autocomplete="off"
+                  onInput={(e) => setPatterns(patterns.map((q, j) => (j === i ? e.currentTarget.value : q)))}
+                />
                 {patterns.length > 1 && (
-                  <button type="button" class="quiet" onClick={() => setPatterns(patterns.filter((_, j) => j !== i))} aria-label={`Remove pattern ${i + 1}`}>Remove</button>
+                  <button type="button" class="quiet" onClick={() => setPatterns(patterns.filter((_, j) => j !== i))} aria-label={`Remove pattern ${i + 1}`}>
+                    Remove
+                  </button>
                 )}
               </div>
             ))}
           </fieldset>
           <div class="answers">
-            <button type="submit" class="ok" disabled={busy || patterns.every((p) => !p.trim())}>Save and approve</button>
-            <button type="button" class="quiet" onClick={back}>Back (Esc)</button>
+            <button type="submit" class="ok" disabled={busy || patterns.every((p) => !p.trim())}>
+              Save and approve
+            </button>
+            <button type="button" class="quiet" onClick={back}>
+              Back (Esc)
+            </button>
           </div>
         </form>
       )}
@@ -165,9 +222,15 @@ export function ApprovalCard({ console: c, approval: a, selected, position, regi
           <label for={`${a.approvalId}-feedback`}>Feedback for the model (optional)</label>
           <input id={`${a.approvalId}-feedback`} ref={firstField} value={feedback} autocomplete="off" onInput={(e) => setFeedback(e.currentTarget.value)} />
           <div class="answers">
-            <button type="submit" class="no" disabled={busy}>Deny</button>
-            <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")}>Deny hard (end the turn)</button>
-            <button type="button" class="quiet" onClick={back}>Back (Esc)</button>
+            <button type="submit" class="no" disabled={busy}>
+              Deny
+            </button>
+            <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")}>
+              Deny hard (end the turn)
+            </button>
+            <button type="button" class="quiet" onClick={back}>
+              Back (Esc)
+            </button>
           </div>
         </form>
       )}

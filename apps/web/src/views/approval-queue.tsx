@@ -44,12 +44,20 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
   return (
     <div class="queue">
       <p class="keys" id="answer-keys">
-        Keys: <kbd>y</kbd> once · <kbd>s</kbd> session · <kbd>a</kbd> always · <kbd>n</kbd> deny · <kbd>N</kbd> deny hard · <kbd>v</kbd> show all · <kbd>j</kbd>/<kbd>k</kbd> next/previous
+        Keys: <kbd>y</kbd> once · <kbd>s</kbd> session · <kbd>a</kbd> always · <kbd>n</kbd> deny · <kbd>N</kbd> deny hard · <kbd>v</kbd> show all · <kbd>j</kbd>
+        /<kbd>k</kbd> next/previous
       </p>
       <ol class="cards" aria-label="Pending approvals">
         {approvals.map((a, i) => (
           <li key={a.approvalId}>
-            <ApprovalCard console={c} approval={a} selected={a === selected} position={{ index: i + 1, total: approvals.length }} register={register} onSelect={() => ((focused.current = a.approvalId), setSelectedId(a.approvalId))} />
+            <ApprovalCard
+              console={c}
+              approval={a}
+              selected={a === selected}
+              position={{ index: i + 1, total: approvals.length }}
+              register={register}
+              onSelect={() => ((focused.current = a.approvalId), setSelectedId(a.approvalId))}
+            />
           </li>
         ))}
       </ol>

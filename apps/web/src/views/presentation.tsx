@@ -13,19 +13,38 @@ export function PresentationView({ p }: { p: Presentation }) {
   if (p.kind === "diff") {
     return (
       <pre class="diff" aria-label="Changes (unified diff)" tabIndex={0}>
-        {p.content.replace(/\n$/, "").split("\n").map((line, i) => (
-          <span key={i} class={lineClass(line)}>{line}{"\n"}</span>
-        ))}
+        {p.content
+          .replace(/\n$/, "")
+          .split("\n")
+          .map((line, i) => (
+            <span key={i} class={lineClass(line)}>
+              {line}
+              {"\n"}
+            </span>
+          ))}
       </pre>
     );
   }
   if (p.kind === "command") {
     return (
       <div class="command">
-        {p.cwd && <p class="cwd"><span class="label">in</span> <code>{p.cwd}</code></p>}
-        <pre aria-label="Command" tabIndex={0}><span class="prompt" aria-hidden="true">$ </span>{p.content}</pre>
+        {p.cwd && (
+          <p class="cwd">
+            <span class="label">in</span> <code>{p.cwd}</code>
+          </p>
+        )}
+        <pre aria-label="Command" tabIndex={0}>
+          <span class="prompt" aria-hidden="true">
+            ${" "}
+          </span>
+          {p.content}
+        </pre>
       </div>
     );
   }
-  return <pre class="args" tabIndex={0}>{p.content}</pre>;
+  return (
+    <pre class="args" tabIndex={0}>
+      {p.content}
+    </pre>
+  );
 }

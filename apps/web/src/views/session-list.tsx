@@ -22,7 +22,9 @@ function SessionRow({ console: c, s }: { console: Console; s: SessionInfo }) {
   const waiting = c.pending().filter((a) => a.sessionId === s.id).length;
   return (
     <a class="row" href={`#/sessions/${encodeURIComponent(s.id)}`} data-session={s.id}>
-      <span class="name">{s.parentId ? `${s.agent} subagent` : `${s.agent} session`} <code>{s.id.slice(0, 8)}</code></span>
+      <span class="name">
+        {s.parentId ? `${s.agent} subagent` : `${s.agent} session`} <code>{s.id.slice(0, 8)}</code>
+      </span>
       <span class="meta">
         {s.workerId} · {s.mode} · {s.model} · <span class={`status status-${s.status}`}>{s.status}</span>
         {waiting > 0 && <span class="count hot"> {waiting} waiting</span>}
@@ -56,7 +58,13 @@ function NewSession({ console: c }: { console: Console }) {
     e.preventDefault();
     if (!worker) return;
     setBusy(true);
-    const input = { workerId: worker.id, agent, mode: mode as (typeof MODES)[number], ...(model.trim() ? { model: model.trim() } : {}), ...(scenario.trim() ? { scenario: scenario.trim() } : {}) };
+    const input = {
+      workerId: worker.id,
+      agent,
+      mode: mode as (typeof MODES)[number],
+      ...(model.trim() ? { model: model.trim() } : {}),
+      ...(scenario.trim() ? { scenario: scenario.trim() } : {}),
+    };
     const made = await c.call((cl) => cl.session.create.mutate(input));
     setBusy(false);
     if (made) {
@@ -73,33 +81,57 @@ function NewSession({ console: c }: { console: Console }) {
           <div>
             <label for="new-worker">Worker</label>
             <select id="new-worker" value={worker?.id} onChange={(e) => setWorkerId(e.currentTarget.value)}>
-              {online.map((w) => <option key={w.id} value={w.id}>{w.id}</option>)}
+              {online.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.id}
+                </option>
+              ))}
             </select>
           </div>
           <div>
             <label for="new-agent">Agent</label>
             <select id="new-agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
-              {agents.map((a) => <option key={a} value={a}>{a}</option>)}
+              {agents.map((a) => (
+                <option key={a} value={a}>
+                  {a}
+                </option>
+              ))}
             </select>
           </div>
           <div>
             <label for="new-mode">Mode</label>
             <select id="new-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
-              {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
             </select>
           </div>
           <div>
             <label for="new-model">Model</label>
-            <input id="new-model" value={model} placeholder="provider:model" aria-describedby="new-model-hint" onInput={(e) => setModel(e.currentTarget.value)} />
-            <span id="new-model-hint" class="hint">Blank: the server's model.</span>
+            <input
+              id="new-model"
+              value={model}
+              placeholder="provider:model"
+              aria-describedby="new-model-hint"
+              onInput={(e) => setModel(e.currentTarget.value)}
+            />
+            <span id="new-model-hint" class="hint">
+              Blank: the server's model.
+            </span>
           </div>
           <div>
             <label for="new-scenario">Scenario</label>
             <input id="new-scenario" value={scenario} aria-describedby="new-scenario-hint" onInput={(e) => setScenario(e.currentTarget.value)} />
-            <span id="new-scenario-hint" class="hint">For the scripted model: a file on the server.</span>
+            <span id="new-scenario-hint" class="hint">
+              For the scripted model: a file on the server.
+            </span>
           </div>
         </div>
-        <button type="submit" disabled={busy}>Start session</button>
+        <button type="submit" disabled={busy}>
+          Start session
+        </button>
       </fieldset>
     </form>
   );

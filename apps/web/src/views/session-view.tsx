@@ -20,16 +20,33 @@ function brief(args: string): string {
 function EntryView({ e }: { e: Entry }) {
   switch (e.kind) {
     case "user":
-      return <div class="e user"><span class="who">You</span><p>{e.text}</p></div>;
+      return (
+        <div class="e user">
+          <span class="who">You</span>
+          <p>{e.text}</p>
+        </div>
+      );
     case "assistant":
-      return <div class="e assistant" aria-busy={e.streaming}><span class="who">Model</span><p>{e.text}</p></div>;
+      return (
+        <div class="e assistant" aria-busy={e.streaming}>
+          <span class="who">Model</span>
+          <p>{e.text}</p>
+        </div>
+      );
     case "tool":
       return (
         <div class={`e call st-${e.status}`}>
-          <span class="mark" aria-label={e.status}>{MARK[e.status]}</span>{" "}
+          <span class="mark" aria-label={e.status}>
+            {MARK[e.status]}
+          </span>{" "}
           <span class="tool">{e.toolName}</span> <code>{brief(e.args)}</code>
           {e.why && <span class="why-line"> — {e.why}</span>}
-          {e.childId && <> · <a href={`#/sessions/${encodeURIComponent(e.childId)}`}>subagent session</a></>}
+          {e.childId && (
+            <>
+              {" "}
+              · <a href={`#/sessions/${encodeURIComponent(e.childId)}`}>subagent session</a>
+            </>
+          )}
           {e.output !== null && (
             <details>
               <summary>Output</summary>
@@ -71,20 +88,52 @@ export function SessionView({ console: c, id }: { console: Console; id: string }
   return (
     <section aria-labelledby="session-title" class="session">
       <header class="session-head">
-        <h1 id="session-title">{s.parentId ? `${s.agent} subagent` : `${s.agent} session`} <code>{s.id.slice(0, 8)}</code></h1>
+        <h1 id="session-title">
+          {s.parentId ? `${s.agent} subagent` : `${s.agent} session`} <code>{s.id.slice(0, 8)}</code>
+        </h1>
         <p class="meta">
           on <a href={`#/workers/${encodeURIComponent(s.workerId)}`}>{s.workerId}</a> · {s.model} · <span class={`status status-${s.status}`}>{s.status}</span>
-          {parent && <> · started by <a href={`#/sessions/${encodeURIComponent(parent.id)}`}>{parent.agent} session {parent.id.slice(0, 8)}</a></>}
+          {parent && (
+            <>
+              {" "}
+              · started by{" "}
+              <a href={`#/sessions/${encodeURIComponent(parent.id)}`}>
+                {parent.agent} session {parent.id.slice(0, 8)}
+              </a>
+            </>
+          )}
         </p>
-        {mayUse && <div class="controls">
-          <label for="session-mode">Mode</label>
-          <select id="session-mode" value={s.mode} onChange={(e) => void c.call((cl) => cl.session.setMode.mutate({ sessionId: s.id, mode: e.currentTarget.value as (typeof MODES)[number] }))}>
-            {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
-          </select>
-          <button type="button" class="no" disabled={s.status !== "running"} onClick={() => void c.call((cl) => cl.agent.abort.mutate({ sessionId: s.id }))}>Abort turn</button>
-        </div>}
+        {mayUse && (
+          <div class="controls">
+            <label for="session-mode">Mode</label>
+            <select
+              id="session-mode"
+              value={s.mode}
+              onChange={(e) => void c.call((cl) => cl.session.setMode.mutate({ sessionId: s.id, mode: e.currentTarget.value as (typeof MODES)[number] }))}
+            >
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+            <button type="button" class="no" disabled={s.status !== "running"} onClick={() => void c.call((cl) => cl.agent.abort.mutate({ sessionId: s.id }))}>
+              Abort turn
+            </button>
+          </div>
+        )}
         {children.length > 0 && (
-          <p class="meta">Subagents: {children.map((ch, i) => <>{i > 0 && ", "}<a href={`#/sessions/${encodeURIComponent(ch.id)}`}>{ch.agent} {ch.id.slice(0, 8)}</a></>)}</p>
+          <p class="meta">
+            Subagents:{" "}
+            {children.map((ch, i) => (
+              <>
+                {i > 0 && ", "}
+                <a href={`#/sessions/${encodeURIComponent(ch.id)}`}>
+                  {ch.agent} {ch.id.slice(0, 8)}
+                </a>
+              </>
+            ))}
+          </p>
         )}
       </header>
       <h2 class="visually-hidden">Transcript</h2>
@@ -97,10 +146,20 @@ export function SessionView({ console: c, id }: { console: Console; id: string }
       {!s.parentId && mayUse && (
         <form class="prompt" onSubmit={send}>
           <label for="prompt-text">Prompt</label>
-          <textarea id="prompt-text" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)}
-            onKeyDown={(e) => e.key === "Enter" && !e.shiftKey && (e.preventDefault(), void send(e))} aria-describedby="prompt-hint" />
-          <p id="prompt-hint" class="hint">Enter sends, Shift+Enter starts a new line.</p>
-          <button type="submit" disabled={s.status === "running"}>Send</button>
+          <textarea
+            id="prompt-text"
+            rows={3}
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+            onKeyDown={(e) => e.key === "Enter" && !e.shiftKey && (e.preventDefault(), void send(e))}
+            aria-describedby="prompt-hint"
+          />
+          <p id="prompt-hint" class="hint">
+            Enter sends, Shift+Enter starts a new line.
+          </p>
+          <button type="submit" disabled={s.status === "running"}>
+            Send
+          </button>
         </form>
       )}
     </section>

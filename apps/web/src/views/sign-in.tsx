@@ -19,9 +19,24 @@ export function SignIn({ console: c, busy }: { console: Console; busy: boolean }
       <p>Sign in with a client token to watch sessions and answer their approvals.</p>
       <form method="post" onSubmit={submit} aria-describedby={error ? "sign-in-error" : undefined}>
         <label for="token">Client token</label>
-        <input id="token" name="token" type="password" autocomplete="off" autoFocus value={token} onInput={(e) => setToken(e.currentTarget.value)} aria-invalid={error ? true : undefined} />
-        <button type="submit" disabled={pending || busy}>{pending || busy ? "Signing in…" : "Sign in"}</button>
-        {error && <p id="sign-in-error" class="error" role="alert">{error}</p>}
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          autoFocus
+          value={token}
+          onInput={(e) => setToken(e.currentTarget.value)}
+          aria-invalid={error ? true : undefined}
+        />
+        <button type="submit" disabled={pending || busy}>
+          {pending || busy ? "Signing in…" : "Sign in"}
+        </button>
+        {error && (
+          <p id="sign-in-error" class="error" role="alert">
+            {error}
+          </p>
+        )}
       </form>
       <p class="hint">The token stays in this tab until you sign out or close it.</p>
     </main>

@@ -20,8 +20,13 @@ export function WorkerList({ console: c }: { console: Console }) {
           {c.workers.map((w) => (
             <li key={w.id}>
               <a class="row" href={`#/workers/${encodeURIComponent(w.id)}`} data-worker={w.id}>
-                <span class="name">{w.id} <span class={w.connected ? "status status-online" : "status status-offline"}>{w.connected ? "online" : "offline"}</span></span>
-                <span class="meta"><code>{w.workDir}</code> · {w.tools.length} tools · {w.agents.length} agent types · {w.skills.length} skills · <span data-testid="sandbox">{sandboxText(w.sandbox)}</span></span>
+                <span class="name">
+                  {w.id} <span class={w.connected ? "status status-online" : "status status-offline"}>{w.connected ? "online" : "offline"}</span>
+                </span>
+                <span class="meta">
+                  <code>{w.workDir}</code> · {w.tools.length} tools · {w.agents.length} agent types · {w.skills.length} skills ·{" "}
+                  <span data-testid="sandbox">{sandboxText(w.sandbox)}</span>
+                </span>
               </a>
             </li>
           ))}

@@ -21,28 +21,74 @@ export function WorkerView({ console: c, id }: { console: Console; id: string })
   if (!w) return <p class="empty">No worker {id} has registered.</p>;
   return (
     <section aria-labelledby="worker-title">
-      <h1 id="worker-title">{w.id} <span class={w.connected ? "status status-online" : "status status-offline"}>{w.connected ? "online" : "offline"}</span></h1>
-      <p class="meta">works in <code>{w.workDir}</code></p>
+      <h1 id="worker-title">
+        {w.id} <span class={w.connected ? "status status-online" : "status status-offline"}>{w.connected ? "online" : "offline"}</span>
+      </h1>
+      <p class="meta">
+        works in <code>{w.workDir}</code>
+      </p>
       <h2>Shell sandbox</h2>
       <p data-testid="sandbox">
         <strong class={w.sandbox?.active ? "status status-online" : "status status-offline"}>{sandboxText(w.sandbox)}</strong>
-        {w.sandbox && <> · mode {w.sandbox.mode}{w.sandbox.detail ? ` · ${w.sandbox.detail}` : ""}</>}
+        {w.sandbox && (
+          <>
+            {" "}
+            · mode {w.sandbox.mode}
+            {w.sandbox.detail ? ` · ${w.sandbox.detail}` : ""}
+          </>
+        )}
       </p>
       <h2>Tools</h2>
       <table class="tools">
-        <thead><tr><th scope="col">Tool</th><th scope="col">Tier</th><th scope="col">What it does</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Tier</th>
+            <th scope="col">What it does</th>
+          </tr>
+        </thead>
         <tbody>
           {w.tools.map((t) => (
-            <tr key={t.name}><th scope="row"><code>{t.name}</code></th><td><span class={`tier tier-${t.tier}`}>{t.tier}</span></td><td>{t.description.split("\n")[0]}</td></tr>
+            <tr key={t.name}>
+              <th scope="row">
+                <code>{t.name}</code>
+              </th>
+              <td>
+                <span class={`tier tier-${t.tier}`}>{t.tier}</span>
+              </td>
+              <td>{t.description.split("\n")[0]}</td>
+            </tr>
           ))}
         </tbody>
       </table>
       <h2>Agent types</h2>
       <p>{w.agents.join(", ")}</p>
-      {w.skills.length > 0 && (<><h2>Skills</h2><ul>{w.skills.map((s) => <li key={s.name}><strong>{s.name}</strong>: {s.description}</li>)}</ul></>)}
+      {w.skills.length > 0 && (
+        <>
+          <h2>Skills</h2>
+          <ul>
+            {w.skills.map((s) => (
+              <li key={s.name}>
+                <strong>{s.name}</strong>: {s.description}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h2>Rules file</h2>
-      {!admin ? <p class="empty">Only an admin token may read rules files and explain decisions.</p> : rules ? <RulesView rules={rules} onReload={load} /> : <p class="empty">Loading…</p>}
-      {admin && (<><h2>Explain a call</h2><Explain console={c} workerId={w.id} tools={w.tools.map((t) => t.name)} /></>)}
+      {!admin ? (
+        <p class="empty">Only an admin token may read rules files and explain decisions.</p>
+      ) : rules ? (
+        <RulesView rules={rules} onReload={load} />
+      ) : (
+        <p class="empty">Loading…</p>
+      )}
+      {admin && (
+        <>
+          <h2>Explain a call</h2>
+          <Explain console={c} workerId={w.id} tools={w.tools.map((t) => t.name)} />
+        </>
+      )}
     </section>
   );
 }
@@ -51,16 +97,43 @@ function RulesView({ rules, onReload }: { rules: Rules; onReload: () => void }) 
   const flagged = new Set(rules.warnings.map((w) => w.line));
   return (
     <div class="rules">
-      <p class="meta"><code>{rules.file}</code> <button type="button" class="quiet" onClick={onReload}>Reload</button></p>
-      {rules.error && <p class="error" role="alert">{rules.error}</p>}
+      <p class="meta">
+        <code>{rules.file}</code>{" "}
+        <button type="button" class="quiet" onClick={onReload}>
+          Reload
+        </button>
+      </p>
+      {rules.error && (
+        <p class="error" role="alert">
+          {rules.error}
+        </p>
+      )}
       {rules.warnings.length > 0 ? (
         <ul class="warnings" aria-label="Lint warnings">
-          {rules.warnings.map((w, i) => <li key={i}><a href={`#rules-line-${w.line}`} onClick={(e) => (e.preventDefault(), document.getElementById(`rules-line-${w.line}`)?.scrollIntoView({ block: "center" }))}>line {w.line}:{w.column}</a> warning: {w.message}</li>)}
+          {rules.warnings.map((w, i) => (
+            <li key={i}>
+              <a
+                href={`#rules-line-${w.line}`}
+                onClick={(e) => (e.preventDefault(), document.getElementById(`rules-line-${w.line}`)?.scrollIntoView({ block: "center" }))}
+              >
+                line {w.line}:{w.column}
+              </a>{" "}
+              warning: {w.message}
+            </li>
+          ))}
         </ul>
-      ) : !rules.error && <p class="meta">No lint warnings.</p>}
+      ) : (
+        !rules.error && <p class="meta">No lint warnings.</p>
+      )}
       <pre class="source" tabIndex={0} aria-label="Rules file">
         {rules.text.split("\n").map((line, i) => (
-          <span key={i} id={`rules-line-${i + 1}`} class={flagged.has(i + 1) ? "ln flagged" : "ln"}><span class="no" aria-hidden="true">{String(i + 1).padStart(3)} </span>{line}{"\n"}</span>
+          <span key={i} id={`rules-line-${i + 1}`} class={flagged.has(i + 1) ? "ln flagged" : "ln"}>
+            <span class="no" aria-hidden="true">
+              {String(i + 1).padStart(3)}{" "}
+            </span>
+            {line}
+            {"\n"}
+          </span>
         ))}
       </pre>
     </div>
@@ -90,32 +163,87 @@ function Explain({ console: c, workerId, tools }: { console: Console; workerId: 
   return (
     <form class="explain" onSubmit={submit}>
       <div class="fields">
-        <label>Tool
+        <label>
+          Tool
           <input value={tool} list="explain-tools" onInput={(e) => setTool(e.currentTarget.value)} spellcheck={false} />
-          <datalist id="explain-tools">{tools.map((t) => <option key={t} value={t} />)}</datalist>
+          <datalist id="explain-tools">
+            {tools.map((t) => (
+              <option key={t} value={t} />
+            ))}
+          </datalist>
         </label>
-        <label>Mode
-          <select value={mode} onChange={(e) => setMode(e.currentTarget.value)}>{MODES.map((m) => <option key={m} value={m}>{m}</option>)}</select>
+        <label>
+          Mode
+          <select value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
+            {MODES.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
         </label>
-        <label class="wide">Arguments (JSON)
+        <label class="wide">
+          Arguments (JSON)
           <textarea rows={2} value={args} onInput={(e) => setArgs(e.currentTarget.value)} spellcheck={false} aria-invalid={error ? true : undefined} />
         </label>
       </div>
       <button type="submit">Explain</button>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {d && (
         <div class="decision" role="status">
-          <p><span class={`verdict verdict-${d.action}`}>{d.action}</span> {d.reason}</p>
+          <p>
+            <span class={`verdict verdict-${d.action}`}>{d.action}</span> {d.reason}
+          </p>
           <dl>
-            <dt>Subject</dt><dd><code>{d.subject}</code></dd>
-            <dt>Layer</dt><dd>{d.layer ?? "none (default)"}</dd>
-            {d.rule && (<><dt>Rule</dt><dd>{d.rule.tool} "{d.rule.pattern}" → {d.rule.action}{d.rule.file ? ` (${d.rule.file}${d.rule.line ? `:${d.rule.line}:${d.rule.column ?? 1}` : ""})` : ""}</dd></>)}
-            <dt>Tier, mode</dt><dd>{d.tier}, {d.mode}{d.ruleAction !== d.action ? ` (the rule said ${d.ruleAction})` : ""}</dd>
-            {d.critical && (<><dt>Critical pattern</dt><dd class="critical">{d.critical}</dd></>)}
-            {out.suggestedPatterns.length > 0 && (<><dt>"Always" would save</dt><dd>{out.suggestedPatterns.map((p) => <code key={p}>{p} </code>)}</dd></>)}
+            <dt>Subject</dt>
+            <dd>
+              <code>{d.subject}</code>
+            </dd>
+            <dt>Layer</dt>
+            <dd>{d.layer ?? "none (default)"}</dd>
+            {d.rule && (
+              <>
+                <dt>Rule</dt>
+                <dd>
+                  {d.rule.tool} "{d.rule.pattern}" → {d.rule.action}
+                  {d.rule.file ? ` (${d.rule.file}${d.rule.line ? `:${d.rule.line}:${d.rule.column ?? 1}` : ""})` : ""}
+                </dd>
+              </>
+            )}
+            <dt>Tier, mode</dt>
+            <dd>
+              {d.tier}, {d.mode}
+              {d.ruleAction !== d.action ? ` (the rule said ${d.ruleAction})` : ""}
+            </dd>
+            {d.critical && (
+              <>
+                <dt>Critical pattern</dt>
+                <dd class="critical">{d.critical}</dd>
+              </>
+            )}
+            {out.suggestedPatterns.length > 0 && (
+              <>
+                <dt>"Always" would save</dt>
+                <dd>
+                  {out.suggestedPatterns.map((p) => (
+                    <code key={p}>{p} </code>
+                  ))}
+                </dd>
+              </>
+            )}
           </dl>
           {d.subcommands.length > 0 && (
-            <ul aria-label="Sub-commands">{d.subcommands.map((v, i) => <li key={i}><span class={`verdict verdict-${v.action}`}>{v.action}</span> <code>{v.subject}</code> {v.reason}</li>)}</ul>
+            <ul aria-label="Sub-commands">
+              {d.subcommands.map((v, i) => (
+                <li key={i}>
+                  <span class={`verdict verdict-${v.action}`}>{v.action}</span> <code>{v.subject}</code> {v.reason}
+                </li>
+              ))}
+            </ul>
           )}
         </div>
       )}

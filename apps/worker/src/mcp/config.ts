@@ -141,8 +141,13 @@ export function parseMcpConfig(text: string, file: string, workDir: string, env:
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) top.fail(["mcpServers"], "must be an object of server name to server");
   return Object.entries(servers).map(([name, server]) => {
     const at = ["mcpServers", name];
-    if (!SERVER_NAME.test(name)) top.fail(at, `server name ${JSON.stringify(name)} may hold letters, digits and '-' only (at most 32): the first '_' of a tool name separates server from tool`);
-    if (typeof server !== "object" || server === null || Array.isArray(server)) top.fail(at, "must be an object with a command (stdio) or a url (Streamable HTTP)");
+    if (!SERVER_NAME.test(name))
+      top.fail(
+        at,
+        `server name ${JSON.stringify(name)} may hold letters, digits and '-' only (at most 32): the first '_' of a tool name separates server from tool`,
+      );
+    if (typeof server !== "object" || server === null || Array.isArray(server))
+      top.fail(at, "must be an object with a command (stdio) or a url (Streamable HTTP)");
     const keys = Object.keys(server);
     if (keys.includes("command") === keys.includes("url")) top.fail(at, "give either a command (stdio) or a url (Streamable HTTP)");
     return keys.includes("command") ? stdioServer(top, name, keys, workDir, env) : httpServer(top, name, keys, env);

@@ -44,9 +44,9 @@ export class McpConnection {
 
   constructor(
     readonly config: McpServerConfig,
-    private readonly o: ConnectionOptions,
+    private readonly options: ConnectionOptions,
   ) {
-    this.log = o.log.child({ mcpServer: config.name });
+    this.log = options.log.child({ mcpServer: config.name });
   }
 
   get running(): boolean {
@@ -57,7 +57,7 @@ export class McpConnection {
   async start(): Promise<void> {
     if (this.closed) return;
     const client = new Client({ name: "gatehouse-worker", version: "0.1.0" }, { capabilities: {} });
-    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }), this.o.wrap);
+    const transport = openTransport(this.config, (line) => this.log.info("MCP server stderr", { stderr: line }), this.options.wrap);
     client.onclose = () => this.lost(client, "its connection closed");
     client.onerror = (err) => this.log.warn("MCP connection error", { err });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -93,7 +93,7 @@ export class McpConnection {
     if (this.client !== client) return;
     this.client = null;
     this.tools = [];
-    this.o.onToolsChanged();
+    this.options.onToolsChanged();
     if (this.closed) return;
     this.log.warn(`MCP server ${this.config.name} stopped (${why}); its tools are withdrawn until it is back`);
     if (Date.now() - this.upSince > STABLE_MS) this.attempt = 0;
@@ -102,7 +102,7 @@ export class McpConnection {
 
   private scheduleRestart(): void {
     if (this.closed) return;
-    const delay = (this.o.restartDelayMs ?? defaultRestartDelay)(this.attempt++);
+    const delay = (this.options.restartDelayMs ?? defaultRestartDelay)(this.attempt++);
     this.retry = setTimeout(() => void this.start(), delay);
   }
 
@@ -122,10 +122,14 @@ export class McpConnection {
       return;
     }
     if (this.client !== client) return;
-    const { named, refused } = nameTools(this.config.name, listed.slice(0, MAX_TOOLS).map((t) => ({ name: t.name, item: t })), this.o.reserved);
+    const { named, refused } = nameTools(
+      this.config.name,
+      listed.slice(0, MAX_TOOLS).map((t) => ({ name: t.name, item: t })),
+      this.options.reserved,
+    );
     for (const why of refused) this.log.warn(why);
     this.tools = named.map(({ name, item }) => this.tool(name, item));
-    this.o.onToolsChanged();
+    this.options.onToolsChanged();
   }
 
   private tool(name: string, t: McpTool): Tool {

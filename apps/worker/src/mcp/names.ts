@@ -25,7 +25,11 @@ export interface Named<T> {
  * Names a server's tools. A name that two of its tools would share, or that a built-in tool
  * already has, is given to none of them: rules written for one must never reach another.
  */
-export function nameTools<T>(server: string, tools: readonly { name: string; item: T }[], reserved: ReadonlySet<string>): { named: Named<T>[]; refused: string[] } {
+export function nameTools<T>(
+  server: string,
+  tools: readonly { name: string; item: T }[],
+  reserved: ReadonlySet<string>,
+): { named: Named<T>[]; refused: string[] } {
   const byName = new Map<string, { name: string; item: T }[]>();
   for (const t of tools) {
     const q = qualifiedName(server, t.name);
@@ -34,8 +38,12 @@ export function nameTools<T>(server: string, tools: readonly { name: string; ite
   const named: Named<T>[] = [];
   const refused: string[] = [];
   for (const [q, group] of byName) {
-    if (reserved.has(q)) refused.push(`${q} (tool ${JSON.stringify(group[0]!.name)} of MCP server ${server}) is the name of a built-in tool: not offered; rename the server`);
-    else if (group.length > 1) refused.push(`${q} would name ${group.length} tools of MCP server ${server} (${group.map((g) => JSON.stringify(g.name)).join(", ")}): none of them is offered`);
+    if (reserved.has(q))
+      refused.push(`${q} (tool ${JSON.stringify(group[0]!.name)} of MCP server ${server}) is the name of a built-in tool: not offered; rename the server`);
+    else if (group.length > 1)
+      refused.push(
+        `${q} would name ${group.length} tools of MCP server ${server} (${group.map((g) => JSON.stringify(g.name)).join(", ")}): none of them is offered`,
+      );
     else named.push({ name: q, item: group[0]!.item });
   }
   return { named, refused };

@@ -16,9 +16,9 @@ export class McpServers {
 
   constructor(
     configs: readonly McpServerConfig[],
-    private readonly o: McpServersOptions,
+    private readonly options: McpServersOptions,
   ) {
-    this.connections = configs.map((c) => new McpConnection(c, o));
+    this.connections = configs.map((c) => new McpConnection(c, options));
   }
 
   /** Starts every server; resolves when each has connected or failed its first attempt. */
@@ -29,11 +29,11 @@ export class McpServers {
   /** Every running server's tools, in the order the servers are configured, up to the limit. */
   tools(): Tool[] {
     const all = this.connections.flatMap((c) => c.tools);
-    if (all.length > this.o.maxTools && all.length !== this.overflowNoted) {
+    if (all.length > this.options.maxTools && all.length !== this.overflowNoted) {
       this.overflowNoted = all.length;
-      this.o.log.warn(`the MCP servers offer ${all.length} tools; only the first ${this.o.maxTools} are offered`);
+      this.options.log.warn(`the MCP servers offer ${all.length} tools; only the first ${this.options.maxTools} are offered`);
     }
-    return all.slice(0, this.o.maxTools);
+    return all.slice(0, this.options.maxTools);
   }
 
   async close(): Promise<void> {

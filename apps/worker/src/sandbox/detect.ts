@@ -24,7 +24,29 @@ export const BWRAP = "bwrap";
  * binary shows up now rather than on the first call.
  */
 export function bubblewrapProblem(): string | null {
-  const probe = spawnSync(BWRAP, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--", "true"], { encoding: "utf8", timeout: 10_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+  const probe = spawnSync(
+    BWRAP,
+    [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      "/tmp",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--new-session",
+      "--die-with-parent",
+      "--cap-drop",
+      "ALL",
+      "--",
+      "true",
+    ],
+    { encoding: "utf8", timeout: 10_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+  );
   if (probe.error) {
     const missing = (probe.error as NodeJS.ErrnoException).code === "ENOENT";
     return missing ? "bwrap is not installed (apt-get install bubblewrap)" : `bwrap could not run: ${probe.error.message}`;

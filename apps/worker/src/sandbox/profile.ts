@@ -113,7 +113,13 @@ export class ProfileBuilder {
     this.collect(key, this.tree, ctx, found);
     for (const base of this.outsideBases(rules)) this.collectOutside(key, base, ctx, found);
     const tidy = this.tidy(found);
-    return { workDir: this.workDir, network: this.network, pinned: this.pins([...tidy.readOnly, ...tidy.masked.map((m) => m.path)]), ...tidy, hidden: this.hidden(ctx.protectedPaths ?? []) };
+    return {
+      workDir: this.workDir,
+      network: this.network,
+      pinned: this.pins([...tidy.readOnly, ...tidy.masked.map((m) => m.path)]),
+      ...tidy,
+      hidden: this.hidden(ctx.protectedPaths ?? []),
+    };
   }
 
   /** The profile for a person's own command: no rules, only what is never shown. */
@@ -157,7 +163,8 @@ export class ProfileBuilder {
       tree.refresh();
     } catch (err) {
       if (!(err instanceof TreeTooLarge)) throw err;
-      if (real === "/") throw new SandboxRefused(`a deny rule for read_file names files anywhere under / by an absolute pattern; the sandbox cannot mask them all`);
+      if (real === "/")
+        throw new SandboxRefused(`a deny rule for read_file names files anywhere under / by an absolute pattern; the sandbox cannot mask them all`);
       into.masked.push({ path: real, dir: true });
       return;
     }
@@ -170,7 +177,8 @@ export class ProfileBuilder {
     const masks: Mask[] = [];
     for (const p of protectedPaths) {
       const real = resolveRealPath(p);
-      if (isInside(this.workDir, real)) throw new SandboxRefused(`the work directory ${this.workDir} is inside the protected path ${p}, which the sandbox hides`);
+      if (isInside(this.workDir, real))
+        throw new SandboxRefused(`the work directory ${this.workDir} is inside the protected path ${p}, which the sandbox hides`);
       const kind = kindAt(real);
       if (kind && this.visible(real)) masks.push({ path: real, dir: kind === "dir" });
     }

@@ -60,7 +60,8 @@ export class WorkTree {
       if (listing.stamp > this.lastStamp) changed = true;
       seen.add(dir);
       count += listing.entries.length;
-      if (count > this.maxEntries) throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
+      if (count > this.maxEntries)
+        throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
       for (const e of listing.entries) if (e.kind === "dir") stack.push(path.join(dir, e.name));
     }
     for (const dir of this.folders.keys()) {

@@ -60,7 +60,8 @@ export const editFile = defineTool({
     const text = await readText(file, args.path);
     const count = text.split(args.old_string).length - 1;
     if (count === 0) return { ok: false, output: `edit_file ${args.path}: old_string was not found in the file` };
-    if (count > 1 && !args.replace_all) return { ok: false, output: `edit_file ${args.path}: old_string occurs ${count} times; give more context to make it unique, or set replace_all` };
+    if (count > 1 && !args.replace_all)
+      return { ok: false, output: `edit_file ${args.path}: old_string occurs ${count} times; give more context to make it unique, or set replace_all` };
     const next = args.replace_all ? text.split(args.old_string).join(args.new_string) : text.replace(args.old_string, () => args.new_string);
     await fs.writeFile(file, next);
     return { ok: true, output: `replaced ${args.replace_all ? count : 1} occurrence(s) in ${args.path}` };

@@ -70,7 +70,12 @@ export const grep = defineTool({
   name: "grep",
   description: "Search files for lines matching a regular expression; path may be a file or a folder.",
   tier: "read",
-  input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional(), include: z.string().optional(), ignore_case: z.boolean().optional() }),
+  input: z.object({
+    pattern: z.string().min(1, "pattern must not be empty"),
+    path: z.string().optional(),
+    include: z.string().optional(),
+    ignore_case: z.boolean().optional(),
+  }),
   async run(args, ctx: ToolContext) {
     let re: RegExp;
     try {

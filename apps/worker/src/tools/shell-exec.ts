@@ -31,10 +31,13 @@ export const shellExec = defineTool({
         ended = why;
         killGroup(child.pid);
       };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop(`timed out after ${args.timeout_ms ?? ctx.timeoutMs} ms`);
-      }, Math.min(args.timeout_ms ?? ctx.timeoutMs, ctx.timeoutMs));
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          stop(`timed out after ${args.timeout_ms ?? ctx.timeoutMs} ms`);
+        },
+        Math.min(args.timeout_ms ?? ctx.timeoutMs, ctx.timeoutMs),
+      );
       const onAbort = () => stop("aborted");
       ctx.signal.addEventListener("abort", onAbort);
       const finish = (code: number | null, error?: Error) => {

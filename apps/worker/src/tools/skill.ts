@@ -28,13 +28,25 @@ function skillDescription(text: string): string {
     parsed = { data: {}, body: text };
   }
   if (typeof parsed.data.description === "string") return parsed.data.description.trim();
-  return parsed.body.split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l !== "")?.slice(0, 200) ?? "";
+  return (
+    parsed.body
+      .split("\n")
+      .map((l) => l.replace(/^#+\s*/, "").trim())
+      .find((l) => l !== "")
+      ?.slice(0, 200) ?? ""
+  );
 }
 
 /** `skills/NAME.md` or `skills/NAME/SKILL.md` in the work directory. */
 export async function skillFile(workDir: string, name: string): Promise<string | null> {
   for (const candidate of [path.join(workDir, SKILLS_DIR, `${name}.md`), path.join(workDir, SKILLS_DIR, name, "SKILL.md")]) {
-    if (await fs.stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+    if (
+      await fs.stat(candidate).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return candidate;
   }
   return null;
 }

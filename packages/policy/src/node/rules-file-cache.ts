@@ -90,7 +90,14 @@ export class RulesFileCache {
         seedRulesFile(file);
         return fs.statSync(file);
       }
-      if (missing) throw new RulesFileError("RULES_IO", file, 1, 1, "cannot read the rules file: it does not exist (it is not re-created with the defaults: restore it or write the rules you want)");
+      if (missing)
+        throw new RulesFileError(
+          "RULES_IO",
+          file,
+          1,
+          1,
+          "cannot read the rules file: it does not exist (it is not re-created with the defaults: restore it or write the rules you want)",
+        );
       throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
     }
   }

@@ -68,7 +68,16 @@ export function programName(word: string): string {
 }
 
 class Analyzer {
-  readonly out: ShellAnalysis = { commands: [], assignments: [], loose: { writes: [], reads: [], stdin: null }, unmodelled: [], functions: [], arithmetic: [], parseError: false, source: "" };
+  readonly out: ShellAnalysis = {
+    commands: [],
+    assignments: [],
+    loose: { writes: [], reads: [], stdin: null },
+    unmodelled: [],
+    functions: [],
+    arithmetic: [],
+    parseError: false,
+    source: "",
+  };
 
   script(text: string, depth: number, via: string | null, heredoc = false): void {
     const source = joinContinuations(text);

@@ -43,7 +43,25 @@ export interface InnerCommand {
 }
 
 export function emptyClassified(name: string, spec: ProgramSpec | null): Classified {
-  return { name, reads: [], writes: [], paths: [], scripts: [], inner: [], operands: [], runsFile: null, canonical: new Map(), assignments: [], declared: [], arith: [], chdir: null, projects: [], unknown: null, risk: null, spec };
+  return {
+    name,
+    reads: [],
+    writes: [],
+    paths: [],
+    scripts: [],
+    inner: [],
+    operands: [],
+    runsFile: null,
+    canonical: new Map(),
+    assignments: [],
+    declared: [],
+    arith: [],
+    chdir: null,
+    projects: [],
+    unknown: null,
+    risk: null,
+    spec,
+  };
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
@@ -54,7 +72,31 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const INFORMATION: ReadonlySet<string> = new Set(["--version", "-v", "-V", "--help", "-h", "-c", "--check"]);
 const DECLARED = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d*\])?(\+?=(.*))?$/s;
 /** `set -o` options that change nothing about what runs or what is exported. */
-const SAFE_SET_OPTIONS: ReadonlySet<string> = new Set(["errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber", "errtrace", "functrace", "noexec", "posix", "notify", "ignoreeof", "monitor", "braceexpand", "hashall", "histexpand", "history", "emacs", "vi", "physical", "interactive-comments", "noglob"]);
+const SAFE_SET_OPTIONS: ReadonlySet<string> = new Set([
+  "errexit",
+  "nounset",
+  "xtrace",
+  "verbose",
+  "pipefail",
+  "noglob",
+  "noclobber",
+  "errtrace",
+  "functrace",
+  "noexec",
+  "posix",
+  "notify",
+  "ignoreeof",
+  "monitor",
+  "braceexpand",
+  "hashall",
+  "histexpand",
+  "history",
+  "emacs",
+  "vi",
+  "physical",
+  "interactive-comments",
+  "noglob",
+]);
 const NUMERIC_OPTION = /^-\d+$/;
 
 /** A long option by its full name or a prefix only it has (GNU getopt accepts `--expr`). */
@@ -92,26 +134,49 @@ class Classifier {
 
   private place(kind: WordKind, word: ShellWord, what: string): void {
     switch (kind) {
-      case "read": this.out.reads.push(word); break;
-      case "write": this.out.writes.push(word); break;
-      case "path": this.out.paths.push(word); break;
-      case "script": this.out.scripts.push([word]); break;
-      case "runs": this.out.risk ??= `${what} of ${this.out.name} runs ${word.raw}, which the gate cannot read`; break;
-      case "command": this.fail(`${what} of ${this.out.name} names a command in a way the gate does not follow`); break;
-      case "arith": this.out.arith.push(word); break;
+      case "read":
+        this.out.reads.push(word);
+        break;
+      case "write":
+        this.out.writes.push(word);
+        break;
+      case "path":
+        this.out.paths.push(word);
+        break;
+      case "script":
+        this.out.scripts.push([word]);
+        break;
+      case "runs":
+        this.out.risk ??= `${what} of ${this.out.name} runs ${word.raw}, which the gate cannot read`;
+        break;
+      case "command":
+        this.fail(`${what} of ${this.out.name} names a command in a way the gate does not follow`);
+        break;
+      case "arith":
+        this.out.arith.push(word);
+        break;
       case "name":
         if (!IDENTIFIER.test(word.text)) this.riskOf(`"${word.raw}" is not a plain variable name, so ${this.out.name} would evaluate it`);
         else this.out.declared.push({ name: word.text, exported: false });
         if (changesTheShell(word.text)) this.riskOf(`${this.out.name} sets ${word.text}, which changes what the shell runs`);
         break;
-      case "assign": this.declare(word); break;
-      case "data": this.data(word); break;
+      case "assign":
+        this.declare(word);
+        break;
+      case "data":
+        this.data(word);
+        break;
       case "setopt":
         if (!SAFE_SET_OPTIONS.has(word.text)) this.riskOf(`set -o ${word.text} changes what later commands run or export`);
         break;
-      case "cwd": this.out.chdir = word; break;
-      case "project": this.out.projects.push(word); break;
-      case "text": break;
+      case "cwd":
+        this.out.chdir = word;
+        break;
+      case "project":
+        this.out.projects.push(word);
+        break;
+      case "text":
+        break;
     }
   }
 

@@ -21,8 +21,12 @@ const TOOL = "shell_exec";
 const PROJECT_FILES: ReadonlyMap<string, readonly string[]> = new Map([
   ["make", ["Makefile", "makefile", "GNUmakefile"]],
   ...["npm", "pnpm", "yarn", "bun", "npx"].map((p) => [p, ["package.json", ".npmrc"]] as [string, string[]]),
-  ["cargo", ["Cargo.toml", "build.rs", ".cargo/config.toml"]], ["go", ["go.mod"]], ["git", [".git/config"]],
-  ["python", ["setup.py", "conftest.py"]], ["python3", ["setup.py", "conftest.py"]], ["pytest", ["conftest.py", "pytest.ini"]],
+  ["cargo", ["Cargo.toml", "build.rs", ".cargo/config.toml"]],
+  ["go", ["go.mod"]],
+  ["git", [".git/config"]],
+  ["python", ["setup.py", "conftest.py"]],
+  ["python3", ["setup.py", "conftest.py"]],
+  ["pytest", ["conftest.py", "pytest.ini"]],
 ]);
 /** Programs that run the commands of their input (dot-commands, `\!`). */
 const READS_COMMANDS = /^(sqlite3|psql|mysql|mariadb|redis-cli|gdb|ftp|sftp|bc|dc)$/;
@@ -79,7 +83,8 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
     const seen = reading.join(" ");
     const v = decideSubject(layers, TOOL, text(seen), subject);
     // A catch-all speaks of no command in particular; only a rule that names one may tighten.
-    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action)) verdict = verdictOf(v.action, subject, v.rule, `seen as "${seen}": ${v.reason}`);
+    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action))
+      verdict = verdictOf(v.action, subject, v.rule, `seen as "${seen}": ${v.reason}`);
   }
   if (verdict.action !== "deny") {
     for (const reading of [words, ...readings]) {
@@ -121,7 +126,13 @@ class ShellJudge {
     const file = knownPath(word);
     if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
     if (file === "" || file.includes("\0")) return { action: "ask", subject: word.raw, rule: null, reason: `${how} an empty or unusable path` };
-    if (namesProcessFiles(file)) return { action: "deny", subject: file, rule: null, reason: `${how} ${file}, a process's own files (environment, memory, open files), which no command reads or writes` };
+    if (namesProcessFiles(file))
+      return {
+        action: "deny",
+        subject: file,
+        rule: null,
+        reason: `${how} ${file}, a process's own files (environment, memory, open files), which no command reads or writes`,
+      };
     const relative = !file.startsWith("/") && !file.startsWith("~") && !file.startsWith("$HOME");
     if (relative && this.dirs.unknown) return { action: "ask", subject: file, rule: null, reason: `${how} ${file}, but ${this.dirs.unknown}` };
     let worst: Verdict | null = null;
@@ -180,13 +191,21 @@ class ShellJudge {
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
     if (c.risk) v = atLeast(v, "ask", c.risk);
-    if (READS_COMMANDS.test(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0)) v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
-    if (SHELL_WITHOUT_COMMAND.has(cmd.program) && c.inner.length === 0 && c.scripts.length === 0) v = atLeast(v, "ask", `${cmd.program} with no command starts a shell`);
-    if (PLUS_COMMANDS.test(cmd.program) && c.operands.some((w) => w.text.startsWith("+"))) v = atLeast(v, "ask", `${cmd.program} runs the commands given with +`);
-    if ((cmd.program === "test" || cmd.program === "[") && cmd.words.some((w, i) => cmd.words[i - 1]?.text === "-v" && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text))) v = atLeast(v, "ask", `${cmd.program} -v with a subscript evaluates it`);
+    if (READS_COMMANDS.test(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0))
+      v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
+    if (SHELL_WITHOUT_COMMAND.has(cmd.program) && c.inner.length === 0 && c.scripts.length === 0)
+      v = atLeast(v, "ask", `${cmd.program} with no command starts a shell`);
+    if (PLUS_COMMANDS.test(cmd.program) && c.operands.some((w) => w.text.startsWith("+")))
+      v = atLeast(v, "ask", `${cmd.program} runs the commands given with +`);
+    if (
+      (cmd.program === "test" || cmd.program === "[") &&
+      cmd.words.some((w, i) => cmd.words[i - 1]?.text === "-v" && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text))
+    )
+      v = atLeast(v, "ask", `${cmd.program} -v with a subscript evaluates it`);
     const arith = c.arith.find((w) => !this.numericExpression(w.text));
     if (arith) v = atLeast(v, "ask", `${c.name} evaluates "${arith.raw}", which can run commands through the values it names`);
-    if (this.analysis.functions.includes(cmd.program) && !cmd.via) v = atLeast(v, "ask", `${cmd.program} is a function defined in this command line, not the program`);
+    if (this.analysis.functions.includes(cmd.program) && !cmd.via)
+      v = atLeast(v, "ask", `${cmd.program} is a function defined in this command line, not the program`);
     if (c.runsFile) {
       const file = knownPath(c.runsFile);
       const paths = file === null ? [] : this.dirs.resolve(file);
@@ -196,7 +215,8 @@ class ShellJudge {
       if (changesTheShell(d.name)) v = atLeast(v, "ask", `${c.name} sets ${d.name}, which changes what the shell runs`);
       else if (d.exported && !isHarmlessVariable(d.name)) v = atLeast(v, "ask", `${c.name} exports ${d.name}, a variable that may choose what runs`);
     }
-    if (cmd.unknownArgs && c.spec?.operands.rest === "read") v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
+    if (cmd.unknownArgs && c.spec?.operands.rest === "read")
+      v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
     return v;
   }
 
@@ -224,7 +244,10 @@ class ShellJudge {
       v = atLeast(v, "ask", `${cmd.program} is not a program the gate knows, so only a rule naming it may allow it`);
     }
     for (const word of cmd.words.slice(1)) {
-      const tokens = word.text.split(/[\s;&|()'"`]+/).filter(Boolean).slice(0, 64);
+      const tokens = word.text
+        .split(/[\s;&|()'"`]+/)
+        .filter(Boolean)
+        .slice(0, 64);
       for (let i = 0; i < tokens.length; i++) {
         const name = programName(tokens[i]!);
         if (!name || name.startsWith("-")) continue;
@@ -232,7 +255,11 @@ class ShellJudge {
         const reading = [name, ...tokens.slice(i + 1)].join(" ");
         const named = decideSubject(this.ctx.layers, TOOL, text(reading), reading);
         if (named.rule && named.rule.pattern !== "*" && isStricter(named.action, "allow")) {
-          return atLeast(v, "ask", `${cmd.program} is given "${reading}", which the rules ${named.action === "deny" ? "deny" : "ask about"} as a command and ${cmd.program} may run`);
+          return atLeast(
+            v,
+            "ask",
+            `${cmd.program} is given "${reading}", which the rules ${named.action === "deny" ? "deny" : "ask about"} as a command and ${cmd.program} may run`,
+          );
         }
       }
     }
@@ -261,7 +288,9 @@ class ShellJudge {
     const file = knownPath(word);
     if (file === null || file === "" || file.includes("\0")) return null;
     const v = this.file("read_file", { ...word, text: `${file.replace(/\/+$/, "")}/gatehouse-any-file` }, `${program} reads`);
-    return v?.action === "deny" && v.rule?.pattern.startsWith("/") ? { ...v, action: "ask", reason: `${program} may read inside ${file}, where a rule denies reading: ${v.reason}` } : null;
+    return v?.action === "deny" && v.rule?.pattern.startsWith("/")
+      ? { ...v, action: "ask", reason: `${program} may read inside ${file}, where a rule denies reading: ${v.reason}` }
+      : null;
   }
 
   /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */
@@ -283,7 +312,8 @@ class ShellJudge {
     for (const w of loose.writes) this.push(this.file("write_file", w, "a redirection writes"));
     for (const w of loose.reads) this.push(this.file("read_file", w, "a redirection reads"));
     for (const a of assignments) {
-      if (changesTheShell(a.name)) this.push({ action: "ask", subject: `${a.name}=`, rule: null, reason: `it sets ${a.name}, which changes what the shell runs` });
+      if (changesTheShell(a.name))
+        this.push({ action: "ask", subject: `${a.name}=`, rule: null, reason: `it sets ${a.name}, which changes what the shell runs` });
     }
   }
 
@@ -291,9 +321,16 @@ class ShellJudge {
     const { unmodelled, arithmetic, functions } = this.analysis;
     for (const reason of unmodelled) this.push({ action: "ask", subject: reason, rule: null, reason });
     const unsafe = arithmetic.find((name) => !this.numeric(name));
-    if (unsafe) this.push({ action: "ask", subject: unsafe, rule: null, reason: `arithmetic evaluates ${unsafe === "$(" ? "the output of a substitution" : `the value of ${unsafe}`} as an expression, which can run commands` });
+    if (unsafe)
+      this.push({
+        action: "ask",
+        subject: unsafe,
+        rule: null,
+        reason: `arithmetic evaluates ${unsafe === "$(" ? "the output of a substitution" : `the value of ${unsafe}`} as an expression, which can run commands`,
+      });
     for (const name of functions) {
-      if (isKnownProgram(name)) this.push({ action: "ask", subject: `${name}()`, rule: null, reason: `it defines a function ${name} that hides the program of that name` });
+      if (isKnownProgram(name))
+        this.push({ action: "ask", subject: `${name}()`, rule: null, reason: `it defines a function ${name} that hides the program of that name` });
     }
   }
 
@@ -307,7 +344,12 @@ class ShellJudge {
   private numeric(name: string): boolean {
     if (name.startsWith("$")) return false;
     const sets = this.analysis.assignments.filter((a) => a.name === name);
-    const byCommands = this.analysis.commands.some((c) => c.classified && (c.classified.declared.some((d) => d.name === name) || c.words.some((w, i) => i > 0 && w.text === name && /^(read|mapfile|readarray|printf|getopts|wait)$/.test(c.program))));
+    const byCommands = this.analysis.commands.some(
+      (c) =>
+        c.classified &&
+        (c.classified.declared.some((d) => d.name === name) ||
+          c.words.some((w, i) => i > 0 && w.text === name && /^(read|mapfile|readarray|printf|getopts|wait)$/.test(c.program))),
+    );
     return !byCommands && sets.length > 0 && sets.every((a) => a.value !== null && !a.value.dynamic && /^-?\d+$/.test(a.value.text));
   }
 
@@ -336,7 +378,12 @@ export function decideShell(command: string, ctx: DecideContext): ShellDecision 
   judge.constructs();
   if (analysis.parseError) {
     const guard = ctx.protectedPaths?.find((p) => command.includes(p));
-    judge.push({ action: guard ? "deny" : "ask", subject: command, rule: null, reason: `the command does not parse cleanly, so what it runs cannot be known${guard ? `, and it names the protected path ${guard}` : ""}` });
+    judge.push({
+      action: guard ? "deny" : "ask",
+      subject: command,
+      rule: null,
+      reason: `the command does not parse cleanly, so what it runs cannot be known${guard ? `, and it names the protected path ${guard}` : ""}`,
+    });
   }
   if (judge.verdicts.length === 0) {
     const whole = command.trim();

@@ -120,7 +120,16 @@ class Extractor {
       case "variable_assignment": {
         const assignment = assignmentOf(node);
         if (VALID_NAME.test(assignment.name)) this.out.assignments.push(assignment);
-        else this.out.commands.push({ words: [invalidAssignment(node)], assignments: [], ...redirects, writes: [...redirects.writes], reads: [...redirects.reads], stdin, via: null });
+        else
+          this.out.commands.push({
+            words: [invalidAssignment(node)],
+            assignments: [],
+            ...redirects,
+            writes: [...redirects.writes],
+            reads: [...redirects.reads],
+            stdin,
+            via: null,
+          });
         return this.children(node, null);
       }
       case "heredoc_redirect":
@@ -229,8 +238,7 @@ class Extractor {
       const gap = redirectNodes[0] ? this.source.slice(body.endIndex, redirectNodes[0].startIndex).trim() : "";
       if (gap === "-") this.out.commands[this.out.commands.length - 1]?.words.push(literalWord("-"));
       else if (gap !== "") this.out.parseError = true;
-    }
-    else {
+    } else {
       this.out.loose.writes.push(...redirects.writes);
       this.out.loose.reads.push(...redirects.reads);
       if (body) this.visit(body, fed);

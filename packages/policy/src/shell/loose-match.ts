@@ -35,7 +35,8 @@ function matcher(tests: readonly WordTest[], words: readonly string[]): boolean 
         const word = words[w]!;
         yes = test(word) && ok[(t + 1) * width + w + 1] === 1;
         // Skip an option the pattern does not name, with or without one value after it.
-        if (!yes && isOption(word)) yes = ok[t * width + w + 1] === 1 || (w + 2 <= words.length && !isOption(words[w + 1] ?? "-") && ok[t * width + w + 2] === 1);
+        if (!yes && isOption(word))
+          yes = ok[t * width + w + 1] === 1 || (w + 2 <= words.length && !isOption(words[w + 1] ?? "-") && ok[t * width + w + 2] === 1);
       }
       ok[t * width + w] = yes ? 1 : 0;
     }

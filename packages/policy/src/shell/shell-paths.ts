@@ -58,7 +58,8 @@ export class ShellDirectories {
 
   /** Every absolute path a word may name, one per candidate directory. */
   resolve(file: string): string[] {
-    if (file.startsWith("/") || file.startsWith("~") || file.startsWith("$HOME")) return [absolutePath(file.replace(/^\$PWD(?=\/|$)/, this.candidates[0]!), this.candidates[0]!, this.home)];
+    if (file.startsWith("/") || file.startsWith("~") || file.startsWith("$HOME"))
+      return [absolutePath(file.replace(/^\$PWD(?=\/|$)/, this.candidates[0]!), this.candidates[0]!, this.home)];
     return this.candidates.map((dir) => absolutePath(file.startsWith("$PWD") ? dir + file.slice(4) : file, dir, this.home));
   }
 }

@@ -108,7 +108,22 @@ export interface SpecInput {
   scriptOperand?: boolean;
 }
 
-const KINDS: ReadonlySet<string> = new Set(["read", "write", "path", "text", "script", "command", "runs", "name", "assign", "arith", "data", "setopt", "cwd", "project"]);
+const KINDS: ReadonlySet<string> = new Set([
+  "read",
+  "write",
+  "path",
+  "text",
+  "script",
+  "command",
+  "runs",
+  "name",
+  "assign",
+  "arith",
+  "data",
+  "setopt",
+  "cwd",
+  "project",
+]);
 
 function parseOption(token: string): [string, OptionDef] {
   const ends = token.endsWith(">");
@@ -124,7 +139,10 @@ function parseOptionBody(token: string): [string, OptionDef] {
   const risk = risky ? { risk: "makes it run code or write files" } : {};
   if (attached > 0) return [body.slice(0, attached), { value: kind(body.slice(attached + 2)), attachedOnly: true, ...risk }];
   if (valued > 0) {
-    const [value, ...more] = body.slice(valued + 1).split(",").map(kind);
+    const [value, ...more] = body
+      .slice(valued + 1)
+      .split(",")
+      .map(kind);
     return [body.slice(0, valued), { value: value!, ...(more.length > 0 ? { more } : {}), ...risk }];
   }
   return [body, risk];
@@ -143,7 +161,8 @@ export function defineSpec(input: SpecInput, inherited: ReadonlyMap<string, Opti
   const options = new Map([...inherited, ...(input.options ?? "").split(/\s+/).filter(Boolean).map(parseOption)]);
   const operands: OperandSpec = typeof input.operands === "string" ? { rest: input.operands } : (input.operands ?? { rest: "text" });
   const spec: ProgramSpec = { options, operands };
-  if (input.subcommands) spec.subcommands = new Map(Object.entries(input.subcommands).map(([name, s]) => [name, defineSpec(s, input.inheritOptions ? options : undefined)]));
+  if (input.subcommands)
+    spec.subcommands = new Map(Object.entries(input.subcommands).map(([name, s]) => [name, defineSpec(s, input.inheritOptions ? options : undefined)]));
   const { subcommandOptional, anyFlag, risk, safeWith, commandAt, privileged, addsArguments, assignments, scriptOperand } = input;
   return Object.assign(spec, clean({ subcommandOptional, anyFlag, risk, safeWith, commandAt, privileged, addsArguments, assignments, scriptOperand }));
 }

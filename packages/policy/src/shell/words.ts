@@ -20,13 +20,7 @@ export function literalWord(text: string): ShellWord {
 
 const BRACE_EXPANSION = /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/;
 
-const DYNAMIC = new Set([
-  "simple_expansion",
-  "expansion",
-  "command_substitution",
-  "process_substitution",
-  "arithmetic_expansion",
-]);
+const DYNAMIC = new Set(["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"]);
 
 /** Unquoted text: backslash escapes resolve, `\` + newline disappears, globs and braces are noted. */
 function unquoted(text: string): { text: string; glob: boolean } {
@@ -49,7 +43,21 @@ function doubleQuoted(inner: string): string {
   return inner.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === "\n" ? "" : c));
 }
 
-const ANSI_C: Record<string, string> = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+const ANSI_C: Record<string, string> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 function ansiC(inner: string): string {
   return inner.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (m, e: string) => {

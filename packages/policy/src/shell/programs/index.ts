@@ -10,7 +10,16 @@ import { SPECIAL_READERS } from "./special.js";
 import { VCS_PROGRAMS } from "./vcs.js";
 import { WRAPPER_PROGRAMS } from "./wrappers.js";
 
-const TABLES: Record<string, SpecInput>[] = [FILE_PROGRAMS, EDITOR_PROGRAMS, SEARCH_PROGRAMS, VCS_PROGRAMS, RUNTIME_PROGRAMS, NETWORK_PROGRAMS, WRAPPER_PROGRAMS, BUILTIN_PROGRAMS];
+const TABLES: Record<string, SpecInput>[] = [
+  FILE_PROGRAMS,
+  EDITOR_PROGRAMS,
+  SEARCH_PROGRAMS,
+  VCS_PROGRAMS,
+  RUNTIME_PROGRAMS,
+  NETWORK_PROGRAMS,
+  WRAPPER_PROGRAMS,
+  BUILTIN_PROGRAMS,
+];
 
 const SPECS: ReadonlyMap<string, ProgramSpec> = new Map(TABLES.flatMap((t) => Object.entries(t)).map(([name, input]) => [name, defineSpec(input)]));
 

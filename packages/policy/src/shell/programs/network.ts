@@ -17,7 +17,10 @@ export const NETWORK_PROGRAMS: Record<string, SpecInput> = {
       "-t:text --tries:text -T:text --timeout:text -l:text --level:text -A:text --accept:text -R:text --reject:text -U:text --user-agent:text --header:text --post-data:text --method:text --body-data:text --user:text --password:text --limit-rate:text -w:text --wait:text -Q:text --quota:text",
     operands: "text",
   },
-  scp: { options: "-3 -4 -6 -A -B -C -O -p -q -r -T -v -c:text -D:text -F:read -i:read -J:text -l:text -o:runs -P:text -S:runs -X:text", operands: { rest: "read", last: "write" } },
+  scp: {
+    options: "-3 -4 -6 -A -B -C -O -p -q -r -T -v -c:text -D:text -F:read -i:read -J:text -l:text -o:runs -P:text -S:runs -X:text",
+    operands: { rest: "read", last: "write" },
+  },
   rsync: {
     options:
       "-v -q -c -a -r -R -b -u -l -L -k -K -H -p -E -A -X -o -g -D -t -O -J -S -n -W -x -y -z -h -P -i -8 -0 -4 -6 -I --verbose --quiet --checksum --archive --recursive --relative --backup --update --links --copy-links --safe-links --hard-links --perms --executability --acls --xattrs --owner --group --devices --specials --times --omit-dir-times --sparse --dry-run --whole-file --one-file-system --existing --ignore-existing --remove-source-files --delete --delete-before --delete-during --delete-after --delete-excluded --force --prune-empty-dirs --numeric-ids --ignore-times --size-only --compress --stats --human-readable --progress --partial --itemize-changes --mkpath --no-motd --from0 --protect-args --ipv4 --ipv6 --inplace --append --list-only " +

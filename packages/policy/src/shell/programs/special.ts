@@ -7,11 +7,87 @@ import type { ShellWord } from "../words.js";
 /** Programs whose words follow no getopt convention, or whose meaning depends on other words. */
 export type SpecialReader = (words: readonly ShellWord[], name: string) => Classified;
 
-const FIND_FLAGS = new Set(["-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-depth", "-d", "-mount", "-xdev", "-noleaf", "-empty", "-executable", "-readable", "-writable", "-nouser", "-nogroup", "-daystart", "-follow", "-ignore_readdir_race", "-noignore_readdir_race", "-not", "!", "-a", "-and", "-o", "-or", ",", "(", ")", "-H", "-L", "-P"]);
-const FIND_TEXT = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-used", "-fstype", "-printf", "-regextype", "-context", "-D", "-O"]);
+const FIND_FLAGS = new Set([
+  "-print",
+  "-print0",
+  "-ls",
+  "-prune",
+  "-quit",
+  "-true",
+  "-false",
+  "-depth",
+  "-d",
+  "-mount",
+  "-xdev",
+  "-noleaf",
+  "-empty",
+  "-executable",
+  "-readable",
+  "-writable",
+  "-nouser",
+  "-nogroup",
+  "-daystart",
+  "-follow",
+  "-ignore_readdir_race",
+  "-noignore_readdir_race",
+  "-not",
+  "!",
+  "-a",
+  "-and",
+  "-o",
+  "-or",
+  ",",
+  "(",
+  ")",
+  "-H",
+  "-L",
+  "-P",
+]);
+const FIND_TEXT = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-lname",
+  "-ilname",
+  "-type",
+  "-xtype",
+  "-maxdepth",
+  "-mindepth",
+  "-size",
+  "-mtime",
+  "-atime",
+  "-ctime",
+  "-mmin",
+  "-amin",
+  "-cmin",
+  "-perm",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-links",
+  "-inum",
+  "-used",
+  "-fstype",
+  "-printf",
+  "-regextype",
+  "-context",
+  "-D",
+  "-O",
+]);
 const FIND_PATH = new Set(["-newer", "-anewer", "-cnewer", "-samefile"]);
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
-const FIND_WRITES = new Map([["-fprint", 1], ["-fprint0", 1], ["-fls", 1], ["-fprintf", 2]]);
+const FIND_WRITES = new Map([
+  ["-fprint", 1],
+  ["-fprint0", 1],
+  ["-fls", 1],
+  ["-fprintf", 2],
+]);
 
 function find(words: readonly ShellWord[], name: string): Classified {
   const out = emptyClassified(name, null);
@@ -62,7 +138,8 @@ function dd(words: readonly ShellWord[], name: string): Classified {
 }
 
 const SED = defineSpec({
-  options: "-n -E -r -s -u -z -b --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --follow-symlinks --binary -l:text --line-length:text -e:text --expression:text -f:read --file:read -i?=text! --in-place?=text!",
+  options:
+    "-n -E -r -s -u -z -b --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --follow-symlinks --binary -l:text --line-length:text -e:text --expression:text -f:read --file:read -i?=text! --in-place?=text!",
   operands: { lead: ["text"], leadUnless: ["-e", "--expression", "-f", "--file"], rest: "read" },
 });
 
@@ -96,7 +173,9 @@ function sed(words: readonly ShellWord[], name: string): Classified {
   if (words.some((w) => /^-[a-zA-Z]*f|^--file/.test(w.text))) out.risk ??= "sed -f runs a script file the gate does not read";
   for (const script of sedScripts(words, out)) {
     const effects = sedEffects(script);
-    out.risk ??= effects.risk ?? (effects.writes.length > 0 ? "the sed script writes files (w)" : effects.reads.length > 0 ? "the sed script reads other files (r)" : null);
+    out.risk ??=
+      effects.risk ??
+      (effects.writes.length > 0 ? "the sed script writes files (w)" : effects.reads.length > 0 ? "the sed script reads other files (r)" : null);
     for (const file of effects.reads) out.reads.push({ text: file, raw: file, dynamic: false, glob: false });
     for (const file of effects.writes) out.writes.push({ text: file, raw: file, dynamic: false, glob: false });
   }
@@ -104,7 +183,8 @@ function sed(words: readonly ShellWord[], name: string): Classified {
 }
 
 const AWK = defineSpec({
-  options: "-F:text --field-separator:text -v:text --assign:text -f:read --file:read -e:text --source:text -b -c -C -d?=text -D?=text -g -h -L?=text -M -n -N -o?=text -O -p?=text -P -r -s -S -t -V --characters-as-bytes --traditional --copyright --dump-variables?=text --gen-pot --help --lint?=text --bignum --use-lc-numeric --non-decimal-data --optimize --posix --re-interval --no-optimize --sandbox --lint-old --version -E:runs --exec:runs -i:runs --include:runs -l:runs --load:runs",
+  options:
+    "-F:text --field-separator:text -v:text --assign:text -f:read --file:read -e:text --source:text -b -c -C -d?=text -D?=text -g -h -L?=text -M -n -N -o?=text -O -p?=text -P -r -s -S -t -V --characters-as-bytes --traditional --copyright --dump-variables?=text --gen-pot --help --lint?=text --bignum --use-lc-numeric --non-decimal-data --optimize --posix --re-interval --no-optimize --sandbox --lint-old --version -E:runs --exec:runs -i:runs --include:runs -l:runs --load:runs",
   operands: { lead: ["text"], leadUnless: ["-f", "--file", "-e", "--source"], rest: "read" },
 });
 const AWK_RUNS = /\bsystem\s*\(|\bgetline\b|\|&|@|\bprintf?\b[^;}\n]*[|>]/;
@@ -120,9 +200,16 @@ function awk(words: readonly ShellWord[], name: string): Classified {
   return out;
 }
 
-const TAR_COMMON = "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:read --files-from:read -X:read --exclude-from:read --null";
-const TAR_CREATE = defineSpec({ options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:cwd --directory:cwd ${TAR_COMMON}`, operands: "read" });
-const TAR_EXTRACT = defineSpec({ options: `-x -t -d --extract --get --list --diff --compare --delete -f:read --file:read -C:write --directory:write ${TAR_COMMON}`, operands: "path" });
+const TAR_COMMON =
+  "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:read --files-from:read -X:read --exclude-from:read --null";
+const TAR_CREATE = defineSpec({
+  options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:cwd --directory:cwd ${TAR_COMMON}`,
+  operands: "read",
+});
+const TAR_EXTRACT = defineSpec({
+  options: `-x -t -d --extract --get --list --diff --compare --delete -f:read --file:read -C:write --directory:write ${TAR_COMMON}`,
+  operands: "path",
+});
 
 function tar(words: readonly ShellWord[], name: string): Classified {
   const first = words[1];
@@ -137,7 +224,8 @@ function tar(words: readonly ShellWord[], name: string): Classified {
   return out;
 }
 
-const SHELL_OPTIONS = "-c -e -u -x -v -n -f -h -m -B -C -E -H -P -T -b -p -l --login --norc --noprofile --posix --restricted -r --noediting --verbose --version --help -D --dump-strings -o:setopt -O:text --rcfile:read --init-file:read -i! --interactive! -s! -a! -k! -t!";
+const SHELL_OPTIONS =
+  "-c -e -u -x -v -n -f -h -m -B -C -E -H -P -T -b -p -l --login --norc --noprofile --posix --restricted -r --noediting --verbose --version --help -D --dump-strings -o:setopt -O:text --rcfile:read --init-file:read -i! --interactive! -s! -a! -k! -t!";
 const SHELL = defineSpec({ options: SHELL_OPTIONS, operands: { rest: "text", optionsFirst: true } });
 
 /** Words without `+x` options and the name after `+o` / `+O`, which only turn shell options off. */
@@ -167,7 +255,13 @@ function shell(words: readonly ShellWord[], name: string): Classified {
   return out;
 }
 
-const ENV = defineSpec({ options: "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:cwd --chdir:cwd -S:script --split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text --ignore-signal?=text --list-signal-handling", commandAt: 0, assignments: true, operands: "text" });
+const ENV = defineSpec({
+  options:
+    "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:cwd --chdir:cwd -S:script --split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text --ignore-signal?=text --list-signal-handling",
+  commandAt: 0,
+  assignments: true,
+  operands: "text",
+});
 const COMMAND = defineSpec({ options: "-p -v -V", commandAt: 0 });
 const COMMAND_DESCRIBE = defineSpec({ options: "-p -v -V", operands: "text" });
 
@@ -177,10 +271,23 @@ const command: SpecialReader = (words, name) => classifyWords(words, words.some(
 const SET = defineSpec({ options: "-e -u -x -v -f -n -C -B -E -h -H -m -b -P -T -o:setopt", operands: "text" });
 const set: SpecialReader = (words, name) => classifyWords(withoutPlusOptions(words), SET, name);
 
-const RUNUSER_COMMAND = defineSpec({ options: "-u:text --user:text -g:text --group:text -G:text --supp-group:text -m -p --preserve-environment -P --pty -w:text --whitelist-environment:text", commandAt: 0, privileged: true });
-const RUNUSER_SHELL = defineSpec({ options: "-u:text --user:text -g:text --group:text -G:text --supp-group:text -l! --login! -c:script --command:script --session-command:script -f --fast -m -p --preserve-environment -s:runs --shell:runs -P --pty -w:text --whitelist-environment:text", operands: { lead: ["text"], rest: "runs" } });
+const RUNUSER_COMMAND = defineSpec({
+  options: "-u:text --user:text -g:text --group:text -G:text --supp-group:text -m -p --preserve-environment -P --pty -w:text --whitelist-environment:text",
+  commandAt: 0,
+  privileged: true,
+});
+const RUNUSER_SHELL = defineSpec({
+  options:
+    "-u:text --user:text -g:text --group:text -G:text --supp-group:text -l! --login! -c:script --command:script --session-command:script -f --fast -m -p --preserve-environment -s:runs --shell:runs -P --pty -w:text --whitelist-environment:text",
+  operands: { lead: ["text"], rest: "runs" },
+});
 /** `runuser -u USER CMD ARGS` runs a command; `runuser USER -c STRING` runs a shell. */
-const runuser: SpecialReader = (words, name) => classifyWords(words, words.some((w) => w.text === "-u" || w.text.startsWith("--user")) && !words.some((w) => /^(-c|--command)/.test(w.text)) ? RUNUSER_COMMAND : RUNUSER_SHELL, name);
+const runuser: SpecialReader = (words, name) =>
+  classifyWords(
+    words,
+    words.some((w) => w.text === "-u" || w.text.startsWith("--user")) && !words.some((w) => /^(-c|--command)/.test(w.text)) ? RUNUSER_COMMAND : RUNUSER_SHELL,
+    name,
+  );
 
 /** `coproc CMD`, `coproc NAME { ...; }`: the command starts after the name when a group follows. */
 const coproc: SpecialReader = (words, name) => {
@@ -192,7 +299,11 @@ const coproc: SpecialReader = (words, name) => {
   return out;
 };
 
-const PERL = defineSpec({ options: "-e:runs -E:runs -M:runs -m:runs -I:path -n -p -a -l -F:text -0?=text -w -W -X -c -s -T -t -v -V -x -i?=text!", operands: { lead: ["read"], leadUnless: ["-e", "-E"], rest: "read", optionsFirst: true }, scriptOperand: true });
+const PERL = defineSpec({
+  options: "-e:runs -E:runs -M:runs -m:runs -I:path -n -p -a -l -F:text -0?=text -w -W -X -c -s -T -t -v -V -x -i?=text!",
+  operands: { lead: ["read"], leadUnless: ["-e", "-E"], rest: "read", optionsFirst: true },
+  scriptOperand: true,
+});
 const perl: SpecialReader = (words, name) => {
   const out = classifyWords(words, PERL, name);
   inPlace(out, words);
@@ -208,16 +319,38 @@ const make: SpecialReader = (words, name) => {
   return out;
 };
 
-const SQLITE = defineSpec({ options: "--batch --bail --csv --json --line --list --markdown --table --box --column --header --noheader --readonly --echo --nullvalue:text --separator:text --newline:text --cmd:text --init:runs --safe --version --help --interactive!", operands: { lead: ["write"], rest: "text" } });
+const SQLITE = defineSpec({
+  options:
+    "--batch --bail --csv --json --line --list --markdown --table --box --column --header --noheader --readonly --echo --nullvalue:text --separator:text --newline:text --cmd:text --init:runs --safe --version --help --interactive!",
+  operands: { lead: ["write"], rest: "text" },
+});
 /** sqlite3 dot-commands run programs (`.shell`, `.system`) and touch files (`.output`, `.import`, `.load`). */
 const sqlite: SpecialReader = (words, name) => {
-  const out = classifyWords(words.map((w) => (/^-[a-z]{3,}$/.test(w.text) ? { ...w, text: `-${w.text}` } : w)), SQLITE, name);
+  const out = classifyWords(
+    words.map((w) => (/^-[a-z]{3,}$/.test(w.text) ? { ...w, text: `-${w.text}` } : w)),
+    SQLITE,
+    name,
+  );
   if (words.some((w, i) => i > 0 && /(^|\s|;)\.[a-z]/.test(w.text))) out.risk ??= `${name} is given dot-commands, which can run programs and touch files`;
   return out;
 };
 
 export const SPECIAL_READERS: ReadonlyMap<string, SpecialReader> = new Map<string, SpecialReader>([
-  ["find", find], ["dd", dd], ["sed", sed], ["awk", awk], ["gawk", awk], ["mawk", awk], ["nawk", awk], ["tar", tar],
+  ["find", find],
+  ["dd", dd],
+  ["sed", sed],
+  ["awk", awk],
+  ["gawk", awk],
+  ["mawk", awk],
+  ["nawk", awk],
+  ["tar", tar],
   ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash"].map((s) => [s, shell] as [string, SpecialReader]),
-  ["env", env], ["command", command], ["set", set], ["make", make], ["sqlite3", sqlite], ["runuser", runuser], ["coproc", coproc], ["perl", perl],
+  ["env", env],
+  ["command", command],
+  ["set", set],
+  ["make", make],
+  ["sqlite3", sqlite],
+  ["runuser", runuser],
+  ["coproc", coproc],
+  ["perl", perl],
 ]);
