@@ -90,11 +90,14 @@ export class ApprovalGate {
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
     const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
     if (scope !== "once") refuseToSave(p.event.decision.critical, patterns);
-    if (!this.pending.settle(input.approvalId, { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") })) return false;
-    if (scope === "once") return true;
-    this.runtime.allow(p.session.id, p.call.tool, patterns);
+    const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") };
+    // The call is let go only once its rule is in place, so what it leads to already sees the rule.
+    const claimed = this.pending.settle(input.approvalId, resolution, false);
+    if (!claimed) return false;
+    if (scope !== "once") this.runtime.allow(p.session.id, p.call.tool, patterns);
     if (scope === "always") await this.saveAlways(p.session, p.call.tool, patterns, by);
-    this.recheck(p.session.id);
+    claimed.settle(resolution);
+    if (scope !== "once") this.recheck(p.session.id);
     return true;
   }
 

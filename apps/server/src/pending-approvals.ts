@@ -86,8 +86,11 @@ export class PendingApprovals {
     return [...this.pending].filter(([, p]) => p.session.id === sessionId);
   }
 
-  /** Removes and settles a pending approval; undefined when it was not pending (exactly one answer applies). */
-  settle(approvalId: string, r: Resolution): Pending | undefined {
+  /**
+   * Removes and settles a pending approval; undefined when it was not pending (exactly one answer
+   * applies). With `release` false the held call is let go later, by the caller, through `settle`.
+   */
+  settle(approvalId: string, r: Resolution, release = true): Pending | undefined {
     const p = this.pending.get(approvalId);
     if (!p) return undefined;
     this.pending.delete(approvalId);
@@ -105,7 +108,7 @@ export class PendingApprovals {
       pattern: r.pattern ?? null,
       feedback: r.feedback,
     });
-    p.settle(r);
+    if (release) p.settle(r);
     return p;
   }
 
