@@ -1,3 +1,5 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Mask, SandboxProfile } from "./profile.js";
 
 /** Namespaces and limits every sandboxed command gets. */
@@ -22,8 +24,18 @@ export function bwrapProgramArguments(profile: SandboxProfile, argv: readonly st
   return [...confinement(profile, emptyFile), "--chdir", cwd, "--", ...argv];
 }
 
+/**
+ * Gatehouse's own installation when it lies under /tmp (a checkout in a temporary folder): the
+ * private /tmp would hide it, and with it what MCP servers and tools run from. Visible read-only,
+ * as it is anywhere else on the host.
+ */
+const INSTALL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
+
 function confinement(profile: SandboxProfile, emptyFile: string): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", profile.workDir, profile.workDir];
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  for (const p of UNDER_TMP) args.push("--ro-bind", p, p);
+  args.push("--bind", profile.workDir, profile.workDir);
   for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
   for (const m of profile.masked) args.push(...mask(m, emptyFile));
