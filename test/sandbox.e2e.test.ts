@@ -74,14 +74,16 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     const s = await yoloSession(cluster, cluster.client(), [
       {
         text: "x",
-        toolCalls: [shell("cat /proc/self/environ; echo; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; env")],
+        toolCalls: [shell("env"), shell("cat /proc/self/environ; echo; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done")],
       },
       { text: "done" },
     ]);
     await s.events.next("turn_ended", () => true, 15_000);
-    const out = JSON.stringify(s.events.of("tool_result")[0]);
-    expect(out).toContain("PATH=");
-    expect(out).not.toContain(WORKER_TOKEN);
+    const [env, proc] = s.events.of("tool_result");
+    expect(JSON.stringify(env)).toContain("PATH=");
+    // The gate's floor refuses reading a process's own files; the person's command below shows the sandbox alone.
+    expect(proc).toMatchObject({ outcome: "denied" });
+    expect(JSON.stringify(s.events.of("tool_result"))).not.toContain(WORKER_TOKEN);
     const shown = await cluster.client().session.shell.mutate({ sessionId: s.id, command: "tr '\\0' '\\n' < /proc/self/environ; cat /proc/[0-9]*/environ" });
     expect(shown.stdout).toContain("PATH=");
     expect(JSON.stringify(shown)).not.toContain(WORKER_TOKEN);
