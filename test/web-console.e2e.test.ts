@@ -61,7 +61,11 @@ describe("the browser console", () => {
     const sandbox = worker!.sandbox!.active ? `sandboxed, ${worker!.sandbox!.network ? "with network" : "no network"}` : "not sandboxed";
     expect(await page.locator('[data-worker="w1"] [data-testid="sandbox"]').textContent()).toMatch(new RegExp(`^${sandbox}`));
     await page.locator('[data-worker="w1"]').click();
-    expect(await page.getByTestId("sandbox").textContent()).toContain(`mode ${worker!.sandbox!.mode}`);
+    // The worker's page replaces the list: wait for it rather than read the list's line.
+    await page
+      .getByTestId("sandbox")
+      .filter({ hasText: `mode ${worker!.sandbox!.mode}` })
+      .waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Client token").waitFor();
     expect(await page.evaluate('sessionStorage.getItem("gatehouse.token")')).toBeNull();
