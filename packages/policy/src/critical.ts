@@ -1,4 +1,5 @@
 import type { AnalyzedCommand } from "./shell/analyze.js";
+import { runsCode } from "./shell/programs/runners.js";
 
 const SYSTEM_FILES = /^\/etc\/(passwd|shadow|sudoers|group|gshadow)$/;
 const SYSTEM_DIRS = /^\/(home|root|usr|etc|var|bin|sbin|lib|lib64|boot|opt|srv)$/;
@@ -6,27 +7,6 @@ const SYSTEM_DIRS = /^\/(home|root|usr|etc|var|bin|sbin|lib|lib64|boot|opt|srv)$
 // the match backtrack quadratically.
 const FORK_BOMB = /(?<![\w:.])([\w:.]{1,64})\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
 const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "xh"]);
-const RUNS_CODE = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "ash",
-  "fish",
-  "python",
-  "python3",
-  "python2",
-  "node",
-  "perl",
-  "ruby",
-  "php",
-  "lua",
-  "source",
-  ".",
-  "eval",
-]);
 const STOPS_HOST = new Set(["shutdown", "reboot", "halt", "poweroff"]);
 
 /** Absolute paths a word of the command may name (after `cd`, `~`, `$HOME`, `..`), or none when unknown. */
@@ -55,7 +35,7 @@ export function commandCritical(cmd: AnalyzedCommand, home: string, pathsOf: Pat
   if (STOPS_HOST.has(program)) return `${program} stops the host`;
   if (program === "init" && /^[06]$/.test(words[1] ?? "")) return "init stops the host";
   if (program === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(words[1] ?? "")) return "systemctl stops the host";
-  if (fetches && RUNS_CODE.has(program) && (cmd.stdin === "pipe" || cmd.words.some((w) => w.dynamic))) return "it runs code fetched from the network";
+  if (fetches && runsCode(program) && (cmd.stdin === "pipe" || cmd.words.some((w) => w.dynamic))) return "it runs code fetched from the network";
   const written = [...cmd.writes.map((w) => w.text), ...(cmd.classified?.writes.map((w) => w.text) ?? [])];
   if (written.some((w) => pathsOf(w).some((p) => SYSTEM_FILES.test(p)))) return "it writes a system account file";
   return null;

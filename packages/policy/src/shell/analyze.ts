@@ -2,6 +2,7 @@ import type { Classified } from "./classify.js";
 import { extractCommands, type Assignment, type FileRedirects, type SubCommand } from "./extract.js";
 import { withShellTree } from "./parser.js";
 import { classifyCommand, isKnownProgram } from "./programs/index.js";
+import { SHELLS } from "./programs/runners.js";
 import { joinContinuations, isLiteral, type ShellWord } from "./words.js";
 
 export const MAX_SCRIPT_DEPTH = 8;
@@ -59,8 +60,6 @@ export interface ShellAnalysis {
   /** The text analysed. */
   source: string;
 }
-
-const SHELL_PROGRAMS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"]);
 
 export function programName(word: string): string {
   const slash = word.lastIndexOf("/");
@@ -128,7 +127,7 @@ class Analyzer {
     for (const inner of classified.inner) this.inner(cmd, classified, inner.start, inner.end, inner.via);
     for (const script of classified.scripts) this.nested(cmd, script, depth);
     // A shell fed a script it can read (`bash <<< 'cmd'`, a quoted heredoc): that script is judged too.
-    if (cmd.stdinText && SHELL_PROGRAMS.has(program) && classified.risk && classified.operands.length === 0) this.nested(cmd, [cmd.stdinText], depth);
+    if (cmd.stdinText && SHELLS.has(program) && classified.risk && classified.operands.length === 0) this.nested(cmd, [cmd.stdinText], depth);
   }
 
   private inner(cmd: AnalyzedCommand, classified: Classified, start: number, end: number, via: string): void {

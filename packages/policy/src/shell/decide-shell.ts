@@ -12,6 +12,7 @@ import { commandCritical, lineCritical, writesSystemFile } from "../critical.js"
 import { changesTheShell, isHarmlessVariable } from "./environment.js";
 import { looseMatch } from "./loose-match.js";
 import { isKnownProgram } from "./programs/index.js";
+import { runsCode } from "./programs/runners.js";
 import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
@@ -34,7 +35,8 @@ const READS_COMMANDS = /^(sqlite3|psql|mysql|mariadb|redis-cli|gdb|ftp|sftp|bc|d
 const PLUS_COMMANDS = /^(vim?|nvim|view|ex|vimdiff|less|more|nano|emacs)$/;
 const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
 /** Programs that start a shell or an interpreter: their name as an argument may run anything. */
-const RUNS_CODE = /^(ba|da|z|k|mk|fi|rba)?sh$|^(python[0-9.]*|node|perl|ruby|php|lua|deno|bun|eval|exec|source|xargs|env|sudo|doas)$/;
+/** Wrappers and runners that take a program as an argument. */
+const RUNS_PROGRAMS: ReadonlySet<string> = new Set(["exec", "xargs", "env", "sudo", "doas"]);
 
 export interface ShellDecision {
   verdicts: Verdict[];
@@ -251,7 +253,8 @@ class ShellJudge {
       for (let i = 0; i < tokens.length; i++) {
         const name = programName(tokens[i]!);
         if (!name || name.startsWith("-")) continue;
-        if (RUNS_CODE.test(name)) return atLeast(v, "ask", `${cmd.program} is given "${name}", a program that runs code, which ${cmd.program} may run`);
+        if ((runsCode(name) && name !== ".") || RUNS_PROGRAMS.has(name))
+          return atLeast(v, "ask", `${cmd.program} is given "${name}", a program that runs code, which ${cmd.program} may run`);
         const reading = [name, ...tokens.slice(i + 1)].join(" ");
         const named = decideSubject(this.ctx.layers, TOOL, text(reading), reading);
         if (named.rule && named.rule.pattern !== "*" && isStricter(named.action, "allow")) {

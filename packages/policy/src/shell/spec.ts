@@ -62,7 +62,7 @@ export interface OperandSpec {
 
 export interface ProgramSpec {
   options: ReadonlyMap<string, OptionDef>;
-  /** Options that take a value, for joined short clusters (`-n5`, `-eKEY`). */
+  /** What each operand is. */
   operands: OperandSpec;
   subcommands?: ReadonlyMap<string, ProgramSpec>;
   /** The subcommand may be missing (`git` alone prints help). */
@@ -85,7 +85,10 @@ export interface ProgramSpec {
   scriptOperand?: boolean;
 }
 
-export interface SpecInput {
+/** What a spec says of its program besides its options, operands and subcommands: written as compiled. */
+type SpecFlags = Omit<ProgramSpec, "options" | "operands" | "subcommands">;
+
+export interface SpecInput extends SpecFlags {
   /**
    * Options, space-separated: `-a` a flag, `-n:text` takes a value, `--color?=text` takes an
    * attached value only, `--exec!` a flag that makes the program run code (its allow asks),
@@ -97,15 +100,6 @@ export interface SpecInput {
   subcommands?: Record<string, SpecInput>;
   /** The subcommands also accept the program's own options (`npm run -s build`). */
   inheritOptions?: boolean;
-  subcommandOptional?: boolean;
-  anyFlag?: boolean;
-  risk?: string;
-  safeWith?: readonly string[];
-  commandAt?: number;
-  privileged?: boolean;
-  addsArguments?: boolean;
-  assignments?: boolean;
-  scriptOperand?: boolean;
 }
 
 const KINDS: ReadonlySet<string> = new Set([
@@ -158,13 +152,12 @@ function kind(text: string): WordKind {
  * too, the spec's own taking precedence.
  */
 export function defineSpec(input: SpecInput, inherited: ReadonlyMap<string, OptionDef> = new Map()): ProgramSpec {
-  const options = new Map([...inherited, ...(input.options ?? "").split(/\s+/).filter(Boolean).map(parseOption)]);
-  const operands: OperandSpec = typeof input.operands === "string" ? { rest: input.operands } : (input.operands ?? { rest: "text" });
-  const spec: ProgramSpec = { options, operands };
-  if (input.subcommands)
-    spec.subcommands = new Map(Object.entries(input.subcommands).map(([name, s]) => [name, defineSpec(s, input.inheritOptions ? options : undefined)]));
-  const { subcommandOptional, anyFlag, risk, safeWith, commandAt, privileged, addsArguments, assignments, scriptOperand } = input;
-  return Object.assign(spec, clean({ subcommandOptional, anyFlag, risk, safeWith, commandAt, privileged, addsArguments, assignments, scriptOperand }));
+  const { options: written, operands: given, subcommands, inheritOptions, ...flags } = input;
+  const options = new Map([...inherited, ...(written ?? "").split(/\s+/).filter(Boolean).map(parseOption)]);
+  const operands: OperandSpec = typeof given === "string" ? { rest: given } : (given ?? { rest: "text" });
+  const spec: ProgramSpec = { options, operands, ...clean(flags) };
+  if (subcommands) spec.subcommands = new Map(Object.entries(subcommands).map(([name, s]) => [name, defineSpec(s, inheritOptions ? options : undefined)]));
+  return spec;
 }
 
 function clean<T extends object>(o: T): Partial<T> {

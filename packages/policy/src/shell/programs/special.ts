@@ -1,6 +1,7 @@
 import { classifyWords, emptyClassified, scriptFile, type Classified } from "../classify.js";
 import { sedEffects } from "../sed-script.js";
 import { defineSpec } from "../spec.js";
+import { SHELLS } from "./runners.js";
 import { RUNTIME_PROGRAMS } from "./runtimes.js";
 import type { ShellWord } from "../words.js";
 
@@ -344,7 +345,7 @@ export const SPECIAL_READERS: ReadonlyMap<string, SpecialReader> = new Map<strin
   ["mawk", awk],
   ["nawk", awk],
   ["tar", tar],
-  ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash"].map((s) => [s, shell] as [string, SpecialReader]),
+  ...[...SHELLS].map((s) => [s, shell] as [string, SpecialReader]),
   ["env", env],
   ["command", command],
   ["set", set],
