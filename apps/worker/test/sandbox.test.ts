@@ -156,6 +156,49 @@ describe("a command in the sandbox", () => {
     fs.rmSync(path.join(work, "deep"), { recursive: true });
     expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(path.join(work, "deep", "er", "prod.env"));
   });
+
+  it("judges the cached walk again under new rules", () => {
+    const stricter = new FileGuard({ ...guardRules, runtime: [rule("read_file", "nested/deep/keep.txt", "deny")] }, work);
+    const keep = path.join(work, "nested", "deep", "keep.txt");
+    expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(keep);
+    expect(runner.profile(stricter).masked.map((m) => m.path)).toContain(keep);
+    expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(keep);
+  });
+
+  it("masks a denied file that appears in a folder the walk has cached, even when the folder's times are set back", async () => {
+    const dir = path.join(work, "cached");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "plain.txt"), "x");
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(dir, old, old);
+    expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(path.join(dir, "late.env"));
+    fs.writeFileSync(path.join(dir, "late.env"), "KEY=top-secret");
+    fs.utimesSync(dir, old, old);
+    expect(runner.profile(guard).masked.map((m) => m.path)).toContain(path.join(dir, "late.env"));
+    expect((await sandboxed("cat cached/late.env")).out).not.toContain("top-secret");
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it("masks a denied file in a folder put in place of a cached one with the same times", async () => {
+    const dir = path.join(work, "swapped");
+    const other = path.join(work, "incoming");
+    fs.mkdirSync(dir);
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(dir, "plain.txt"), "x");
+    fs.writeFileSync(path.join(other, "plain.txt"), "x");
+    fs.writeFileSync(path.join(other, "swap.env"), "KEY=top-secret");
+    const old = new Date(Date.now() - 60_000);
+    for (const d of [dir, other]) fs.utimesSync(d, old, old);
+    expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(path.join(dir, "swap.env"));
+    fs.rmSync(dir, { recursive: true });
+    fs.renameSync(other, dir);
+    fs.mkdirSync(other);
+    fs.utimesSync(other, old, old);
+    expect(runner.profile(guard).masked.map((m) => m.path)).toContain(path.join(dir, "swap.env"));
+    expect((await sandboxed("cat swapped/swap.env")).out).not.toContain("top-secret");
+    fs.rmSync(dir, { recursive: true });
+    fs.rmSync(other, { recursive: true });
+  });
 });
 
 describe("the worker's own check of shell commands", () => {

@@ -92,6 +92,8 @@ export class ProfileBuilder {
   private readonly tree: WorkTree;
   private readonly outside = new Map<string, WorkTree>();
   private readonly judged = new WeakMap<object, Map<string, { stamp: number; found: Found }>>();
+  /** The same summed over a whole tree, for as long as no folder of it changes. */
+  private readonly totals = new WeakMap<object, Map<WorkTree, { version: number; found: Found }>>();
 
   constructor(
     readonly workDir: string,
@@ -128,14 +130,26 @@ export class ProfileBuilder {
   }
 
   private collect(key: object, tree: WorkTree, ctx: DecideContext, into: Found): void {
+    let totals = this.totals.get(key);
+    if (!totals) this.totals.set(key, (totals = new Map()));
+    let total = totals.get(tree);
+    if (total?.version !== tree.version) totals.set(tree, (total = { version: tree.version, found: this.judgeTree(key, tree, ctx) }));
+    into.masked.push(...total.found.masked);
+    into.readOnly.push(...total.found.readOnly);
+  }
+
+  /** What the rules deny in every folder of the tree; a folder is judged again only when its listing changed. */
+  private judgeTree(key: object, tree: WorkTree, ctx: DecideContext): Found {
+    const found: Found = { masked: [], readOnly: [] };
     let memo = this.judged.get(key);
     if (!memo) this.judged.set(key, (memo = new Map()));
     for (const [dir, listing] of tree.listings()) {
       let entry = memo.get(dir);
       if (entry?.stamp !== listing.stamp) memo.set(dir, (entry = { stamp: listing.stamp, found: judgeFolder(dir, listing, ctx, dir === tree.root) }));
-      into.masked.push(...entry.found.masked);
-      into.readOnly.push(...entry.found.readOnly);
+      found.masked.push(...entry.found.masked);
+      found.readOnly.push(...entry.found.readOnly);
     }
+    return found;
   }
 
   /** Folders outside the work directory that read-deny rules with absolute patterns speak of. */

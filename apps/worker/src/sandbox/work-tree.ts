@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import path from "node:path";
 
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
@@ -10,17 +9,29 @@ export interface TreeEntry {
 
 /** One folder's listing and the stamp of the refresh that last read it. */
 export interface FolderListing {
-  mtimeNs: bigint;
+  /**
+   * What the folder's state is known by: its inode and its change time. Adding, removing or
+   * renaming an entry moves the change time, and so does setting the folder's times back (which
+   * an archive or `touch -d` does with the modification time); a folder put in place of another
+   * has another inode (or device).
+   */
+  dev: number;
+  ino: number;
+  ctimeMs: number;
   /** False when the folder changed so shortly before it was read that a later change could keep the same time. */
   settled: boolean;
   entries: TreeEntry[];
+  /** The absolute paths of the entries that are folders. */
+  subfolders: string[];
   /** Changes whenever this folder is read again; results computed from the listing are keyed by it. */
   stamp: number;
+  /** The refresh that last reached this folder. */
+  pass: number;
 }
 
 // File times advance in coarse ticks (a few milliseconds): a folder changed within this long of
 // being read is read again next time rather than trusted.
-const SETTLE_NS = 200_000_000n;
+const SETTLE_MS = 200;
 
 const sameEntries = (a: TreeEntry[], b: TreeEntry[]) => a.length === b.length && a.every((e, i) => e.name === b[i]!.name && e.kind === b[i]!.kind);
 
@@ -32,13 +43,15 @@ const kindOf = (d: fs.Dirent): EntryKind => (d.isSymbolicLink() ? "symlink" : d.
 
 /**
  * Every entry under the work directory, kept current at the cost of one stat per folder: a folder
- * whose modification time has not moved has the same entries (creating, removing or renaming an
- * entry, a symlink included, moves it), so only changed folders are listed again. Symlinked
- * folders are not followed; their targets are judged by their real path instead.
+ * whose inode and change time have not moved has the same entries, so only changed folders are
+ * listed again. Symlinked folders are not followed; their targets are judged by their real path
+ * instead.
  */
 export class WorkTree {
   private readonly folders = new Map<string, FolderListing>();
   private stamps = 0;
+  private lastStamp = 0;
+  private passes = 0;
   /** Changes whenever any folder was read again or dropped. */
   version = 0;
 
@@ -49,32 +62,35 @@ export class WorkTree {
 
   /** Brings every listing up to date; throws TreeTooLarge past the entry bound (a sandbox cannot be built then). */
   refresh(): void {
-    const seen = new Set<string>();
+    const pass = ++this.passes;
     const stack = [this.root];
     let count = 0;
+    let reached = 0;
     let changed = false;
     while (stack.length > 0) {
       const dir = stack.pop()!;
       const listing = this.listing(dir);
       if (!listing) continue;
       if (listing.stamp > this.lastStamp) changed = true;
-      seen.add(dir);
+      listing.pass = pass;
+      reached++;
       count += listing.entries.length;
       if (count > this.maxEntries)
         throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
-      for (const e of listing.entries) if (e.kind === "dir") stack.push(path.join(dir, e.name));
+      for (const sub of listing.subfolders) stack.push(sub);
     }
-    for (const dir of this.folders.keys()) {
-      if (!seen.has(dir)) {
-        this.folders.delete(dir);
-        changed = true;
+    // Every folder reached is in the map; when the counts agree, none was left behind.
+    if (reached !== this.folders.size) {
+      for (const [dir, listing] of this.folders) {
+        if (listing.pass !== pass) {
+          this.folders.delete(dir);
+          changed = true;
+        }
       }
     }
     this.lastStamp = this.stamps;
     if (changed) this.version++;
   }
-
-  private lastStamp = 0;
 
   /** Folders and their listings, as of the last refresh. */
   listings(): IterableIterator<[string, FolderListing]> {
@@ -82,25 +98,28 @@ export class WorkTree {
   }
 
   private listing(dir: string): FolderListing | null {
-    const stat = fs.statSync(dir, { bigint: true, throwIfNoEntry: false });
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
     if (!stat?.isDirectory()) {
       this.folders.delete(dir);
       return null;
     }
     const known = this.folders.get(dir);
-    if (known && known.settled && known.mtimeNs === stat.mtimeNs) return known;
+    const same = known !== undefined && known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs;
+    if (same && known.settled) return known;
     let entries: TreeEntry[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, kind: kindOf(d) }));
     } catch {
       entries = [];
     }
-    const settled = BigInt(Date.now()) * 1_000_000n - stat.mtimeNs > SETTLE_NS;
-    if (known && !known.settled && known.mtimeNs === stat.mtimeNs && sameEntries(known.entries, entries)) {
+    const settled = Date.now() - Math.max(stat.ctimeMs, stat.mtimeMs) > SETTLE_MS;
+    if (same && sameEntries(known.entries, entries)) {
       known.settled = settled;
       return known;
     }
-    const fresh = { mtimeNs: stat.mtimeNs, settled, entries, stamp: ++this.stamps };
+    const prefix = dir === "/" ? "/" : `${dir}/`;
+    const subfolders = entries.filter((e) => e.kind === "dir").map((e) => prefix + e.name);
+    const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, stamp: ++this.stamps, pass: 0 };
     this.folders.set(dir, fresh);
     return fresh;
   }
