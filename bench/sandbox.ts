@@ -1,0 +1,108 @@
+// The OS sandbox's own cost, measured in this process without a server: deriving the profile of a
+// 20,000-file repository, building bubblewrap's arguments, and one command started and waited for
+// with and without the sandbox. Minima are the figures to compare when the machine is shared.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import type { Guard } from "@gatehouse/protocol";
+import { FileGuard, resolveSandbox, ShellRunner, WorkTree } from "../apps/worker/src/index.js";
+import { bwrapArguments } from "../apps/worker/src/sandbox/bwrap-args.js";
+import { generateRepository } from "./shell-sandbox.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 100);
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-sandbox-")));
+const small = path.join(root, "small");
+const repo = path.join(root, "repo");
+fs.mkdirSync(small);
+fs.writeFileSync(path.join(small, "a.txt"), "a");
+generateRepository(repo, 20_000);
+
+await loadShellParser();
+const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+const guardRules: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [] };
+const on = resolveSandbox({ mode: "required", network: true });
+const off = resolveSandbox({ mode: "off", network: true });
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const at = (xs: number[], p: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+const figures = (xs: number[]) => `min ${ms(at(xs, 0))}, p50 ${ms(at(xs, 0.5))}`;
+function timed(f: () => void, n: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    f();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
+
+console.log(`node ${process.version}, ${os.cpus().length} cores; load average ${load()} (1, 5, 15 min); ${RUNS} runs a figure`);
+
+// The profile of the 20,000-file repository.
+const runner = new ShellRunner(repo, on);
+const guard = new FileGuard(guardRules, repo);
+let t0 = performance.now();
+const profile = runner.profile(guard);
+const first = performance.now() - t0;
+const unchanged = timed(() => runner.profile(guard), RUNS);
+const afterNewFile: number[] = [];
+for (let i = 0; i < 20; i++) {
+  fs.writeFileSync(path.join(repo, "p0", "m0", "f0", `new${i}.ts`), "x");
+  t0 = performance.now();
+  runner.profile(guard);
+  afterNewFile.push(performance.now() - t0);
+}
+const tree = new WorkTree(repo);
+tree.refresh();
+const folders = [...tree.listings()].map(([dir]) => dir);
+const statAll = timed(() => {
+  for (const dir of folders) fs.statSync(dir, { throwIfNoEntry: false });
+}, RUNS);
+const mounts = profile.pinned.length + profile.readOnly.length + profile.masked.length + profile.hidden.length;
+console.log(`profile of the 20,000-file repository (${folders.length} folders; ${profile.masked.length} masked, ${mounts} mounts in all):`);
+console.log(`  first call ${ms(first)}; nothing changed ${figures(unchanged)}; after a new file ${figures(afterNewFile)}`);
+console.log(`  one stat of each folder, bare: ${figures(statAll)}`);
+const empty = path.join(root, "empty");
+fs.writeFileSync(empty, "", { mode: 0o000 });
+const args = timed(() => bwrapArguments(profile, "echo 1", empty), RUNS * 10);
+console.log(`bubblewrap's arguments from that profile (${bwrapArguments(profile, "echo 1", empty).length}): min ${(at(args, 0) * 1000).toFixed(1)} µs, p50 ${(at(args, 0.5) * 1000).toFixed(1)} µs`);
+
+/** Starts a command and waits for it to end; rejects when it fails. */
+function waitFor(start: () => ReturnType<typeof spawn>): Promise<number> {
+  const t = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = start();
+    child.stdout?.resume();
+    child.stderr?.resume();
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`exit status ${code}`))));
+  });
+}
+
+// One command, start to end, the cases taking turns so that load falls on all alike.
+const smallRunner = new ShellRunner(small, on);
+const smallGuard = new FileGuard(guardRules, small);
+const plainRunner = new ShellRunner(small, off);
+const smallArgs = bwrapArguments(smallRunner.profile(smallGuard), "echo 1", empty);
+const bigArgs = bwrapArguments(runner.profile(guard), "echo 1", empty);
+const quiet = { stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+const cases: [string, () => ReturnType<typeof spawn>][] = [
+  ["`echo` without the sandbox", () => plainRunner.spawn("echo 1", smallGuard)],
+  ["`echo` in the sandbox, small work directory", () => smallRunner.spawn("echo 1", smallGuard)],
+  ["`echo` in the sandbox, 20,000-file repository", () => runner.spawn("echo 1", guard)],
+  ["bubblewrap alone, small work directory's arguments", () => spawn("bwrap", smallArgs, quiet)],
+  ["bubblewrap alone, 20,000-file repository's arguments", () => spawn("bwrap", bigArgs, quiet)],
+];
+const times = cases.map(() => [] as number[]);
+for (let i = 0; i < RUNS; i++) for (const [k, [, start]] of cases.entries()) times[k]!.push(await waitFor(start));
+const base = at(times[0]!, 0);
+for (const [k, [label]] of cases.entries()) {
+  const extra = k === 0 ? "" : `; min over the first row +${(at(times[k]!, 0) - base).toFixed(2)} ms`;
+  console.log(`${label}: ${figures(times[k]!)}, p25 ${ms(at(times[k]!, 0.25))}${extra}`);
+}
+console.log(`load average at the end ${load()}`);
+fs.rmSync(root, { recursive: true, force: true });
