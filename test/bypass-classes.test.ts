@@ -1365,6 +1365,83 @@ const OPTION_FILES: Case[] = [
   hidden("git -c core.quotepath=off show HEAD:.env"),
 ];
 
+// Patterns of parameter expansions, modules, query languages and lists of file names.
+const EXT = "git config protocol.ext.allow always";
+const PICKLE = "printf 'cos\\nsystem\\n(S%s\\ntR.' \"'rm x'\" > e.pkl";
+const HOOK = "mkdir -p t/hooks && printf '#!/bin/sh\\nevil\\n' > t/hooks/post-checkout && chmod +x t/hooks/post-checkout";
+const UNTRACKED_ENV = "git rm -q --cached .env && git commit -qm untrack";
+const PATTERNS: Case[] = [
+  deny("y=a; echo ${y#$(rm x)}", rm),
+  deny("y=a; echo ${y%%`rm x`}", rm),
+  deny("y=a; echo ${y^^$(rm x)}", rm),
+  deny('y=a; echo "${y,,$(rm x)}"', rm),
+  deny("y=a; z=${y##*$(rm x)}", rm),
+  deny("y=a; [[ ${y%$(rm x)} ]]", rm),
+  deny("y=a; for i in ${y#$(rm x)}; do :; done", rm),
+  deny("y=a; case ${y%%$(rm x)} in *) ;; esac", rm),
+  deny("y=a; cat <<EOF\n${y#$(rm x)}\nEOF"),
+  deny("y=a; echo ${y#${z:-$(rm x)}}", rm),
+  hidden('y=a; echo "${y#<(rm x)}"', rm),
+  stretch("y=a; echo ${y#$(evil)}", evil),
+  stretch('y=a; echo "${y%`evil`}"', evil),
+];
+const MODULES: Case[] = [
+  hidden("python3 -m timeit -n1 'import os; os.system(\"rm x\")'", need(["python3"])),
+  hidden("python3 -m code <<< 'import os; os.system(\"rm x\")'", need(["python3"])),
+  hidden("python3 -m pickle e.pkl", need(["python3"], { ran: "rm", setup: PICKLE })),
+  hidden("python3 -m poetry run rm x"),
+  hidden("python3 -m uv run rm x"),
+  hidden("python3 -m invoke clean"),
+  hidden("python3 -m http.server 8000"),
+  hidden("python3 -m pydoc -w ./evil.py"),
+  hidden("python3 -m json.tool notes.md ~/.bashrc"),
+  deny("python3 -m json.tool x /etc/hosts"),
+  deny("python3 -m base64 .env", need(["python3"], { printed: "QVBJX0tFWT1zay1saXZl" })),
+  hidden("python3 -m tarfile -e a.tar /etc"),
+  stretch("python3 -m timeit 'import os; os.system(\"./evil\")'", need(["python3"], evil)),
+  stretch("python3 -m pdb -c 'import os' -c q x.py"),
+  stretch("python3 -m asyncio <<< 'import os'"),
+  stretch("python3 -m IPython -c 'import os'"),
+  stretch("python3 -m webbrowser http://127.0.0.1:9/"),
+  stretch("python3 -m ensurepip --user"),
+  stretch("sqlite3 :memory: \"select edit('a','evil')\"", need(["sqlite3"], evil)),
+  stretch("sqlite3 :memory: \"SELECT readfile('.env')\"", need(["sqlite3"], secret)),
+  stretch("sqlite3 :memory: \"select writefile('out.txt','PWNED')\"", need(["sqlite3"], { wrote: "out.txt" })),
+  stretch("sqlite3 db.sqlite \"attach 'other.db' as o; create table o.t(a)\""),
+  stretch("sqlite3 db.sqlite 'vacuum into \"/tmp/copy.db\"'"),
+  stretch("sqlite3 db.sqlite \"select load_extension('./evil.so')\""),
+  stretch("git clone -q --template=t . c", git(evil, ` && ${HOOK}`)),
+  stretch("git clone --templ=t . c"),
+  stretch("git ls-remote 'ext::sh -c evil'", git(evil, ` && ${EXT}`)),
+  stretch("git fetch -q 'ext::sh -c evil% >&2'", git(evil, ` && ${EXT}`)),
+  stretch("git remote add o 'ext::sh -c evil' && git fetch -q o", git(evil, ` && ${EXT}`)),
+  stretch("git pull 'ext::sh -c evil'"),
+  stretch("git submodule add 'ext::sh -c evil' s"),
+  stretch("git remote set-url origin 'ext::sh -c evil'"),
+  stretch("git apply --build-fake-ancestor=/tmp/idx p.diff"),
+  hidden("scp -F ./evil.cfg x h:y", need(["scp"], { ran: "evil", setup: "printf 'Host *\\n ProxyCommand evil\\n' > evil.cfg" })),
+  hidden("wget -q -e use_askpass=./evil http://127.0.0.1:9/"),
+  hidden("wget --config=./rc http://127.0.0.1:9/"),
+];
+const NAME_LISTS: Case[] = [
+  hidden("printf '.env\\0' | sort --files0-from=-", secret),
+  hidden("sort --files0-from=list.txt"),
+  hidden("echo .env > l; tar -cf - -T l | tar -xOf -", secret),
+  hidden("tar --files-from=l -cf - | cat"),
+  hidden("rsync --files-from=l . out/"),
+  hidden("echo .env | zip -q -@ z.zip && unzip -p z.zip", need(["zip", "unzip"], secret)),
+  hidden("echo .env | git add --pathspec-from-file=- && git diff --cached", git(secret, ` && ${UNTRACKED_ENV}`)),
+  hidden("git cat-file -p $(git hash-object -w --stdin-paths <<< .env)", git(secret)),
+  hidden("git update-index --add --stdin <<< .env && git diff --cached", git(secret, ` && ${UNTRACKED_ENV}`)),
+  hidden("git checkout --pathspec-from-file=l HEAD"),
+  hidden("jq -n 'import \"secrets\" as $s; $s'", need(["jq"], { printed: SECRET, setup: `printf '{"k":"${SECRET}"}' > secrets.json` })),
+  hidden("jq -n -L . 'import \"credentials\" as $c; $c'"),
+  hidden("yq -n 'import \"secrets\" as $s; $s'", need(["yq"], { printed: SECRET, setup: `printf '{"k":"${SECRET}"}' > secrets.json` })),
+  hidden("echo 'import \"secrets\" as $s; $s' > p.jq; jq -n -f p.jq"),
+  stretch("jq -n 'include \"lib\"; f'"),
+  stretch("jq -nf prog.jq"),
+];
+
 // Real files for symlinked operands, `..` after a symlinked directory, unresolvable paths.
 
 const fx = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-corpus-fs-")));
@@ -1432,10 +1509,10 @@ const ROBUST: [string, Expected | "any"][] = [
 
 const GROUPS: [string, Case[]][] = [
   ["1 wrappers", [...WRAPPERS, ...WRAPPERS_MORE]],
-  ["2 constructs", [...CONSTRUCTS, ...CONSTRUCTS_MORE]],
+  ["2 constructs", [...CONSTRUCTS, ...CONSTRUCTS_MORE, ...PATTERNS]],
   ["3 environment", [...ENVIRONMENT, ...ENVIRONMENT_MORE]],
-  ["4 runners", [...RUNNERS, ...RUNNERS_MORE]],
-  ["5 reads", [...READS, ...READS_MORE, ...OPTION_FILES]],
+  ["4 runners", [...RUNNERS, ...RUNNERS_MORE, ...MODULES]],
+  ["5 reads", [...READS, ...READS_MORE, ...OPTION_FILES, ...NAME_LISTS]],
   ["6 paths", [...PATHS, ...PATHS_MORE]],
   ["7 order", [...ORDER, ...ORDER_MORE]],
 ];

@@ -401,6 +401,19 @@ const COMMANDS: string[] = [
   "npm run build && npm test",
   "mkdir -p dist && cp -r public/. dist/",
   "xargs -n1 basename < files.txt",
+  'for f in src/*.md; do echo "${f%.md}.html"; done',
+  'base=${PWD##*/}; echo "$base"',
+  'f=notes.txt; echo "${f%.$ext}" "${f#$HOME/}" "${f^^}"',
+  "python3 -m json.tool package.json",
+  "python3 -m unittest discover -s tests",
+  "python3 -m compileall -q src",
+  "git clone https://github.com/example/project.git",
+  "git fetch origin main",
+  "git remote add upstream https://github.com/example/project.git",
+  "git pull --rebase origin main",
+  "git apply fix.patch",
+  "sort -u names.txt",
+  "jq -r '.scripts | keys[]' package.json",
 ];
 
 const tally = new Tally("everyday allowed");

@@ -1,7 +1,7 @@
 import type { Classified } from "./classify.js";
 import { extractCommands, type Assignment, type FileRedirects, type SubCommand } from "./extract.js";
 import { withShellTree } from "./parser.js";
-import { classifyCommand, isKnownProgram } from "./programs/index.js";
+import { classifyCommand, classifyModule } from "./programs/index.js";
 import { SHELLS } from "./programs/runners.js";
 import { joinContinuations, isLiteral, type ShellWord } from "./words.js";
 
@@ -133,18 +133,26 @@ class Analyzer {
   private inner(cmd: AnalyzedCommand, classified: Classified, start: number, end: number, via: string): void {
     const words = cmd.words.slice(start, end);
     if (words.length === 0) return;
-    // `python -m MODULE`: a module that is also a program (pip, pytest) is judged as that program;
-    // another module's arguments may name files, and are checked as paths.
-    if (via.endsWith(" -m") && !isKnownProgram(words[0]!.text)) {
-      classified.paths.push(...words.slice(1).filter((w) => !w.text.startsWith("-")));
-      return;
-    }
+    // Any other module is judged as a program of its name (pip, pytest; unknown ones ask).
+    if (via.endsWith(" -m") && this.module(classified, words)) return;
     cmd.wrapper ??= { innerIndex: start, privileged: classified.spec?.privileged ?? false };
     const assignments = classified.assignments.map((name) => ({ name, value: null }));
     const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via };
     if (cmd.stdinText) inner.stdinText = cmd.stdinText;
     const adds = cmd.unknownArgs || (classified.spec?.addsArguments ?? false) || via.startsWith("find ");
     this.command(inner, cmd.depth, adds);
+  }
+
+  /** `python -m MODULE` of the standard library is part of the interpreter: its words are the interpreter's. */
+  private module(classified: Classified, words: ShellWord[]): boolean {
+    const module = classifyModule(words, words[0]!.text);
+    if (!module) return false;
+    classified.reads.push(...module.reads);
+    classified.writes.push(...module.writes);
+    classified.paths.push(...module.paths);
+    classified.unknown ??= module.unknown;
+    classified.risk ??= module.risk && `${classified.name} -m ${module.risk}`;
+    return true;
   }
 
   private nested(cmd: AnalyzedCommand, script: ShellWord[], depth: number): void {

@@ -175,6 +175,13 @@ class Classifier {
       case "project":
         this.out.projects.push(word);
         break;
+      case "names":
+        this.out.reads.push(word);
+        this.riskOf(`${what} of ${this.out.name} reads the files listed in ${word.raw}, which the gate cannot check`);
+        break;
+      case "remote":
+        if (/^ext::/i.test(word.text)) this.riskOf(`${this.out.name} is given the address ${word.raw}, whose ext:: transport runs a command`);
+        break;
       case "text":
         break;
     }

@@ -64,7 +64,7 @@ const MODELLED: ReadonlySet<string> = new Set([
   "ERROR",
 ]);
 
-export type Construct = "unmodelled" | "function" | "expansion" | "arithmetic" | "loop" | "variable-test";
+export type Construct = "unmodelled" | "function" | "expansion" | "arithmetic" | "loop" | "variable-test" | "pattern";
 
 const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
 
@@ -85,6 +85,9 @@ export function constructOf(node: SyntaxNode, type: string): Construct | null {
       return node.text.startsWith("((") ? "arithmetic" : null;
     case "binary_expression":
       return node.parent?.type === "test_command" && ARITHMETIC_TEST.test(node.childForFieldName("operator")?.text ?? "") ? "arithmetic" : null;
+    // `${v#PATTERN}`, `${v^^PATTERN}`: tree-sitter keeps the pattern as text, which the shell expands.
+    case "regex":
+      return node.parent?.type === "expansion" && /[$`]|[<>]\(/.test(node.text) ? "pattern" : null;
     case "unary_expression":
       return /^-[vR]$/.test(node.children[0]?.text ?? "") ? "variable-test" : null;
     default:

@@ -185,6 +185,11 @@ class Extractor {
       }
       case "arithmetic":
         return arithmeticNames(node, this.out.arithmetic);
+      case "pattern":
+        // Inside double quotes bash runs `<(cmd)` there too, which a heredoc body would not show.
+        if (/[<>]\(/.test(node.text)) return void this.out.unmodelled.push(`the pattern of ${node.parent?.text ?? node.text} runs a process substitution`);
+        // Expanded like an unquoted heredoc body: its substitutions are parsed from that text.
+        return void this.out.heredocs.push(node.text);
       case "loop": {
         const name = node.childForFieldName("variable")?.text ?? "";
         const values = node.childrenForFieldName("value").filter((v): v is SyntaxNode => v !== null);

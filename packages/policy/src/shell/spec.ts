@@ -32,7 +32,11 @@ export type WordKind =
   /** A directory whose project files the program runs (`make -C`, `git -C`, `npm --prefix`). */
   | "project"
   /** A program or code the gate cannot read (sort --compress-program, python -c): never allowed. */
-  | "runs";
+  | "runs"
+  /** A file that lists the names of the files the program reads (`tar -T`, `sort --files0-from`). */
+  | "names"
+  /** A repository address; `ext::CMD` makes git run CMD. */
+  | "remote";
 
 export interface OptionDef {
   /** The kind of the option's value; absent for a flag. */
@@ -117,6 +121,8 @@ const KINDS: ReadonlySet<string> = new Set([
   "setopt",
   "cwd",
   "project",
+  "names",
+  "remote",
 ]);
 
 function parseOption(token: string): [string, OptionDef] {

@@ -36,7 +36,7 @@ export const FILE_PROGRAMS: Record<string, SpecInput> = {
   wc: { options: "-c -m -l -L -w --bytes --chars --lines --max-line-length --words --files0-from:read --total?=text", operands: "path" },
   sort: {
     options:
-      "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z -k:text -t:text -o:write -S:text -T:path --parallel:text --compress-program:runs --files0-from:read --output:write --key:text --field-separator:text --buffer-size:text --temporary-directory:path --ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort --ignore-nonprinting --month-sort --numeric-sort --random-sort --reverse --version-sort --check?=text --merge --stable --unique --zero-terminated --random-source:read --sort:text --debug",
+      "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z -k:text -t:text -o:write -S:text -T:path --parallel:text --compress-program:runs --files0-from:names --output:write --key:text --field-separator:text --buffer-size:text --temporary-directory:path --ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort --ignore-nonprinting --month-sort --numeric-sort --random-sort --reverse --version-sort --check?=text --merge --stable --unique --zero-terminated --random-source:read --sort:text --debug",
     operands: "read",
   },
   uniq: {
@@ -189,7 +189,7 @@ export const FILE_PROGRAMS: Record<string, SpecInput> = {
   unzip: { options: "-l -t -o -n -q -qq -p -c -j -v -z -d:write -x:text", operands: { lead: ["read"], rest: "path" } },
   zip: {
     options:
-      "-r -q -j -m -u -f -d -D -e -y -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 -x:text -i:text -P:text -T! -TT:runs --unzip-command:runs --recurse-paths --quiet --junk-paths --move --update --freshen --delete --exclude:text --include:text --test!",
+      "-r -q -j -m -u -f -d -D -e -y -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 -x:text -i:text -P:text -T! -TT:runs --unzip-command:runs -@! --recurse-paths --quiet --junk-paths --move --update --freshen --delete --exclude:text --include:text --test!",
     operands: { lead: ["write"], rest: "read" },
   },
   jq: {

@@ -4,6 +4,7 @@ import type { ShellWord } from "../words.js";
 import { BUILTIN_PROGRAMS } from "./builtins.js";
 import { EDITOR_PROGRAMS, FILE_PROGRAMS } from "./files.js";
 import { NETWORK_PROGRAMS } from "./network.js";
+import { PYTHON_MODULES } from "./python-modules.js";
 import { RUNTIME_PROGRAMS } from "./runtimes.js";
 import { SEARCH_PROGRAMS } from "./search.js";
 import { SPECIAL_READERS } from "./special.js";
@@ -34,4 +35,12 @@ export function classifyCommand(words: readonly ShellWord[], name: string): Clas
   if (special) return special(words, name);
   const spec = SPECS.get(name);
   return spec ? classifyWords(words, spec, name) : null;
+}
+
+const MODULES: ReadonlyMap<string, ProgramSpec> = new Map(Object.entries(PYTHON_MODULES).map(([name, input]) => [name, defineSpec(input)]));
+
+/** A `python -m MODULE` of the standard library, its words in their places; null for any other module. */
+export function classifyModule(words: readonly ShellWord[], module: string): Classified | null {
+  const spec = MODULES.get(module);
+  return spec ? classifyWords(words, spec, module) : null;
 }

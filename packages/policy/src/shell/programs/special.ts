@@ -2,6 +2,7 @@ import { classifyWords, emptyClassified, scriptFile, type Classified } from "../
 import { sedEffects } from "../sed-script.js";
 import { defineSpec } from "../spec.js";
 import { SHELLS } from "./runners.js";
+import { FILE_PROGRAMS } from "./files.js";
 import { RUNTIME_PROGRAMS } from "./runtimes.js";
 import type { ShellWord } from "../words.js";
 
@@ -202,7 +203,7 @@ function awk(words: readonly ShellWord[], name: string): Classified {
 }
 
 const TAR_COMMON =
-  "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:read --files-from:read -X:read --exclude-from:read --null";
+  "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:names --files-from:names -X:read --exclude-from:read --null";
 const TAR_CREATE = defineSpec({
   options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:cwd --directory:cwd ${TAR_COMMON}`,
   operands: "read",
@@ -333,8 +334,26 @@ const sqlite: SpecialReader = (words, name) => {
     name,
   );
   if (words.some((w, i) => i > 0 && /(^|\s|;)\.[a-z]/.test(w.text))) out.risk ??= `${name} is given dot-commands, which can run programs and touch files`;
+  if (words.some((w, i) => i > 0 && SQL_FILES.test(w.text)))
+    out.risk ??= `the SQL given to ${name} touches files or runs programs (readfile, writefile, edit, ATTACH, VACUUM INTO, extensions)`;
   return out;
 };
+/** What the sqlite3 shell's SQL can do beyond the database: its file and editor functions, other database files. */
+const SQL_FILES = /\b(readfile|writefile|edit|load_extension|fts3_tokenizer)\s*\(|\battach\b|\bvacuum\b[\s\S]*\binto\b/i;
+
+const JQ = defineSpec(FILE_PROGRAMS.jq!);
+const YQ = defineSpec(FILE_PROGRAMS.yq!);
+/** jq's `import` and `include` load modules and JSON data files from its search path (`.` among them). */
+function jqReader(spec: typeof JQ): SpecialReader {
+  return (words, name) => {
+    const out = classifyWords(words, spec, name);
+    if (words.some((w, i) => i > 0 && /^(-[a-zA-Z]*f[a-zA-Z]*|--from-file(=.*)?)$/.test(w.text)))
+      out.risk ??= `${name} -f runs a program file, whose imports the gate does not read`;
+    const [program] = out.operands;
+    if (program && /\b(import|include)\b/.test(program.text)) out.risk ??= `the ${name} program imports files the gate does not check`;
+    return out;
+  };
+}
 
 export const SPECIAL_READERS: ReadonlyMap<string, SpecialReader> = new Map<string, SpecialReader>([
   ["find", find],
@@ -354,4 +373,6 @@ export const SPECIAL_READERS: ReadonlyMap<string, SpecialReader> = new Map<strin
   ["runuser", runuser],
   ["coproc", coproc],
   ["perl", perl],
+  ["jq", jqReader(JQ)],
+  ["yq", jqReader(YQ)],
 ]);
