@@ -1,5 +1,5 @@
 import type { Decision } from "@gatehouse/policy";
-import { toolOutputText, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import { toolOutputText, type BatchContext, type GatehouseEvent, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
@@ -20,7 +20,7 @@ export interface RunnerOptions {
   registry: WorkerRegistry;
   providerFor: (session: SessionInfo) => Provider;
   /** The tools a session's model is offered: its worker's, and `task` where it may spawn. */
-  toolsFor: (session: SessionInfo) => ToolDescriptor[];
+  toolsFor: (session: SessionInfo) => Promise<ToolDescriptor[]>;
   subagents: Subagents;
   maxSteps: number;
   toolTimeoutMs: number;
@@ -58,51 +58,56 @@ export class AgentRunner {
   /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
   async runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
     this.running.set(session.id, controller);
-    this.options.store.appendMessage(session.id, { role: "user", text });
-    this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
     const usage: Usage = { inputTokens: null, outputTokens: null };
     let end: TurnEnd;
     try {
+      await this.options.store.appendMessage(session.id, { role: "user", text });
+      await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
       end = await this.turn(session.id, controller.signal, usage);
     } catch (err) {
       if (!controller.signal.aborted) {
         const code = err instanceof GatehouseError ? err.code : "INTERNAL";
         if (code === "INTERNAL") this.options.log.error("a turn failed", { err, sessionId: session.id });
         else this.options.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
-        this.options.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
+        await this.publishQuietly({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
       }
       end = "error";
     }
     this.running.delete(session.id);
     const reason = controller.signal.aborted ? "aborted" : end;
-    this.options.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
+    await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
     return reason;
   }
 
+  /** An event at the end of a turn: a store that fails then is logged, and the turn still ends. */
+  private async publishQuietly(event: GatehouseEvent): Promise<void> {
+    await this.options.hub.publish(event).catch((err: unknown) => this.options.log.error("an event could not be stored", { err, type: event.type }));
+  }
+
   /** Stops the model, cancels pending approvals and kills the running tool, in the session and its subagents. */
-  abort(sessionId: string, by: string): boolean {
-    for (const id of this.options.subagents.family(sessionId)) this.options.gate.cancelSession(id, by);
+  async abort(sessionId: string, by: string): Promise<boolean> {
+    for (const id of await this.options.subagents.family(sessionId)) await this.options.gate.cancelSession(id, by);
     const controller = this.running.get(sessionId);
     if (!controller) return false;
     controller.abort();
     return true;
   }
 
-  private session(id: string): SessionInfo {
-    const s = this.options.store.getSession(id);
+  private async session(id: string): Promise<SessionInfo> {
+    const s = await this.options.store.getSession(id);
     if (!s) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
     return s;
   }
 
   private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd> {
     for (let step = 0; step < this.options.maxSteps; step++) {
-      const session = this.session(sessionId);
+      const session = await this.session(sessionId);
       const response = await this.options.providerFor(session).respond({
         system: this.options.systemPrompt(session),
-        history: modelHistory(this.options.store.messages(sessionId), this.options.maxToolResultChars),
-        tools: this.options.toolsFor(session),
+        history: modelHistory(await this.options.store.messages(sessionId), this.options.maxToolResultChars),
+        tools: await this.options.toolsFor(session),
         signal,
-        onText: (text) => this.options.hub.publish({ type: "assistant_text_delta", sessionId, at: now(), text }),
+        onText: (text) => this.options.hub.notify({ type: "assistant_text_delta", sessionId, at: now(), text }),
       });
       if (signal.aborted) return "aborted";
       addUsage(usage, response.usage);
@@ -111,8 +116,8 @@ export class AgentRunner {
         text: response.text,
         toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })),
       };
-      this.options.store.appendMessage(sessionId, message);
-      this.options.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
+      await this.options.store.appendMessage(sessionId, message);
+      await this.options.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
       if (response.toolCalls.length === 0) return "completed";
       const outcome = await this.batch(session, response.toolCalls, signal);
       if (outcome !== "continue") return outcome;
@@ -125,21 +130,26 @@ export class AgentRunner {
     const decisions = calls.map((c) => (c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
     const asks = (i: number) => decisions[i]?.action === "ask";
     const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.options.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
-    const approvals = calls.map((c, index) => {
-      if (!asks(index)) return null;
-      const batch: BatchContext = {
-        index,
-        total: calls.length,
-        remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
-      };
-      return this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
-    });
+    const approvals = await Promise.all(
+      calls.map((c, index) => {
+        if (!asks(index)) return null;
+        const batch: BatchContext = {
+          index,
+          total: calls.length,
+          remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
+        };
+        return this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
+      }),
+    );
+    const cancelRest = async (from: number) => {
+      for (const a of approvals.slice(from)) if (a) await this.options.gate.cancel(a.approvalId, null);
+    };
     let hardRejected = false;
     for (const [i, call] of calls.entries()) {
-      if (signal.aborted) return "aborted";
+      if (signal.aborted) return cancelRest(i).then(() => "aborted");
       const started = performance.now();
       const decision = decisions[i];
-      if (hardRejected && approvals[i]) this.options.gate.cancel(approvals[i].approvalId, null);
+      if (hardRejected && approvals[i]) await this.options.gate.cancel(approvals[i].approvalId, null);
       const result: CallResult = hardRejected
         ? notRun("rejected", toolMessages.batchRejected(call.toolName))
         : decision
@@ -147,14 +157,14 @@ export class AgentRunner {
           : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""));
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
-      this.options.store.appendMessage(session.id, {
+      await this.options.store.appendMessage(session.id, {
         role: "tool",
         callId: call.callId,
         toolName: call.toolName,
         content: toolOutputText(shown),
         isError: !shown.ok,
       });
-      this.options.hub.publish({
+      await this.options.hub.publish({
         type: "tool_result",
         sessionId: session.id,
         at: now(),
@@ -175,7 +185,7 @@ export class AgentRunner {
     approval: Promise<Resolution> | undefined,
     signal: AbortSignal,
   ): Promise<CallResult> {
-    this.audit(
+    await this.audit(
       session,
       call,
       decision.action,
@@ -185,14 +195,14 @@ export class AgentRunner {
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     if (approval) {
       const r = await approval;
-      this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
+      await this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
       if (r.outcome !== "approved") return rejection(call.toolName, r);
     }
-    return this.run(this.session(session.id), call, approval ? null : decision, signal);
+    return this.run(await this.session(session.id), call, approval ? null : decision, signal);
   }
 
   private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<CallResult> {
-    this.options.hub.publish({
+    await this.options.hub.publish({
       type: "tool_call_started",
       sessionId: session.id,
       at: now(),
@@ -218,7 +228,7 @@ export class AgentRunner {
 
   /** The `task` tool: a child session's whole turn, whose last answer is the call's result. */
   private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<CallResult> {
-    const started = this.options.subagents.start(parent, call.args, nanoid());
+    const started = await this.options.subagents.start(parent, call.args, nanoid());
     if ("error" in started) return notRun("failed", toolMessages.failed(TASK_TOOL, started.error));
     const child = started.session;
     const controller = new AbortController();
@@ -226,15 +236,15 @@ export class AgentRunner {
     signal.addEventListener("abort", stop, { once: true });
     try {
       const end = await this.runTurn(child, started.prompt, controller);
-      return this.options.subagents.finish(child, end);
+      return await this.options.subagents.finish(child, end);
     } finally {
       signal.removeEventListener("abort", stop);
-      this.options.gate.forget(child.id);
+      await this.options.gate.forget(child.id);
     }
   }
 
-  private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): void {
-    this.options.store.audit({
+  private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): Promise<void> {
+    return this.options.store.appendAudit({
       at: now(),
       sessionId: session.id,
       workerId: session.workerId,

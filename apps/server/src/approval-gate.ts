@@ -29,13 +29,14 @@ const cancelled = (by: string | null): Resolution => ({ outcome: "cancelled", sc
  * pending approvals, runtime rules and the worker's guard.
  */
 export class ApprovalGate {
-  private readonly runtime = new RuntimeRules();
+  private readonly runtime: RuntimeRules;
   private readonly invalid: InvalidRules;
   private readonly contexts: SessionContexts;
   private readonly pending: PendingApprovals;
   private readonly sources: RuleSources;
 
   constructor(private readonly options: GateOptions) {
+    this.runtime = new RuntimeRules(options.store);
     this.sources = { ...options, runtime: this.runtime };
     this.invalid = new InvalidRules(options.hub);
     this.contexts = new SessionContexts(this.sources, this.invalid);
@@ -44,6 +45,11 @@ export class ApprovalGate {
 
   static async ready(): Promise<void> {
     await loadShellParser();
+  }
+
+  /** Loads the runtime rules the store kept (from before a restart). */
+  async load(): Promise<void> {
+    await this.runtime.load();
   }
 
   /** The decision for a call; with a rules file that does not load, it asks, unless the agent layer vetoes. */
@@ -80,7 +86,7 @@ export class ApprovalGate {
     decision: Decision,
     batch: BatchContext,
     presentation: Presentation | null,
-  ): { approvalId: string; settled: Promise<Resolution> } {
+  ): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
     return this.pending.raise(session, callId, call, decision, batch, presentation);
   }
 
@@ -92,12 +98,12 @@ export class ApprovalGate {
     if (scope !== "once") refuseToSave(p.event.decision.critical, patterns);
     const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") };
     // The call is let go only once its rule is in place, so what it leads to already sees the rule.
-    const claimed = this.pending.settle(input.approvalId, resolution, false);
+    const claimed = await this.pending.settle(input.approvalId, resolution, false);
     if (!claimed) return false;
-    if (scope !== "once") this.runtime.allow(p.session.id, p.call.tool, patterns);
+    if (scope !== "once") await this.runtime.allow(p.session.id, p.call.tool, patterns);
     if (scope === "always") await this.saveAlways(p.session, p.call.tool, patterns, by);
     claimed.settle(resolution);
-    if (scope !== "once") this.recheck(p.session.id);
+    if (scope !== "once") await this.recheck(p.session.id);
     return true;
   }
 
@@ -113,7 +119,7 @@ export class ApprovalGate {
       const file = this.options.permissions.file(session.workerId);
       const detail = `the approved rule was kept for this session only; it could not be saved: ${(err as Error).message}`;
       this.options.log.warn("an always rule could not be saved", { file, err });
-      this.options.hub.publish({
+      await this.options.hub.publish({
         type: "permissions_invalid",
         sessionId: session.id,
         at: new Date().toISOString(),
@@ -126,29 +132,32 @@ export class ApprovalGate {
     }
   }
 
-  deny(by: string, input: DenyInput): boolean {
+  async deny(by: string, input: DenyInput): Promise<boolean> {
     if (!this.pending.get(input.sessionId, input.approvalId)) return false;
     return (
-      this.pending.settle(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by }) !== undefined
+      (await this.pending.settle(input.approvalId, { outcome: "denied", scope: null, feedback: input.feedback ?? null, hard: input.mode === "hard", by })) !==
+      undefined
     );
   }
 
   /** Cancels one pending approval (its call will not run: an earlier call of its batch was denied hard). */
-  cancel(approvalId: string, by: string | null): void {
-    this.pending.settle(approvalId, cancelled(by));
+  async cancel(approvalId: string, by: string | null): Promise<void> {
+    await this.pending.settle(approvalId, cancelled(by));
   }
 
   /** Cancels every pending approval of a session (abort, worker lost). */
-  cancelSession(sessionId: string, by: string | null): void {
-    for (const [id] of this.pending.ofSession(sessionId)) this.pending.settle(id, cancelled(by));
+  async cancelSession(sessionId: string, by: string | null): Promise<void> {
+    await Promise.all(this.pending.ofSession(sessionId).map(([id]) => this.pending.settle(id, cancelled(by))));
   }
 
   /** Re-evaluates the session's pending approvals; those that now allow resolve by themselves. */
-  recheck(sessionId: string): void {
-    for (const [id, p] of this.pending.ofSession(sessionId)) {
-      const session = this.options.store.getSession(sessionId) ?? p.session;
-      if (this.evaluate(session, p.call).action === "allow")
-        this.pending.settle(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
+  async recheck(sessionId: string): Promise<void> {
+    const pending = this.pending.ofSession(sessionId);
+    if (pending.length === 0) return;
+    const session = await this.options.store.getSession(sessionId);
+    for (const [id, p] of pending) {
+      if (this.evaluate(session ?? p.session, p.call).action === "allow")
+        await this.pending.settle(id, { outcome: "approved", scope: null, feedback: null, hard: false, by: "cascade" });
     }
   }
 
@@ -158,8 +167,8 @@ export class ApprovalGate {
   }
 
   /** Drops the runtime rules of a session that has ended for good (a subagent's, when its task returns). */
-  forget(sessionId: string): void {
-    this.runtime.forget(sessionId);
+  async forget(sessionId: string): Promise<void> {
+    await this.runtime.forget(sessionId);
     this.invalid.fixed(sessionId);
   }
 

@@ -7,7 +7,6 @@ import type { ServerConfig } from "./config.js";
 import { EventHub } from "./event-hub.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Log } from "./log.js";
-import { MemoryStore } from "./memory-store.js";
 import { Models } from "./models.js";
 import { present } from "./presentation.js";
 import { loadScenario, parseScenario } from "./providers/scripted.js";
@@ -33,26 +32,26 @@ export interface Assembly {
   handlers: Handlers;
 }
 
-/** Builds the store, event hub, worker registry, gate, models, runner and handlers from the config. */
-export function assemble(config: ServerConfig, log: Log): Assembly {
-  const store = new MemoryStore();
-  const hub = new EventHub(store);
+/** Builds the event hub, worker registry, gate, models, runner and handlers around a store, from the config. */
+export async function assemble(config: ServerConfig, log: Log, store: Store): Promise<Assembly> {
+  const hub = new EventHub(store, undefined, log);
   const permissions = new WorkerPermissions(config.dataDir);
   const models = new Models(config, FALLBACK_SCENARIO);
   models.check(config.model);
   const agentLayers = new AgentLayers(homeDirectory());
-  const sessionsOf = (workerId: string) => store.listSessions().filter((s) => s.workerId === workerId);
+  /** Tells a worker's sessions it came or went; a lost worker's pending approvals are cancelled. */
+  const tellSessions = async (workerId: string, connected: boolean) => {
+    for (const s of await store.listSessions({ workerId })) {
+      if (!connected) await gate.cancelSession(s.id, "worker disconnected");
+      if (!s.parentId) await hub.publish({ type: connected ? "worker_connected" : "worker_disconnected", sessionId: s.id, at: now(), workerId });
+    }
+  };
+  const told = (workerId: string, connected: boolean) =>
+    void tellSessions(workerId, connected).catch((err: unknown) => log.error("could not tell sessions about their worker", { err, workerId }));
   const registry = new WorkerRegistry(
     {
-      connected: (workerId) => {
-        for (const s of sessionsOf(workerId)) if (!s.parentId) hub.publish({ type: "worker_connected", sessionId: s.id, at: now(), workerId });
-      },
-      disconnected: (workerId) => {
-        for (const s of sessionsOf(workerId)) {
-          gate.cancelSession(s.id, "worker disconnected");
-          if (!s.parentId) hub.publish({ type: "worker_disconnected", sessionId: s.id, at: now(), workerId });
-        }
-      },
+      connected: (workerId) => told(workerId, true),
+      disconnected: (workerId) => told(workerId, false),
     },
     log,
     config.heartbeatTimeoutMs,
@@ -90,6 +89,7 @@ export function assemble(config: ServerConfig, log: Log): Assembly {
     agentLayer: (session) => agentLayers.forSession(session, registry.get(session.workerId)),
     log,
   });
+  await gate.load();
   const subagents = new Subagents({ store, hub, registry, openModel: (child, parent) => models.openChild(child, parent) });
   const runner = new AgentRunner({
     store,
@@ -98,9 +98,9 @@ export function assemble(config: ServerConfig, log: Log): Assembly {
     registry,
     subagents,
     providerFor: (s) => models.providerFor(s),
-    toolsFor: (s) => {
+    toolsFor: async (s) => {
       const worker = registry.get(s.workerId);
-      const spawns = maySpawn(s, findAgent(worker, s.agent), subagents.depth(s) + 1);
+      const spawns = maySpawn(s, findAgent(worker, s.agent), (await subagents.depth(s)) + 1);
       return [...(worker?.tools ?? []), ...(spawns ? [taskTool(agentsOf(worker))] : [])];
     },
     maxSteps: config.maxSteps,

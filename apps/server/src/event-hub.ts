@@ -1,39 +1,57 @@
-import type { ApprovalRequired, GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
+import type { GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
 import { GatehouseError } from "./errors.js";
-import { familyOf, isWithin } from "./session-family.js";
-import type { Store, StoredEvent } from "./store.js";
+import { silentLog, type Log } from "./log.js";
+import { familyOf } from "./session-family.js";
+import type { PendingRecord, Store, StoredEvent } from "./store.js";
 
 type Listener = (stored: StoredEvent) => void;
 
 /** Appends events to the store and streams them to subscribers, with replay on reconnect. */
 export class EventHub {
   private readonly listeners = new Set<Listener>();
+  /** The last delivery: events reach listeners in the order they were published, which is id order. */
+  private delivered: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
     /** Events held for one subscriber that does not take them; past this it is ended, not grown. */
     private readonly maxBacklog = 10_000,
+    private readonly log: Log = silentLog,
   ) {}
 
-  publish(event: GatehouseEvent): StoredEvent {
-    const stored = this.store.appendEvent(event.sessionId, event);
-    for (const l of this.listeners) l(stored);
-    return stored;
+  /** Publishes without waiting, from code that cannot (a synchronous evaluation); a failure to store is logged. */
+  notify(event: GatehouseEvent): void {
+    this.publish(event).catch((err: unknown) => this.log.error("an event could not be stored", { err, type: event.type, sessionId: event.sessionId }));
   }
 
-  /** Events after an id, of one session and its subagents or of all, oldest first. */
-  private missed(afterId: number, sessionId: string | undefined): StoredEvent[] {
-    if (sessionId === undefined) return this.store.eventsAfter(afterId);
-    const family = familyOf(this.store, sessionId);
-    if (family.length === 1) return this.store.eventsAfter(afterId, sessionId);
-    return family.flatMap((id) => this.store.eventsAfter(afterId, id)).sort((a, b) => a.id - b.id);
+  /**
+   * Stores an event, then hands it to subscribers. `beforeDelivery` runs once the event has its id
+   * and before anyone sees it (a pending approval is recorded there, so it is answerable as soon
+   * as it is shown).
+   */
+  publish(event: GatehouseEvent, beforeDelivery?: (stored: StoredEvent) => Promise<void>): Promise<StoredEvent> {
+    const ready = this.store.appendEvent(event.sessionId, event).then(async (stored) => {
+      if (beforeDelivery) await beforeDelivery(stored);
+      return stored;
+    });
+    const delivered = this.delivered.then(async () => {
+      const stored = await ready;
+      for (const l of this.listeners) l(stored);
+      return stored;
+    });
+    this.delivered = delivered.catch(() => undefined);
+    return delivered;
   }
 
-  private pending(sessionId: string | undefined): { event: ApprovalRequired; eventId: number }[] {
-    if (sessionId === undefined) return this.store.pending();
-    return familyOf(this.store, sessionId)
-      .flatMap((id) => this.store.pending(id))
-      .sort((a, b) => a.eventId - b.eventId);
+  /** Events after an id, of some sessions or of all, oldest first. */
+  private missed(afterId: number, family: readonly string[] | undefined): Promise<StoredEvent[]> {
+    return this.store.eventsAfter(afterId, family);
+  }
+
+  private async pending(family: readonly string[] | undefined): Promise<PendingRecord[]> {
+    if (family === undefined) return this.store.listPending();
+    const all = await Promise.all(family.map((id) => this.store.listPending(id)));
+    return all.flat().sort((a, b) => a.eventId - b.eventId);
   }
 
   /**
@@ -45,8 +63,10 @@ export class EventHub {
     const buffer: StoredEvent[] = [];
     let wake: (() => void) | null = null;
     let overflowed = false;
+    /** The session and its subagents, grown as subagents are created; undefined for every session. */
+    const family = filter.sessionId === undefined ? undefined : new Set([filter.sessionId]);
     const listener: Listener = (s) => {
-      if (overflowed || (filter.sessionId !== undefined && !isWithin(this.store, s.sessionId, filter.sessionId))) return;
+      if (overflowed || !within(family, s)) return;
       if (buffer.length >= this.maxBacklog) {
         overflowed = true;
         buffer.length = 0;
@@ -57,12 +77,15 @@ export class EventHub {
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {
-      const requested = Number(filter.lastEventId ?? this.store.lastEventId());
+      if (filter.sessionId !== undefined) for (const id of await familyOf(this.store, filter.sessionId)) family!.add(id);
+      const members = family && [...family];
+      const lastId = await this.store.lastEventId();
+      const requested = Number(filter.lastEventId ?? lastId);
       // An id beyond the log was issued before a restart that emptied it: all of the log is new to that client.
-      const after = Number.isFinite(requested) && requested <= this.store.lastEventId() ? requested : 0;
-      const missed = this.missed(after, filter.sessionId);
+      const after = Number.isFinite(requested) && requested <= lastId ? requested : 0;
+      const missed = await this.missed(after, members);
       const missedIds = new Set(missed.map((m) => m.id));
-      for (const p of this.pending(filter.sessionId)) {
+      for (const p of await this.pending(members)) {
         if (!missedIds.has(p.eventId)) yield { id: String(p.eventId), event: p.event };
       }
       let last = missed.at(-1)?.id ?? after;
@@ -88,4 +111,12 @@ export class EventHub {
       signal?.removeEventListener("abort", onAbort);
     }
   }
+}
+
+/** Whether an event belongs to the family (every event when there is no family); a new subagent joins its parent's. */
+function within(family: Set<string> | undefined, s: StoredEvent): boolean {
+  if (!family) return true;
+  const e = s.event;
+  if (e.type === "session_created" && e.session.parentId && family.has(e.session.parentId)) family.add(e.session.id);
+  return family.has(s.sessionId);
 }

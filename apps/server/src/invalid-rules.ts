@@ -14,7 +14,7 @@ export class InvalidRules {
   decision(session: SessionInfo, tool: string, error: RulesFileError): Decision {
     if (this.told.get(session.id) !== error.message) {
       this.told.set(session.id, error.message);
-      this.hub.publish({
+      this.hub.notify({
         type: "permissions_invalid",
         sessionId: session.id,
         at: new Date().toISOString(),

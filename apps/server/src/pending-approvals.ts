@@ -26,7 +26,7 @@ export interface Pending {
   timer: NodeJS.Timeout | undefined;
 }
 
-/** Calls held for a person's answer: raised as events, kept in the store, settled exactly once. */
+/** Calls held for a person's answer: raised as events, kept in the store, settled exactly once (the store's take decides who answered). */
 export class PendingApprovals {
   private readonly pending = new Map<string, Pending>();
 
@@ -37,15 +37,15 @@ export class PendingApprovals {
     private readonly timeoutMs: number | undefined,
   ) {}
 
-  /** Holds a call; the promise settles with the answer. */
-  raise(
+  /** Holds a call: the event is stored and the approval recorded before any client sees it; the promise settles with the answer. */
+  async raise(
     session: SessionInfo,
     callId: string,
     call: ToolCall,
     decision: Decision,
     batch: BatchContext,
     presentation: Presentation | null,
-  ): { approvalId: string; settled: Promise<Resolution> } {
+  ): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
     const approvalId = nanoid(21);
     const patterns = suggestPatterns(decision);
     const event: ApprovalRequired = {
@@ -66,13 +66,16 @@ export class PendingApprovals {
     };
     let settle!: (r: Resolution) => void;
     const settled = new Promise<Resolution>((resolve) => (settle = resolve));
-    const timer = this.timeoutMs
-      ? setTimeout(() => this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs)
-      : undefined;
-    this.pending.set(approvalId, { event, call, session, settle, timer });
-    const stored = this.hub.publish(event);
-    this.store.putPending(event, stored.id);
+    this.pending.set(approvalId, { event, call, session, settle, timer: undefined });
+    await this.hub.publish(event, (stored) => this.store.putPending({ event, eventId: stored.id }));
+    this.startTimer(approvalId);
     return { approvalId, settled };
+  }
+
+  private startTimer(approvalId: string): void {
+    const p = this.pending.get(approvalId);
+    if (!p || !this.timeoutMs) return;
+    p.timer = setTimeout(() => void this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs);
   }
 
   /** The approval when it is pending in this session. */
@@ -90,13 +93,13 @@ export class PendingApprovals {
    * Removes and settles a pending approval; undefined when it was not pending (exactly one answer
    * applies). With `release` false the held call is let go later, by the caller, through `settle`.
    */
-  settle(approvalId: string, r: Resolution, release = true): Pending | undefined {
+  async settle(approvalId: string, r: Resolution, release = true): Promise<Pending | undefined> {
     const p = this.pending.get(approvalId);
     if (!p) return undefined;
+    if (!(await this.store.takePending(approvalId))) return undefined;
     this.pending.delete(approvalId);
     if (p.timer) clearTimeout(p.timer);
-    this.store.deletePending(approvalId);
-    this.hub.publish({
+    await this.hub.publish({
       type: "tool_approval_resolved",
       sessionId: p.session.id,
       at: new Date().toISOString(),

@@ -14,6 +14,7 @@ import { ApprovalGate } from "./approval-gate.js";
 import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
+import { MemoryStore } from "./memory-store.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { Connections } from "./connections.js";
@@ -37,6 +38,8 @@ export interface RunningServer {
 
 export interface ServerOptions {
   log?: Log;
+  /** The store to keep state in; an in-memory one when not given. */
+  store?: Store;
 }
 
 /** Whether an HTTP request declares a body no larger than `bytes` (a chunked one of unknown size is not). */
@@ -57,7 +60,8 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const log = opts.log ?? createLog();
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
-  const { store, registry, gate, handlers } = assemble(config, log);
+  const store = opts.store ?? new MemoryStore();
+  const { registry, gate, handlers } = await assemble(config, log, store);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
   const connections = new Connections(() => limits.connectionsPerToken, log);
@@ -155,6 +159,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await new Promise<void>((resolve) => links.close(() => resolve()));
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await store.close();
     },
   };
 }

@@ -20,23 +20,23 @@ const now = () => new Date().toISOString();
 export class Subagents {
   constructor(private readonly options: SubagentOptions) {}
 
-  depth(session: SessionInfo): number {
+  depth(session: SessionInfo): Promise<number> {
     return depthOf(this.options.store, session);
   }
 
-  family(sessionId: string): string[] {
+  family(sessionId: string): Promise<string[]> {
     return familyOf(this.options.store, sessionId);
   }
 
   /** Creates the child session a `task` call asks for, or says why it cannot. */
-  start(parent: SessionInfo, args: Record<string, unknown>, id: string): { session: SessionInfo; prompt: string } | { error: string } {
+  async start(parent: SessionInfo, args: Record<string, unknown>, id: string): Promise<{ session: SessionInfo; prompt: string } | { error: string }> {
     const worker = this.options.registry.get(parent.workerId);
     const name = typeof args.agent === "string" ? args.agent : "";
     const prompt = typeof args.prompt === "string" ? args.prompt.trim() : "";
     const agent = findAgent(worker, name);
     if (!agent) return { error: `no agent type named "${name}"; the agents are ${agentNames(worker)}` };
     if (!prompt) return { error: "the prompt is empty: say what the subagent should do" };
-    if (nestsTooDeep(this.depth(parent) + 1)) return { error: `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep` };
+    if (nestsTooDeep((await this.depth(parent)) + 1)) return { error: `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep` };
     const session: SessionInfo = {
       id,
       workerId: parent.workerId,
@@ -52,19 +52,15 @@ export class Subagents {
     } catch (err) {
       return { error: (err as Error).message };
     }
-    this.options.store.putSession(session);
-    this.options.hub.publish({ type: "session_created", sessionId: session.id, at: now(), session });
+    await this.options.store.putSession(session);
+    await this.options.hub.publish({ type: "session_created", sessionId: session.id, at: now(), session });
     return { session, prompt };
   }
 
   /** Closes a child whose turn ended and turns its last answer into the `task` call's result. */
-  finish(child: SessionInfo, end: string): CallResult {
-    this.options.store.putSession({ ...child, status: "closed" });
-    const answer =
-      this.options.store
-        .messages(child.id)
-        .findLast((m) => m.role === "assistant")
-        ?.text.trim() ?? "";
+  async finish(child: SessionInfo, end: string): Promise<CallResult> {
+    await this.options.store.putSession({ ...child, status: "closed" });
+    const answer = (await this.options.store.messages(child.id)).findLast((m) => m.role === "assistant")?.text.trim() ?? "";
     if (end === "completed") return { ok: true, outcome: "ok", output: answer || `(the ${child.agent} subagent gave no answer)` };
     return notRun(end === "aborted" ? "cancelled" : "failed", toolMessages.subagentEnded(child.agent, child.id, end, answer));
   }

@@ -22,7 +22,7 @@ function runnerFor(steps: unknown[]) {
     subagents,
     log: silentLog,
     providerFor: () => provider,
-    toolsFor: (s: SessionInfo) => f.registry.get(s.workerId)?.tools ?? [],
+    toolsFor: async (s: SessionInfo) => f.registry.get(s.workerId)?.tools ?? [],
     maxSteps: 5,
     toolTimeoutMs: 5000,
     maxToolResultChars: 1000,
@@ -30,11 +30,8 @@ function runnerFor(steps: unknown[]) {
   });
 }
 
-const ofType = <T extends GatehouseEvent["type"]>(type: T) =>
-  f.store
-    .eventsAfter(0)
-    .map((e) => e.event)
-    .filter((e): e is Extract<GatehouseEvent, { type: T }> => e.type === type);
+const ofType = async <T extends GatehouseEvent["type"]>(type: T) =>
+  (await f.store.eventsAfter(0)).map((e) => e.event).filter((e): e is Extract<GatehouseEvent, { type: T }> => e.type === type);
 
 describe("the agent runner, in process", () => {
   it("runs a turn: allowed calls reach the worker, denied ones do not, and each result has its outcome", async () => {
@@ -54,11 +51,11 @@ describe("the agent runner, in process", () => {
     const end = await runner.runTurn(f.session(), "start", new AbortController());
     expect(end).toBe("completed");
     expect(ran).toEqual(["echo hi"]);
-    expect(ofType("tool_result").map((r) => [r.outcome, r.exitCode])).toEqual([
+    expect((await ofType("tool_result")).map((r) => [r.outcome, r.exitCode])).toEqual([
       ["ok", 0],
       ["denied", undefined],
     ]);
-    expect(f.store.messages("s1").find((m) => m.role === "tool")).toMatchObject({ content: "hi\n\nexit code: 0", isError: false });
+    expect((await f.store.messages("s1")).find((m) => m.role === "tool")).toMatchObject({ content: "hi\n\nexit code: 0", isError: false });
   });
 
   it("holds an ask until a person answers, and a hard deny rejects the rest of the batch", async () => {
@@ -77,11 +74,11 @@ describe("the agent runner, in process", () => {
     const s = f.session();
     const turn = runner.runTurn(s, "start", new AbortController());
     await new Promise((r) => setTimeout(r, 20));
-    const asks = ofType("tool_approval_required");
+    const asks = await ofType("tool_approval_required");
     expect(asks.map((a) => a.batch.index)).toEqual([0, 1]);
-    f.gate.deny("ada", { sessionId: s.id, approvalId: asks[0]!.approvalId, mode: "hard" });
+    await f.gate.deny("ada", { sessionId: s.id, approvalId: asks[0]!.approvalId, mode: "hard" });
     expect(await turn).toBe("rejected");
-    expect(ofType("tool_result").map((r) => r.outcome)).toEqual(["rejected", "rejected"]);
+    expect((await ofType("tool_result")).map((r) => r.outcome)).toEqual(["rejected", "rejected"]);
   });
 
   it("an abort cancels the pending approval and ends the turn as aborted", async () => {
@@ -90,8 +87,8 @@ describe("the agent runner, in process", () => {
     const s = f.session();
     const turn = runner.runTurn(s, "start", new AbortController());
     await new Promise((r) => setTimeout(r, 20));
-    expect(runner.abort(s.id, "ada")).toBe(true);
+    expect(await runner.abort(s.id, "ada")).toBe(true);
     expect(await turn).toBe("aborted");
-    expect(ofType("tool_approval_resolved")).toMatchObject([{ outcome: "cancelled", by: "ada" }]);
+    expect(await ofType("tool_approval_resolved")).toMatchObject([{ outcome: "cancelled", by: "ada" }]);
   });
 });

@@ -21,12 +21,13 @@ describe("the approval gate, in process", () => {
     expect(f.gate.evaluate(f.session("s2", "strict"), shell("make")).action).toBe("deny");
   });
 
-  it("answers ask for an invalid file and tells each session once, until it is fixed", () => {
+  it("answers ask for an invalid file and tells each session once, until it is fixed", async () => {
     f = gateFixture(`{ "shell_exec": "alow" }`);
     const s = f.session();
     expect(f.gate.evaluate(s, shell("ls")).reason).toMatch(/permissions file is invalid/);
     f.gate.evaluate(s, shell("ls"));
-    expect(f.store.eventsAfter(0).filter((e) => e.event.type === "permissions_invalid")).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await f.store.eventsAfter(0)).filter((e) => e.event.type === "permissions_invalid")).toHaveLength(1);
     fs.writeFileSync(f.rulesFile, `{ "shell_exec": "allow" }`);
     expect(f.gate.evaluate(s, shell("ls")).action).toBe("allow");
   });
@@ -35,8 +36,8 @@ describe("the approval gate, in process", () => {
     f = gateFixture(`{ "*": "ask" }`);
     const s = f.session();
     const decision = f.gate.evaluate(s, shell("make"));
-    const { approvalId, settled } = f.gate.raise(s, "c1", shell("make"), decision, batch, null);
-    expect(f.gate.deny("bob", { sessionId: s.id, approvalId, feedback: "no" })).toBe(true);
+    const { approvalId, settled } = await f.gate.raise(s, "c1", shell("make"), decision, batch, null);
+    expect(await f.gate.deny("bob", { sessionId: s.id, approvalId, feedback: "no" })).toBe(true);
     expect(await f.gate.approve("ada", { sessionId: s.id, approvalId })).toBe(false);
     expect(await settled).toMatchObject({ outcome: "denied", by: "bob", feedback: "no" });
     expect(f.gate.pendingCount()).toBe(0);
@@ -45,8 +46,8 @@ describe("the approval gate, in process", () => {
   it("an always approval saves the rule to the file and resolves the session's other pending call by cascade", async () => {
     f = gateFixture(`{\n  "*": "ask"\n}\n`);
     const s = f.session();
-    const first = f.gate.raise(s, "c1", shell("npm test"), f.gate.evaluate(s, shell("npm test")), batch, null);
-    const second = f.gate.raise(s, "c2", shell("npm test --watch"), f.gate.evaluate(s, shell("npm test --watch")), batch, null);
+    const first = await f.gate.raise(s, "c1", shell("npm test"), f.gate.evaluate(s, shell("npm test")), batch, null);
+    const second = await f.gate.raise(s, "c2", shell("npm test --watch"), f.gate.evaluate(s, shell("npm test --watch")), batch, null);
     expect(await f.gate.approve("ada", { sessionId: s.id, approvalId: first.approvalId, scope: "always", pattern: "npm test *" })).toBe(true);
     expect(await second.settled).toMatchObject({ outcome: "approved", by: "cascade" });
     expect(fs.readFileSync(f.rulesFile, "utf8")).toMatch(/"npm test \*": "allow" \/\/ approved by ada/);
@@ -56,10 +57,10 @@ describe("the approval gate, in process", () => {
   it("times a pending approval out, and cancels a session's approvals", async () => {
     f = gateFixture(`{ "*": "ask" }`, { approvalTimeoutMs: 20 });
     const s = f.session();
-    const late = f.gate.raise(s, "c1", shell("make"), f.gate.evaluate(s, shell("make")), batch, null);
+    const late = await f.gate.raise(s, "c1", shell("make"), f.gate.evaluate(s, shell("make")), batch, null);
     expect(await late.settled).toMatchObject({ outcome: "timed_out", by: null });
-    const held = f.gate.raise(s, "c2", shell("make"), f.gate.evaluate(s, shell("make")), batch, null);
-    f.gate.cancelSession(s.id, "ada");
+    const held = await f.gate.raise(s, "c2", shell("make"), f.gate.evaluate(s, shell("make")), batch, null);
+    await f.gate.cancelSession(s.id, "ada");
     expect(await held.settled).toMatchObject({ outcome: "cancelled", by: "ada" });
   });
 

@@ -19,12 +19,12 @@ async function take(iterable: AsyncIterable<TrackedEvent>, n: number, controller
 describe("the event hub, in process", () => {
   it("replays what a client missed after lastEventId, then streams live events, each once", async () => {
     const hub = new EventHub(new MemoryStore());
-    for (const t of ["a", "b", "c"]) hub.publish(text("s1", t));
-    hub.publish(text("s2", "other"));
+    for (const t of ["a", "b", "c"]) await hub.publish(text("s1", t));
+    await hub.publish(text("s2", "other"));
     const controller = new AbortController();
     const got = take(hub.subscribe({ sessionId: "s1", lastEventId: "1" }, controller.signal), 3, controller);
     await new Promise((r) => setTimeout(r, 5));
-    hub.publish(text("s1", "d"));
+    await hub.publish(text("s1", "d"));
     const events = await got;
     expect(events.map((e) => [e.id, (e.event as { text: string }).text])).toEqual([
       ["2", "b"],
@@ -51,9 +51,8 @@ describe("the event hub, in process", () => {
       batch: { index: 0, total: 1, remaining: [] },
       presentation: null,
     } as unknown as Extract<GatehouseEvent, { type: "tool_approval_required" }>;
-    const stored = hub.publish(ask);
-    store.putPending(ask, stored.id);
-    hub.publish(text("s1", "later"));
+    const stored = await hub.publish(ask, (s) => store.putPending({ event: ask, eventId: s.id }));
+    await hub.publish(text("s1", "later"));
     const controller = new AbortController();
     const events = await take(hub.subscribe({ sessionId: "s1", lastEventId: String(stored.id) }, controller.signal), 2, controller);
     expect(events.map((e) => e.event.type)).toEqual(["tool_approval_required", "user_message"]);

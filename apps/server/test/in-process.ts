@@ -56,7 +56,7 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } 
       createdAt: new Date().toISOString(),
       status: "idle",
     };
-    store.putSession(info);
+    void store.putSession(info);
     return info;
   };
   /** Serves the worker's side in this process: each call is answered by `answer`. */

@@ -89,9 +89,9 @@ describe("the event hub", () => {
     const hub = new EventHub(store, 5);
     const sub = hub.subscribe({});
     const first = sub.next();
-    hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
     expect((await first).value).toMatchObject({ id: "1" });
-    for (let i = 0; i < 10; i++) hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    for (let i = 0; i < 10; i++) await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
     await expect(sub.next()).rejects.toThrow(/fell more than 5 events behind.*lastEventId 1/);
   });
 });

@@ -21,7 +21,7 @@ export function permissionsHandlers(services: Services): Handlers["permissions"]
     async explain(_p, input) {
       const w = workerOf(services, input.workerId);
       const base = input.sessionId
-        ? sessionOf(services, input.sessionId)
+        ? await sessionOf(services, input.sessionId)
         : {
             id: `explain-${w.id}`,
             workerId: w.id,

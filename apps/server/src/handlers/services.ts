@@ -26,8 +26,8 @@ export interface Services {
 export const now = () => new Date().toISOString();
 
 /** A session by id; NOT_FOUND when there is none. */
-export function sessionOf(services: Services, id: string): SessionInfo {
-  const found = services.store.getSession(id);
+export async function sessionOf(services: Services, id: string): Promise<SessionInfo> {
+  const found = await services.store.getSession(id);
   if (!found) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
   return found;
 }
@@ -39,7 +39,8 @@ export function workerOf(services: Services, id: string): WorkerEntry {
   return found;
 }
 
-function rethrow(err: unknown): never {
+/** A server error as the tRPC error the client sees; anything else as it is. */
+export function rethrow(err: unknown): never {
   throw err instanceof GatehouseError ? err.toTRPC() : err;
 }
 

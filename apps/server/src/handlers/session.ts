@@ -21,8 +21,8 @@ export function sessionHandlers(services: Services): Handlers["session"] {
         status: "idle",
       };
       services.openModel(info, input.scenario);
-      services.store.putSession(info);
-      services.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
+      await services.store.putSession(info);
+      await services.hub.publish({ type: "session_created", sessionId: info.id, at: now(), session: info });
       services.log.info("session created", { sessionId: info.id, workerId: info.workerId, agent: info.agent, model: info.model, mode: info.mode, by: p.name });
       return info;
     },
@@ -30,17 +30,17 @@ export function sessionHandlers(services: Services): Handlers["session"] {
       return services.store.listSessions();
     },
     async get(_p, input) {
-      return { session: sessionOf(services, input.sessionId), history: services.store.messages(input.sessionId) };
+      return { session: await sessionOf(services, input.sessionId), history: await services.store.messages(input.sessionId) };
     },
     async setMode(_p, input) {
-      const current = sessionOf(services, input.sessionId);
-      services.store.putSession({ ...current, mode: input.mode });
-      services.hub.publish({ type: "mode_changed", sessionId: current.id, at: now(), mode: input.mode });
-      services.gate.recheck(current.id);
+      const current = await sessionOf(services, input.sessionId);
+      await services.store.putSession({ ...current, mode: input.mode });
+      await services.hub.publish({ type: "mode_changed", sessionId: current.id, at: now(), mode: input.mode });
+      await services.gate.recheck(current.id);
       return { applied: true };
     },
     async shell(p, input) {
-      const current = sessionOf(services, input.sessionId);
+      const current = await sessionOf(services, input.sessionId);
       const ran = await services.registry.dispatch(current.workerId, {
         sessionId: current.id,
         toolName: "shell_exec",
@@ -50,7 +50,7 @@ export function sessionHandlers(services: Services): Handlers["session"] {
         origin: "person",
       });
       const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
-      services.store.audit({
+      await services.store.appendAudit({
         at: now(),
         sessionId: current.id,
         workerId: current.workerId,
@@ -61,7 +61,7 @@ export function sessionHandlers(services: Services): Handlers["session"] {
         rule: null,
         by: p.name,
       });
-      services.hub.publish({
+      await services.hub.publish({
         type: "shell_command",
         sessionId: current.id,
         at: now(),

@@ -9,7 +9,7 @@ export function toolHandlers(services: Services): Handlers["tool"] {
       return { applied: await services.gate.approve(p.name, input) };
     },
     async deny(p, input) {
-      return { applied: services.gate.deny(p.name, input) };
+      return { applied: await services.gate.deny(p.name, input) };
     },
     async view(_p, input) {
       const found = await services.gate.view(input.sessionId, input.approvalId);

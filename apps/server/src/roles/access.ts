@@ -30,8 +30,8 @@ export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers
     if (!allows(p, workerId, need)) refuse(p, `${what} on worker ${workerId}`);
   };
   /** A session that does not exist passes: the handler answers NOT_FOUND as it would to anyone. */
-  const onSession = (p: Principal, sessionId: string, need: Need, what: string) => {
-    const s = store.getSession(sessionId);
+  const onSession = async (p: Principal, sessionId: string, need: Need, what: string) => {
+    const s = await store.getSession(sessionId);
     if (s) onWorker(p, s.workerId, need, what);
   };
   const admin = (p: Principal, what: string) => {
@@ -40,35 +40,30 @@ export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers
   const ownWorker = (p: Principal, workerId: string) => {
     if (!coversWorker(p.workers, workerId)) refuse(p, `act as worker ${workerId}`);
   };
-  const visible = (p: Principal, sessionId: string) => {
-    const s = store.getSession(sessionId);
-    return s !== undefined && allows(p, s.workerId, "watch");
-  };
 
   return {
     session: {
       create: async (p, i) => (onWorker(p, i.workerId, "use", "create sessions"), handlers.session.create(p, i)),
       list: async (p) => (await handlers.session.list(p)).filter((s) => allows(p, s.workerId, "watch")),
-      get: async (p, i) => (onSession(p, i.sessionId, "watch", "watch sessions"), handlers.session.get(p, i)),
-      setMode: async (p, i) => (onSession(p, i.sessionId, "use", "change modes of sessions"), handlers.session.setMode(p, i)),
-      shell: async (p, i) => (onSession(p, i.sessionId, "shell", "run commands (session.shell)"), handlers.session.shell(p, i)),
+      get: async (p, i) => (await onSession(p, i.sessionId, "watch", "watch sessions"), handlers.session.get(p, i)),
+      setMode: async (p, i) => (await onSession(p, i.sessionId, "use", "change modes of sessions"), handlers.session.setMode(p, i)),
+      shell: async (p, i) => (await onSession(p, i.sessionId, "shell", "run commands (session.shell)"), handlers.session.shell(p, i)),
     },
     agent: {
-      prompt: async (p, i) => (onSession(p, i.sessionId, "use", "prompt sessions"), handlers.agent.prompt(p, i)),
-      abort: async (p, i) => (onSession(p, i.sessionId, "use", "abort sessions"), handlers.agent.abort(p, i)),
-      events: (p, i, signal) => {
+      prompt: async (p, i) => (await onSession(p, i.sessionId, "use", "prompt sessions"), handlers.agent.prompt(p, i)),
+      abort: async (p, i) => (await onSession(p, i.sessionId, "use", "abort sessions"), handlers.agent.abort(p, i)),
+      events: async function* (p, i, signal) {
         if (i.sessionId !== undefined) {
-          onSession(p, i.sessionId, "watch", "watch sessions");
-          return handlers.agent.events(p, i, signal);
-        }
-        const all = handlers.agent.events(p, i, signal);
-        return p.role === "admin" ? all : onlyVisible(all, (e) => visible(p, e.event.sessionId));
+          await onSession(p, i.sessionId, "watch", "watch sessions");
+          yield* handlers.agent.events(p, i, signal);
+        } else if (p.role === "admin") yield* handlers.agent.events(p, i, signal);
+        else yield* onlyVisible(handlers.agent.events(p, i, signal), (workerId) => allows(p, workerId, "watch"), store);
       },
     },
     tool: {
-      approve: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.approve(p, i)),
-      deny: async (p, i) => (onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.deny(p, i)),
-      view: async (p, i) => (onSession(p, i.sessionId, "watch", "view approvals"), handlers.tool.view(p, i)),
+      approve: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.approve(p, i)),
+      deny: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.deny(p, i)),
+      view: async (p, i) => (await onSession(p, i.sessionId, "watch", "view approvals"), handlers.tool.view(p, i)),
     },
     worker: {
       register: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.register(p, i)),
@@ -86,6 +81,13 @@ export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers
   };
 }
 
-async function* onlyVisible(events: AsyncIterable<TrackedEvent>, keep: (e: TrackedEvent) => boolean): AsyncGenerator<TrackedEvent> {
-  for await (const e of events) if (keep(e)) yield e;
+/** The events of sessions on workers the token may watch; each session's worker is looked up once. */
+async function* onlyVisible(events: AsyncIterable<TrackedEvent>, watches: (workerId: string) => boolean, store: Store): AsyncGenerator<TrackedEvent> {
+  const workerOf = new Map<string, string | undefined>();
+  for await (const e of events) {
+    const id = e.event.sessionId;
+    if (!workerOf.has(id)) workerOf.set(id, (await store.getSession(id))?.workerId);
+    const workerId = workerOf.get(id);
+    if (workerId !== undefined && watches(workerId)) yield e;
+  }
 }
