@@ -7,7 +7,8 @@ import { seedRulesFile } from "@gatehouse/policy/node";
 import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
-import { existingDir, mcpServersFlag, type ModelChoice } from "./flags.js";
+import { existingDir, type ModelChoice } from "./flags.js";
+import { mcpServersFlag } from "./mcp-flag.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");

@@ -1,15 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { isMode, MODES, type Mode } from "@gatehouse/policy";
-import { loadMcpConfig, McpConfigError, type McpServerConfig } from "@gatehouse/worker";
+import { MODES } from "@gatehouse/policy/modes";
 import { CliError } from "./cli-error.js";
-
-/** A `--mode` value checked against the modes; undefined when the flag was not given. */
-export function parseMode(value: string | undefined): Mode | undefined {
-  if (value === undefined) return undefined;
-  if (!isMode(value)) throw new CliError(`--mode must be one of ${MODES.join(", ")} (got "${value}")`);
-  return value;
-}
+import type { OptionTable } from "./options.js";
 
 /** A directory flag made absolute; a path that is not an existing directory is a usage error. */
 export function existingDir(flag: string, value: string): string {
@@ -18,23 +11,31 @@ export function existingDir(flag: string, value: string): string {
   return dir;
 }
 
-/** The MCP servers an `--mcp` file lists for a worker on `dir`; none without the flag. */
-export function mcpServersFlag(file: string | undefined, dir: string): McpServerConfig[] {
-  if (file === undefined) return [];
-  try {
-    return loadMcpConfig(path.resolve(file), dir);
-  } catch (err) {
-    if (err instanceof McpConfigError) throw new CliError(`--mcp: ${err.message}`);
-    throw err;
-  }
+/** A whole number; anything else is an error naming where it came from. */
+export function wholeNumber(text: string, source: string): number {
+  if (!/^\d+$/.test(text)) throw new CliError(`${source} must be a whole number (got "${text}")`);
+  return Number(text);
 }
 
-/** The flags that choose a model: `--model provider:model`, and for its provider a base URL and the API key's variable. */
-export const MODEL_FLAGS = {
-  model: { type: "string" },
-  "base-url": { type: "string" },
-  "api-key-env": { type: "string" },
-} as const;
+export const MODE_OPTION = {
+  mode: { value: "MODE", help: "the session's permission mode", choices: MODES },
+} as const satisfies OptionTable;
+
+/** The options that choose a model: `--model provider:model`, and for its provider a base URL and the API key's variable. */
+export const MODEL_OPTIONS = {
+  model: { value: "PROVIDER:MODEL", help: "the model sessions use (docs/models.md); none: the scripted model", env: "GATEHOUSE_MODEL" },
+  "base-url": { value: "URL", help: "the model provider's endpoint", env: "GATEHOUSE_BASE_URL" },
+  "api-key-env": { value: "NAME", help: "the environment variable holding the model's API key", env: "GATEHOUSE_API_KEY_ENV" },
+} as const satisfies OptionTable;
+
+/** The options of the embedded server and worker of `gatehouse` and `gatehouse run`. */
+export const LOCAL_OPTIONS = {
+  dir: { value: "DIR", help: "the folder the worker works in (default: here)" },
+  "data-dir": { value: "DIR", help: "where the server keeps its state", env: "GATEHOUSE_DATA_DIR" },
+  scenario: { value: "FILE", help: "a scenario the scripted model plays" },
+  mcp: { value: "FILE", help: "MCP servers whose tools the worker offers (docs/mcp.md)" },
+  ...MODEL_OPTIONS,
+} as const satisfies OptionTable;
 
 export interface ModelChoice {
   model?: string | undefined;

@@ -1,25 +1,14 @@
-import { SANDBOX_FALLBACKS, SANDBOX_MODES, type SandboxFallback, type SandboxMode, type SandboxSettings } from "@gatehouse/worker";
-import { CliError } from "./cli-error.js";
+import { SANDBOX_FALLBACKS, SANDBOX_MODES } from "@gatehouse/worker/sandbox";
+import type { OptionTable } from "./options.js";
 
-/** The worker's sandbox flags: `--sandbox required|auto|off`, `--sandbox-fallback fail|no-shell`, `--network on|off`. */
-export const SANDBOX_FLAGS = {
-  sandbox: { type: "string" },
-  "sandbox-fallback": { type: "string" },
-  network: { type: "string" },
-} as const;
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
-  return value as T;
-}
-
-/** The sandbox settings from the flags, else the environment, else `auto` with network on. */
-export function sandboxSettings(
-  values: { sandbox?: string | undefined; "sandbox-fallback"?: string | undefined; network?: string | undefined },
-  env: NodeJS.ProcessEnv = process.env,
-): SandboxSettings {
-  const mode = oneOf<SandboxMode>("sandbox", values.sandbox ?? env.GATEHOUSE_SANDBOX ?? "auto", SANDBOX_MODES);
-  const fallback = oneOf<SandboxFallback>("sandbox-fallback", values["sandbox-fallback"] ?? env.GATEHOUSE_SANDBOX_FALLBACK ?? "fail", SANDBOX_FALLBACKS);
-  const network = oneOf("network", values.network ?? env.GATEHOUSE_SANDBOX_NETWORK ?? "on", ["on", "off"] as const) === "on";
-  return { mode, fallback, network };
-}
+/** The worker's sandbox options: `--sandbox required|auto|off`, `--sandbox-fallback fail|no-shell`, `--network on|off`. */
+export const SANDBOX_OPTIONS = {
+  sandbox: { value: "MODE", help: "how shell commands are confined (default: auto)", choices: SANDBOX_MODES, env: "GATEHOUSE_SANDBOX" },
+  "sandbox-fallback": {
+    value: "WHAT",
+    help: "with --sandbox required and no sandbox: refuse to start, or serve without shell_exec (default: fail)",
+    choices: SANDBOX_FALLBACKS,
+    env: "GATEHOUSE_SANDBOX_FALLBACK",
+  },
+  network: { value: "ON_OFF", help: "whether sandboxed commands reach the network (default: on)", choices: ["on", "off"], env: "GATEHOUSE_SANDBOX_NETWORK" },
+} as const satisfies OptionTable;

@@ -126,17 +126,14 @@ export const ServerConfig = z.strictObject({
 export type ServerConfig = z.infer<typeof ServerConfig>;
 export type ServerConfigInput = z.input<typeof ServerConfig>;
 
-/** Reads a config file (JSONC), then overrides from the environment, then from flags. */
+/**
+ * Reads a config file (JSONC), then the tokens given in the environment, then the overrides (the
+ * CLI's flags, each of which falls back to its own environment variable there).
+ */
 export function loadServerConfig(file: string | undefined, overrides: ServerConfigInput, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const doc = file ? readConfigFile(file) : undefined;
   const fromEnv: ServerConfigInput = {
-    ...(env.GATEHOUSE_PORT ? { port: Number(env.GATEHOUSE_PORT) } : {}),
-    ...(env.GATEHOUSE_HOST ? { host: env.GATEHOUSE_HOST } : {}),
-    ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
     ...(env.GATEHOUSE_WORKER_TOKEN ? { workerTokens: [{ token: env.GATEHOUSE_WORKER_TOKEN, name: "worker", workers: ["*"] }] } : {}),
-    ...(env.GATEHOUSE_MODEL ? { model: env.GATEHOUSE_MODEL } : {}),
-    ...(env.GATEHOUSE_BASE_URL ? { baseURL: env.GATEHOUSE_BASE_URL } : {}),
-    ...(env.GATEHOUSE_API_KEY_ENV ? { apiKeyEnv: env.GATEHOUSE_API_KEY_ENV } : {}),
     ...(env.GATEHOUSE_CLIENT_TOKEN ? { clientTokens: [{ token: env.GATEHOUSE_CLIENT_TOKEN, name: "client", role: "admin" as const }] } : {}),
   };
   const merged = { ...(doc?.value as object), ...fromEnv, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };

@@ -1,3 +1,4 @@
+import { describeRule as describePolicyRule } from "@gatehouse/policy/rule";
 import type { Decision, ToolResultOutcome } from "@gatehouse/protocol";
 
 /** Whether a call was stopped by a rule or a person rather than failing on its own. */
@@ -24,10 +25,7 @@ export function describeCall(toolName: string, argumentsJson: string, max = 100)
 
 /** The rule behind a decision: `static rule shell_exec "git *" (permissions.jsonc:12:5)`. */
 export function describeRule(decision: Decision | null): string | null {
-  const rule = decision?.rule;
-  if (!decision || !rule) return null;
-  const where = rule.file ? ` (${rule.file}${rule.line ? `:${rule.line}:${rule.column}` : ""})` : "";
-  return `${decision.layer ?? "static"} rule ${rule.tool} "${rule.pattern}"${where}`;
+  return decision?.rule ? describePolicyRule(decision.rule, "brief") : null;
 }
 
 /** The first lines of a tool's output, for the transcript. */

@@ -44,8 +44,14 @@ export function ruleRef(rule: Rule, layer: LayerName): RuleRef {
   };
 }
 
-export function describeRule(ref: RuleRef): string {
-  const where = ref.file ? ` at ${ref.file}${ref.line ? `:${ref.line}:${ref.column}` : ""}` : "";
+/**
+ * A rule in words. In full: `static rule shell_exec "git *": allow at permissions.jsonc:12:5`;
+ * brief, for a transcript that shows the outcome already: `static rule shell_exec "git *" (permissions.jsonc:12:5)`.
+ */
+export function describeRule(ref: RuleRef, form: "full" | "brief" = "full"): string {
+  const position = ref.file ? `${ref.file}${ref.line ? `:${ref.line}:${ref.column}` : ""}` : "";
+  const named = `${ref.layer} rule ${ref.tool} "${ref.pattern}"`;
+  if (form === "brief") return position ? `${named} (${position})` : named;
   const made = ref.origin === "approval" ? ", approval-made" : "";
-  return `${ref.layer} rule ${ref.tool} "${ref.pattern}": ${ref.action}${where}${made}`;
+  return `${named}: ${ref.action}${position ? ` at ${position}` : ""}${made}`;
 }

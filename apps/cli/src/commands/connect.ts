@@ -1,31 +1,17 @@
-import { parseArgs } from "node:util";
 import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
-import { parseMode } from "../flags.js";
-import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
+import type { OptionValues } from "../options.js";
+import type { CONNECT_OPTIONS } from "../program.js";
+import { trustOptions } from "../trust-flags.js";
 import { sandboxNote } from "../sandbox-note.js";
 
-/** `gatehouse connect --server URL --token T [--session ID | --worker ID] [--mode MODE]`: the terminal client on a remote server. */
-export async function connectCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      server: { type: "string" },
-      token: { type: "string" },
-      session: { type: "string" },
-      worker: { type: "string" },
-      mode: { type: "string" },
-      ...TRUST_FLAGS,
-    },
-  });
-  const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
-  if (!values.server) throw new CliError("missing --server");
-  if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
+/** `gatehouse connect`: the terminal client on a remote server, in a session it joins or starts. */
+export async function connectCommand(values: OptionValues<typeof CONNECT_OPTIONS>): Promise<number> {
   if (!values.session && !values.worker) throw new CliError("give --session ID to join a session, or --worker ID to start one");
-  const mode = parseMode(values.mode);
-  const client = await connectClient(values.server, token, trustOptions(values));
+  const mode = values.mode;
+  const client = await connectClient(values.server, values.token, trustOptions(values));
   if (!process.stdin.isTTY) {
     await closeClient(client);
     throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run`");

@@ -1,13 +1,14 @@
 import readline from "node:readline/promises";
-import { parseArgs } from "node:util";
 import { closeClient, type ApprovalRequired, type GatehouseClient, type GatehouseEvent, type Mode } from "@gatehouse/protocol";
 import { describeCall } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
 import { TurnPrinter } from "../turn-printer.js";
-import { MODEL_FLAGS, modelChoice, parseMode } from "../flags.js";
-import { TRUST_FLAGS, trustOptions, type TrustFlagValues } from "../trust-flags.js";
+import { modelChoice } from "../flags.js";
+import type { OptionValues } from "../options.js";
+import type { RUN_OPTIONS } from "../program.js";
+import { trustOptions } from "../trust-flags.js";
 
 export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
 
@@ -17,23 +18,12 @@ interface Target {
   close(): Promise<void>;
 }
 
-interface TargetFlags extends TrustFlagValues {
-  server?: string | undefined;
-  token?: string | undefined;
-  worker?: string | undefined;
-  dir?: string | undefined;
-  "data-dir"?: string | undefined;
-  scenario?: string | undefined;
-  mcp?: string | undefined;
-  model?: string | undefined;
-  "base-url"?: string | undefined;
-  "api-key-env"?: string | undefined;
-}
+type RunValues = OptionValues<typeof RUN_OPTIONS>;
 
 /** The server the turn runs on: a remote one (`--server`), or one embedded with its worker. */
-async function target(flags: TargetFlags): Promise<Target> {
+async function target(flags: RunValues): Promise<Target> {
   if (flags.server) {
-    const token = flags.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
+    const token = flags.token;
     if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
     if (!flags.worker) throw new CliError("missing --worker: the worker to run the session on");
     const client = await connectClient(flags.server, token, trustOptions(flags));
@@ -60,27 +50,9 @@ async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Prom
  * `gatehouse run --prompt TEXT [--mode MODE] [--json]`: one turn, printed as lines, then exits 0
  * (completed), 3 (a call was denied) or 1 (error). Without a terminal, asks are denied (strict).
  */
-export async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      prompt: { type: "string" },
-      mode: { type: "string" },
-      json: { type: "boolean" },
-      dir: { type: "string" },
-      "data-dir": { type: "string" },
-      scenario: { type: "string" },
-      mcp: { type: "string" },
-      ...MODEL_FLAGS,
-      server: { type: "string" },
-      token: { type: "string" },
-      worker: { type: "string" },
-      ...TRUST_FLAGS,
-    },
-  });
-  if (!values.prompt) throw new CliError("missing --prompt TEXT");
+export async function runCommand(values: RunValues): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  const mode: Mode = parseMode(values.mode) ?? (interactive ? "default" : "strict");
+  const mode: Mode = values.mode ?? (interactive ? "default" : "strict");
   const t = await target(values);
   try {
     const session = await t.client.session.create.mutate({ workerId: t.workerId, mode });

@@ -1,35 +1,18 @@
-import { parseArgs } from "node:util";
 import { createLog } from "@gatehouse/log";
 import { guardProcess, loadServerConfig, startServer, watchConfig } from "@gatehouse/server";
-import { CliError } from "../cli-error.js";
-import { MODEL_FLAGS, modelChoice } from "../flags.js";
+import { modelChoice } from "../flags.js";
+import type { OptionValues } from "../options.js";
+import type { SERVER_OPTIONS } from "../program.js";
 import { embeddedTelegram } from "./telegram.js";
 
 /** `gatehouse server`: runs until SIGINT or SIGTERM. */
-export async function serverCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: "string" },
-      port: { type: "string" },
-      host: { type: "string" },
-      "data-dir": { type: "string" },
-      scenario: { type: "string" },
-      "approval-timeout-ms": { type: "string" },
-      ...MODEL_FLAGS,
-    },
-  });
-  const num = (flag: string, v: string | undefined) => {
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) throw new CliError(`--${flag} must be a whole number (got "${v}")`);
-    return Number(v);
-  };
+export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>): Promise<number> {
   const overrides = {
-    port: num("port", values.port),
+    port: values.port,
     host: values.host,
     dataDir: values["data-dir"],
     scenario: values.scenario,
-    approvalTimeoutMs: num("approval-timeout-ms", values["approval-timeout-ms"]),
+    approvalTimeoutMs: values["approval-timeout-ms"],
     ...modelChoice(values),
   };
   const config = loadServerConfig(values.config, overrides);

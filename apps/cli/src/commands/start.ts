@@ -1,30 +1,20 @@
-import { parseArgs } from "node:util";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { sandboxNote } from "../sandbox-note.js";
-import { MODEL_FLAGS, modelChoice, parseMode } from "../flags.js";
-
-const START_OPTIONS = {
-  demo: { type: "boolean" },
-  dir: { type: "string" },
-  "data-dir": { type: "string" },
-  scenario: { type: "string" },
-  mode: { type: "string" },
-  mcp: { type: "string" },
-  ...MODEL_FLAGS,
-} as const;
+import { modelChoice } from "../flags.js";
+import type { OptionValues } from "../options.js";
+import type { START_OPTIONS } from "../program.js";
 
 /**
  * `gatehouse [--demo] [--dir DIR] [--model provider:model] [--scenario FILE] [--mode MODE] [--mcp FILE]`: a
  * server and a worker in this process and the terminal client on top. With no model configured,
  * the scripted model plays the demo tour (or the given scenario) and the screen says so.
  */
-export async function startCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: START_OPTIONS });
-  const mode = parseMode(values.mode);
+export async function startCommand(values: OptionValues<typeof START_OPTIONS>): Promise<number> {
+  const mode = values.mode;
   if (!process.stdin.isTTY) throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run --prompt TEXT`");
   const local = await startLocal({
     demo: values.demo,

@@ -1,14 +1,24 @@
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { Log } from "@gatehouse/log";
 import { closeClient } from "@gatehouse/protocol";
 import { trustServer, type TlsClientOptions } from "@gatehouse/protocol/node";
-import { botTokenFrom, parseTelegramSettings, startTelegramBot, usersWithTokens, type TelegramBot, type TelegramSettings } from "@gatehouse/telegram";
+import {
+  BotStateError,
+  botTokenFrom,
+  parseTelegramSettings,
+  startTelegramBot,
+  TelegramSettingsError,
+  usersWithTokens,
+  type TelegramBot,
+  type TelegramSettings,
+} from "@gatehouse/telegram";
 import { readConfigFile } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
-import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
+import type { OptionValues } from "../options.js";
+import type { TELEGRAM_OPTIONS } from "../program.js";
+import { trustOptions } from "../trust-flags.js";
 
 /** A JSONC config file's value; a syntax error names its line and column. */
 function readJson(file: string): unknown {
@@ -37,7 +47,7 @@ function checked<T>(make: () => T): T {
   try {
     return make();
   } catch (err) {
-    if (err instanceof Error && /^(TelegramSettingsError|BotStateError)$/.test(err.name)) throw new CliError(err.message);
+    if (err instanceof TelegramSettingsError || err instanceof BotStateError) throw new CliError(err.message);
     throw err;
   }
 }
@@ -81,24 +91,11 @@ async function start(s: Start): Promise<TelegramBot> {
 }
 
 /** `gatehouse telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]` and the trust flags. */
-export async function telegramCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      server: { type: "string" },
-      token: { type: "string" },
-      users: { type: "string" },
-      config: { type: "string" },
-      state: { type: "string" },
-      "api-root": { type: "string" },
-      ...TRUST_FLAGS,
-    },
-  });
-  if (!values.server) throw new CliError("missing --server (the Gatehouse server, ws://HOST:PORT)");
-  const token = values.token ?? process.env.GATEHOUSE_CLIENT_TOKEN;
+export async function telegramCommand(values: OptionValues<typeof TELEGRAM_OPTIONS>): Promise<number> {
+  const token = values.token;
   const json = values.config ? readJson(values.config) : {};
   const fromFile = telegramSection(json) ?? json;
-  const listed = values.users ?? process.env.GATEHOUSE_TELEGRAM_USERS;
+  const listed = values.users;
   const raw = { ...(fromFile as object), ...(values["api-root"] ? { apiRoot: values["api-root"] } : {}) } as { users?: unknown[] };
   raw.users = [...(raw.users ?? []), ...(listed ? userIds(listed) : [])];
   if (raw.users.length === 0) throw new CliError("name the Telegram users who may use the bot: --users ID[,ID...], or users in --config FILE");

@@ -1,41 +1,22 @@
-import { parseArgs } from "node:util";
 import { createLog } from "@gatehouse/log";
 import { SandboxUnavailable, startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
-import { existingDir, mcpServersFlag } from "../flags.js";
-import { SANDBOX_FLAGS, sandboxSettings } from "../sandbox-flags.js";
-import { TRUST_FLAGS, trustOptions } from "../trust-flags.js";
+import { existingDir } from "../flags.js";
+import { mcpServersFlag } from "../mcp-flag.js";
+import type { OptionValues } from "../options.js";
+import type { WORKER_OPTIONS } from "../program.js";
+import { trustOptions } from "../trust-flags.js";
 
-/** `gatehouse worker --server URL --token T --id ID --dir DIR [--mcp FILE] [--sandbox MODE] [--network on|off]`: runs until SIGINT or SIGTERM. */
-export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      server: { type: "string" },
-      token: { type: "string" },
-      id: { type: "string" },
-      dir: { type: "string" },
-      mcp: { type: "string" },
-      ...TRUST_FLAGS,
-      ...SANDBOX_FLAGS,
-    },
-  });
-  const token = values.token ?? process.env.GATEHOUSE_WORKER_TOKEN;
-  for (const [flag, v] of [
-    ["server", values.server],
-    ["token", token],
-    ["id", values.id],
-  ] as const) {
-    if (!v) throw new CliError(`missing --${flag}`);
-  }
-  const sandbox = sandboxSettings(values);
+/** `gatehouse worker`: registers with a server and runs its tool calls in a folder until SIGINT or SIGTERM. */
+export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>): Promise<number> {
+  const sandbox = { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: values.network !== "off" } as const;
   const dir = existingDir("dir", values.dir ?? process.cwd());
   const log = createLog().child({ component: "worker" });
   const worker = await startWorker({
-    server: values.server!,
-    token: token!,
-    id: values.id!,
-    trust: trustOptions(values, process.env, (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`)),
+    server: values.server,
+    token: values.token,
+    id: values.id,
+    trust: trustOptions(values, (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`)),
     dir,
     mcpServers: mcpServersFlag(values.mcp, dir),
     log,
