@@ -69,11 +69,15 @@ const Limits = z.strictObject({
   subscriptionsPerToken: z.number().int().positive().default(64),
   /** Procedure calls per second per token, with bursts of twice that. */
   requestsPerSecond: z.number().positive().default(100),
-  /** Bytes queued for one subscriber's connection before it is cut off as too slow. */
+  /**
+   * Bytes waiting for one subscriber (in the server and in its connection's send buffer) before
+   * it is cut off as too slow; at least 1 MiB, so that the largest event (a 1,000,000-character
+   * prompt) fits.
+   */
   subscriberBacklogBytes: z
     .number()
     .int()
-    .min(1024)
+    .min(1024 * 1024, "limits.subscriberBacklogBytes must be at least 1048576 (1 MiB): the largest event must fit")
     .default(8 * 1024 * 1024),
 });
 export type Limits = z.infer<typeof Limits>;

@@ -10,7 +10,10 @@ interface Bucket {
   at: number;
 }
 
-/** Requests per second and open subscriptions, per token. */
+/**
+ * Requests per second and open subscriptions, per token: one bucket per token, which its
+ * procedure calls and its worker link's messages both draw on.
+ */
 export class TokenLimits {
   private readonly buckets = new Map<string, Bucket>();
   private readonly subscriptions = new Map<string, number>();
@@ -20,8 +23,8 @@ export class TokenLimits {
     private readonly log: Log,
   ) {}
 
-  /** Takes one request from the token's bucket (refilled at the rate, holding two seconds' worth). */
-  request(p: Principal): void {
+  /** The token's bucket, refilled at the rate for the time since it was last used; it holds two seconds' worth. */
+  private bucket(p: Principal): Bucket {
     const rate = this.limits().requestsPerSecond;
     const key = p.tokenId ?? p.name;
     const now = Date.now();
@@ -29,11 +32,33 @@ export class TokenLimits {
     b.tokens = Math.min(rate * 2, b.tokens + ((now - b.at) / 1000) * rate);
     b.at = now;
     this.buckets.set(key, b);
-    if (b.tokens < 1) {
+    return b;
+  }
+
+  rate(): number {
+    return this.limits().requestsPerSecond;
+  }
+
+  /** Milliseconds until the token may make its next request; 0 when it may now. */
+  waitMs(p: Principal): number {
+    const b = this.bucket(p);
+    return b.tokens >= 1 ? 0 : Math.ceil(((1 - b.tokens) / this.limits().requestsPerSecond) * 1000);
+  }
+
+  /** Counts one request of the token. */
+  spend(p: Principal): void {
+    const b = this.bucket(p);
+    b.tokens = Math.max(0, b.tokens - 1);
+  }
+
+  /** Takes one request from the token's bucket, or refuses it with TOO_MANY_REQUESTS. */
+  request(p: Principal): void {
+    if (this.waitMs(p) > 0) {
+      const rate = this.limits().requestsPerSecond;
       this.log.warn("limit hit: requests per second", { token: p.name, limit: rate });
       throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `the token "${p.name}" made more than ${rate} requests per second` });
     }
-    b.tokens -= 1;
+    this.spend(p);
   }
 
   /** Counts a subscription in; the returned function counts it out. */
@@ -63,40 +88,128 @@ function isIterable(v: unknown): v is AsyncIterable<unknown> {
   return typeof v === "object" && v !== null && Symbol.asyncIterator in v;
 }
 
+/** Sizes of events as sent, kept per event: every subscriber of an event measures the same object. */
+const sizes = new WeakMap<object, number>();
+
+/** About how many bytes an item of a subscription takes on the wire (its JSON). */
+function wireSize(item: unknown): number {
+  const key = typeof item === "object" && item !== null && "event" in item && typeof item.event === "object" && item.event !== null ? item.event : item;
+  if (typeof key !== "object" || key === null) return JSON.stringify(item ?? null).length;
+  let size = sizes.get(key);
+  if (size === undefined) sizes.set(key, (size = JSON.stringify(key).length));
+  return size;
+}
+
 /**
- * The handlers behind the per-token limits: every call takes from the token's rate, every
- * subscription counts against its maximum, and a subscriber whose connection has more queued
- * than the backlog allows is cut off rather than left to grow the server's memory.
+ * One subscription's items, taken from its source as soon as they come and queued here until the
+ * connection sends them, so that what waits for a subscriber is counted wherever it waits: in
+ * this queue (server-sent events go out only as fast as their reader reads) or in the
+ * connection's send buffer (a WebSocket takes every item at once). When the two together pass
+ * the backlog, `cutOff` is called, the queue is dropped and the subscription ends.
  */
-export function withLimits(handlers: Handlers, limits: TokenLimits, connections: Connections, backlogBytes: () => number, log: Log): Handlers {
-  const wrapGroup = (group: Record<string, AnyHandler>) =>
-    Object.fromEntries(
-      Object.entries(group).map(([name, fn]) => [
-        name,
-        (p: Principal, ...rest: unknown[]) => {
-          limits.request(p);
-          const result = fn(p, ...rest);
-          return isIterable(result) ? counted(p, result) : result;
-        },
-      ]),
-    );
-  async function* counted(p: Principal, source: AsyncIterable<unknown>): AsyncGenerator<unknown> {
-    const release = limits.subscribe(p);
+async function* backlogBounded(
+  source: AsyncIterable<unknown>,
+  backlogBytes: () => number,
+  sendBuffer: () => number,
+  cutOff: (queuedBytes: number) => void,
+): AsyncGenerator<unknown> {
+  const iterator = source[Symbol.asyncIterator]();
+  const queue: { item: unknown; size: number }[] = [];
+  let queued = 0;
+  let state: "running" | "ended" | "cut" | "stopped" = "running";
+  const failure: { error?: unknown; happened: boolean } = { happened: false };
+  let wake: (() => void) | null = null;
+  const overflowed = (): boolean => {
+    const total = queued + sendBuffer();
+    if (total <= backlogBytes()) return false;
+    state = "cut";
+    queue.length = 0;
+    queued = 0;
+    cutOff(total);
+    return true;
+  };
+  const pump = async () => {
     try {
-      for await (const item of source) {
-        const peer = connections.peerOf(p);
-        if (peer && peer.bufferedAmount > backlogBytes()) {
-          log.warn("limit hit: subscriber backlog", { token: p.name, queuedBytes: peer.bufferedAmount, limit: backlogBytes() });
-          peer.terminate();
-          return;
-        }
+      while (state === "running") {
+        const next = await iterator.next();
+        if (next.done || state !== "running") break;
+        const size = wireSize(next.value);
+        queue.push({ item: next.value, size });
+        queued += size;
+        if (overflowed()) break;
+        wake?.();
+      }
+    } catch (error) {
+      failure.happened = true;
+      failure.error = error;
+    } finally {
+      if (state === "running") state = "ended";
+      wake?.();
+    }
+  };
+  void pump();
+  try {
+    for (;;) {
+      while (queue.length > 0) {
+        const { item, size } = queue.shift()!;
+        queued -= size;
         yield item;
       }
+      if (failure.happened) throw failure.error;
+      if (state !== "running") return;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+    }
+  } finally {
+    if (state === "running") state = "stopped";
+    // Not awaited: the source ends when the subscription's signal aborts; its slot is freed now.
+    try {
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    } catch {
+      // a source without a clean return has nothing to free
+    }
+  }
+}
+
+/**
+ * The handlers behind the per-token limits: every call takes from the token's rate, every
+ * subscription counts against its maximum, and a subscriber whose backlog passes the limit is
+ * cut off rather than left to grow the server's memory.
+ */
+export function withLimits(handlers: Handlers, limits: TokenLimits, connections: Connections, backlogBytes: () => number, log: Log): Handlers {
+  const wrap =
+    (fn: AnyHandler) =>
+    (p: Principal, ...rest: unknown[]) => {
+      limits.request(p);
+      const result = fn(p, ...rest);
+      return isIterable(result) ? counted(p, result) : result;
+    };
+  /** A worker's result that a request was waiting for is paced by the server's own requests: it costs nothing (as on the worker link). */
+  const answer =
+    (fn: AnyHandler) =>
+    async (p: Principal, ...rest: unknown[]): Promise<unknown> => {
+      if (limits.waitMs(p) > 0) limits.request(p);
+      const result = await fn(p, ...rest);
+      if ((result as { accepted?: boolean }).accepted !== true) limits.spend(p);
+      return result;
+    };
+  const wrapGroup = (groupName: string, group: Record<string, AnyHandler>) =>
+    Object.fromEntries(Object.entries(group).map(([name, fn]) => [name, groupName === "worker" && name === "result" ? answer(fn) : wrap(fn)]));
+  async function* counted(p: Principal, source: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+    const release = limits.subscribe(p);
+    const cutOff = (queuedBytes: number) => {
+      log.warn("limit hit: subscriber backlog", { token: p.name, queuedBytes, limit: backlogBytes() });
+      connections.peerOf(p)?.terminate();
+    };
+    try {
+      yield* backlogBounded(source, backlogBytes, () => connections.peerOf(p)?.bufferedAmount ?? 0, cutOff);
     } catch (err) {
       throw err instanceof GatehouseError ? err.toTRPC() : err;
     } finally {
       release();
     }
   }
-  return Object.fromEntries(Object.entries(handlers).map(([group, fns]) => [group, wrapGroup(fns as Record<string, AnyHandler>)])) as unknown as Handlers;
+  return Object.fromEntries(
+    Object.entries(handlers).map(([group, fns]) => [group, wrapGroup(group, fns as Record<string, AnyHandler>)]),
+  ) as unknown as Handlers;
 }

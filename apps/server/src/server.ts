@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { WORKER_LINK_PATH } from "@gatehouse/protocol";
 import { createAppRouter } from "@gatehouse/protocol/router";
+import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { createServer as createPlainServer } from "node:http";
@@ -17,7 +18,7 @@ import type { ServerConfig } from "./config.js";
 import { MemoryStore } from "./memory-store.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
-import { Connections } from "./connections.js";
+import { closeReason, Connections, streamPeer } from "./connections.js";
 import { TokenLimits, withLimits } from "./limits.js";
 import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
@@ -73,7 +74,16 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     router,
     maxBodySize: limits.frameBytes,
     onError,
-    createContext: ({ req }) => ({ principal: tokens.fromAuthorization(req.headers.authorization) }),
+    createContext: ({ req, res, info }) => {
+      const principal = tokens.fromAuthorization(req.headers.authorization);
+      // A subscription's stream holds its connection open: it counts against the token's connections like a WebSocket.
+      if (principal && info.type === "subscription") {
+        const refused = connections.admit(principal, streamPeer(res));
+        if (refused) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: refused });
+        res.once("close", () => connections.drop(principal));
+      }
+      return { principal };
+    },
   });
   const webConsole = createConsoleHandler();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -99,9 +109,10 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     }
     links.handleUpgrade(req, socket, head, (ws) => {
       ws.on("error", (err) => log.warn("worker link error", { error: err.message }));
-      if (!connections.admit(admitted, ws)) return;
+      const refused = connections.admit(admitted, ws);
+      if (refused) return ws.close(1008, closeReason(refused));
       ws.once("close", () => connections.drop(admitted));
-      serveWorkerLink(ws, registry, admitted, log);
+      serveWorkerLink(ws, { registry, principal: admitted, limits: tokenLimits, backlogBytes: () => limits.subscriberBacklogBytes, log });
     });
   });
   const authenticated = new WeakSet<WebSocket>();
@@ -120,7 +131,11 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
         if (token !== undefined) log.warn("token refused", { remote: req.socket.remoteAddress });
         return { principal: null };
       }
-      if (!connections.admit(principal, res)) return { principal: null };
+      const refused = connections.admit(principal, res);
+      if (refused) {
+        res.close(1008, closeReason(refused));
+        return { principal: null };
+      }
       res.once("close", () => connections.drop(principal));
       authenticated.add(res);
       allowFrames(res, limits.frameBytes);

@@ -2,6 +2,8 @@ import type { IncomingMessage } from "node:http";
 import { describeIssues, LinkFromWorker, type LinkToWorker, type Principal, type WorkerRegisterInput } from "@gatehouse/protocol";
 import type { WebSocket } from "ws";
 import { coversWorker, type Tokens } from "./auth.js";
+import { closeReason } from "./connections.js";
+import type { TokenLimits } from "./limits.js";
 import type { Log } from "./log.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
@@ -24,22 +26,46 @@ function parse(data: string): LinkFromWorker | string {
   return parsed.success ? parsed.data : describeIssues(parsed.error);
 }
 
-/** Serves one worker's link: registration, then its results and heartbeats, until it closes. */
-export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry, principal: Principal, log: Log): void {
-  const send = (message: LinkToWorker) => socket.send(JSON.stringify(message));
+export interface WorkerLinkOptions {
+  registry: WorkerRegistry;
+  principal: Principal;
+  /** The token's request rate, which the link's messages draw on like procedure calls. */
+  limits: TokenLimits;
+  /** Bytes queued for the worker past which its link is cut off as too slow. */
+  backlogBytes: () => number;
+  log: Log;
+}
+
+/**
+ * Serves one worker's link: registration, then its results and heartbeats, until it closes.
+ * Every message but a result that answers a request still waiting for it counts against the
+ * token's requests per second (results are paced by the server's own requests, and a busy worker
+ * sends thousands a second). Past the rate the link is throttled: the server stops reading it
+ * until the token's bucket has refilled, so a flood waits in the worker's own buffers and
+ * nothing it sent is dropped.
+ */
+export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): void {
+  const { registry, principal, limits, backlogBytes, log } = options;
   let workerId: string | null = null;
   let detach = () => undefined as void;
+  const send = (message: LinkToWorker) => {
+    if (socket.bufferedAmount > backlogBytes()) {
+      log.warn("limit hit: subscriber backlog", { token: principal.name, workerId, queuedBytes: socket.bufferedAmount, limit: backlogBytes() });
+      return socket.terminate();
+    }
+    socket.send(JSON.stringify(message));
+  };
   const refuse = (message: string, code: number) => {
     log.warn("worker refused", { token: principal.name, message });
     send({ type: "error", message });
-    socket.close(code, message.slice(0, 120));
+    socket.close(code, closeReason(message));
   };
   const register = (registration: WorkerRegisterInput) => {
     const id = registration.workerId;
     if (!coversWorker(principal.workers, id)) return refuse(`the token "${principal.name}" may not register worker ${id}`, 4003);
     try {
       registry.register(registration);
-      detach = registry.attach(id, send, () => socket.close(4000, "replaced by a new connection"));
+      detach = registry.attach(id, send, (why) => socket.close(4000, closeReason(why)));
     } catch (err) {
       return refuse((err as Error).message, 4009);
     }
@@ -47,31 +73,69 @@ export function serveWorkerLink(socket: WebSocket, registry: WorkerRegistry, pri
     log.info("worker registered", { worker: id, token: principal.name, tools: registration.tools.length });
     send({ type: "registered" });
   };
-  socket.on("message", (data) => {
-    try {
-      receive(String(data));
-    } catch (err) {
-      log.error("a worker link message failed", { workerId, err });
-      send({ type: "error", message: "the server could not handle that message" });
-    }
-  });
-  const receive = (data: string): void => {
+  /** Handles one message; true when it was a result that a request was waiting for. */
+  const receive = (data: string): boolean => {
     const message = parse(data);
     if (typeof message === "string") {
       log.warn("refused a worker link message", { workerId, problem: message });
-      return send({ type: "error", message });
+      send({ type: "error", message });
+      return false;
     }
     if (message.type === "register") {
-      if (workerId !== null) return send({ type: "error", message: "this link is already registered" });
-      return register(message.registration);
+      if (workerId !== null) send({ type: "error", message: "this link is already registered" });
+      else register(message.registration);
+      return false;
     }
-    if (workerId === null) return send({ type: "error", message: "register first" });
-    if (message.type === "heartbeat") return registry.heartbeat(workerId);
-    if (message.type === "tools") return registry.setTools(workerId, message.tools);
-    const { type: _type, requestId, ...output } = message;
-    registry.result(workerId, requestId, output);
+    if (workerId === null) {
+      send({ type: "error", message: "register first" });
+      return false;
+    }
+    if (message.type === "heartbeat") registry.heartbeat(workerId);
+    else if (message.type === "tools") registry.setTools(workerId, message.tools);
+    else {
+      const { type: _type, requestId, ...output } = message;
+      return registry.result(workerId, requestId, output);
+    }
+    return false;
   };
+  const held: string[] = [];
+  let throttled: NodeJS.Timeout | null = null;
+  /** A flood is logged once a second, not once a message. */
+  let lastLogged = 0;
+  const drain = () => {
+    while (held.length > 0 && throttled === null) {
+      const wait = limits.waitMs(principal);
+      if (wait > 0) {
+        if (Date.now() - lastLogged >= 1000) {
+          lastLogged = Date.now();
+          log.warn("limit hit: worker link messages per second", { token: principal.name, workerId, limit: limits.rate(), heldMessages: held.length });
+        }
+        socket.pause();
+        throttled = setTimeout(() => {
+          throttled = null;
+          socket.resume();
+          drain();
+        }, wait);
+        return;
+      }
+      const data = held.shift()!;
+      let answered = false;
+      try {
+        answered = receive(data);
+      } catch (err) {
+        log.error("a worker link message failed", { workerId, err });
+        send({ type: "error", message: "the server could not handle that message" });
+      }
+      if (!answered) limits.spend(principal);
+    }
+  };
+  socket.on("message", (data) => {
+    held.push(String(data));
+    drain();
+  });
   socket.on("close", () => {
+    if (throttled) clearTimeout(throttled);
+    held.length = 0;
     if (workerId !== null) log.info("worker lost", { worker: workerId });
     detach();
   });

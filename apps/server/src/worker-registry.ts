@@ -31,7 +31,8 @@ class Connection {
 
   constructor(
     readonly send: (message: WorkerMessage) => void,
-    readonly end: () => void,
+    /** Ends the connection, saying why. */
+    readonly end: (why: string) => void,
   ) {}
 }
 
@@ -108,7 +109,7 @@ export class WorkerRegistry {
    * Makes `send` the worker's connection, replacing (and ending) an earlier one when allowed. The returned
    * function detaches it again; its calls in flight then fail.
    */
-  attach(workerId: string, send: (message: WorkerMessage) => void, end: () => void = () => undefined): () => void {
+  attach(workerId: string, send: (message: WorkerMessage) => void, end: (why: string) => void = () => undefined): () => void {
     const entry = this.entries.get(workerId);
     if (!entry) throw new GatehouseError("NOT_FOUND", `worker ${workerId} has not registered`);
     this.refuseIfOnline(workerId);
@@ -196,7 +197,7 @@ export class WorkerRegistry {
       call.reject(new GatehouseError("WORKER_LOST", `worker ${workerId} disconnected while the tool was running (${why})`));
     }
     conn.inflight.clear();
-    conn.end();
+    conn.end(why);
     this.log.info("worker disconnected", { workerId, why, failedCalls });
     this.events.disconnected(workerId, [...sessions]);
   }

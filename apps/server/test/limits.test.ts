@@ -50,12 +50,11 @@ describe("per-token limits", () => {
     const c = new Connections(() => 2, silentLog);
     const [p1, p2, p3] = [ada(), ada(), ada()];
     const third = peer();
-    expect(c.admit(p1, peer())).toBe(true);
-    expect(c.admit(p2, peer())).toBe(true);
-    expect(c.admit(p3, third)).toBe(false);
-    expect(third.closed).toBe(1008);
+    expect(c.admit(p1, peer())).toBeNull();
+    expect(c.admit(p2, peer())).toBeNull();
+    expect(c.admit(p3, third)).toBe('too many connections for the token "ada": it has 2 open, the most it may (limits.connectionsPerToken)');
     c.drop(p1);
-    expect(c.admit(p3, peer())).toBe(true);
+    expect(c.admit(p3, peer())).toBeNull();
     const bob: Principal = { kind: "client", name: "bob", tokenId: "sha256:bob", role: "viewer" };
     const bobs = peer();
     c.admit(bob, bobs);
@@ -63,23 +62,55 @@ describe("per-token limits", () => {
     expect(bobs.closed).toBe(4001);
   });
 
-  it("cuts off a subscriber whose connection has more queued than the backlog allows", async () => {
+  const event = (i: number) => ({ id: String(i), event: { type: "user_message", sessionId: "s", at: "", text: "x".repeat(100) } }) as const;
+  const subscribe = (source: () => AsyncGenerator<unknown>, backlog: number) => {
     const p = ada();
-    const slow = peer(0);
+    const conn = peer(0);
     const connections = new Connections(() => 10, silentLog);
-    connections.admit(p, slow);
-    async function* events() {
-      for (let i = 0; i < 100; i++) yield { id: String(i), event: { type: "mode_changed", sessionId: "s", at: "", mode: "default" } } as const;
-    }
-    const h = { agent: { events: () => events() } } as unknown as Handlers;
-    const wrapped = withLimits(h, new TokenLimits(() => limits({}), silentLog), connections, () => 4096, silentLog);
+    connections.admit(p, conn);
+    const h = { agent: { events: source } } as unknown as Handlers;
+    const wrapped = withLimits(h, new TokenLimits(() => limits({}), silentLog), connections, () => backlog, silentLog);
+    return { conn, events: wrapped.agent.events(p, {}, undefined) };
+  };
+
+  it("cuts off a subscriber whose connection has more queued than the backlog allows", async () => {
+    const { conn, events } = subscribe(async function* () {
+      for (let i = 0; i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 1));
+        yield event(i);
+      }
+    }, 4096);
     const got: string[] = [];
-    for await (const e of wrapped.agent.events(p, {}, undefined)) {
+    for await (const e of events) {
       got.push(e.id);
-      if (got.length === 3) (slow as { bufferedAmount: number }).bufferedAmount = 10_000;
+      if (got.length === 3) (conn as { bufferedAmount: number }).bufferedAmount = 10_000;
     }
     expect(got).toEqual(["0", "1", "2"]);
-    expect(slow.terminated).toBe(true);
+    expect(conn.terminated).toBe(true);
+  });
+
+  it("counts what waits in the server for a subscriber that does not take its events, and cuts it off past the backlog", async () => {
+    let made = 0;
+    const { conn, events } = subscribe(async function* () {
+      for (; made < 1000; made++) yield event(made);
+    }, 4096);
+    const iterator = events[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ id: "0" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(conn.terminated).toBe(true);
+    // About 4 KB of events, not the thousand: the rest were never taken from the source.
+    expect(made).toBeLessThan(60);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("hands a subscriber that keeps up every event", async () => {
+    const { conn, events } = subscribe(async function* () {
+      for (let i = 0; i < 1000; i++) yield event(i);
+    }, 1024 * 1024);
+    let count = 0;
+    for await (const _ of events) count++;
+    expect(count).toBe(1000);
+    expect(conn.terminated).toBe(false);
   });
 });
 

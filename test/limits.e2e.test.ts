@@ -1,0 +1,209 @@
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { closeClient, WORKER_LINK_PATH } from "@gatehouse/protocol";
+import { createNodeClient } from "@gatehouse/protocol/node";
+import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { waitUntil } from "./support/cluster.js";
+import { ServerProcess } from "./support/server-process.js";
+
+const BOX = "box-worker-token-0000001";
+const FLOOD = "flood-worker-token-00001";
+const ADA = "ada-client-token-0000001";
+const SLOW = "slow-client-token-000001";
+const FEEDER = "feeder-client-token-0001";
+
+const config = (limits: Record<string, number>) => ({
+  workerTokens: [
+    { name: "box", token: BOX, workers: ["w1"] },
+    { name: "flood", token: FLOOD, workers: ["wf"] },
+  ],
+  clientTokens: [
+    { name: "ada", token: ADA, role: "admin" },
+    { name: "slow", token: SLOW, role: "viewer" },
+    { name: "feeder", token: FEEDER, role: "admin" },
+  ],
+  limits,
+});
+
+let server: ServerProcess | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+const httpBase = (s: ServerProcess) => s.url.replace(/^ws/, "http");
+
+/** A subscription to every session's events as server-sent events, and what came of it so far. */
+function openStream(s: ServerProcess, token: string) {
+  const input = encodeURIComponent(JSON.stringify({ lastEventId: null }));
+  const got = { text: "", ended: false, req: null as unknown as http.ClientRequest };
+  got.req = http.get(`${httpBase(s)}/agent.onEvents?input=${input}`, { headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" } }, (res) => {
+    res.on("data", (d: Buffer) => (got.text += d.toString()));
+    res.on("close", () => (got.ended = true));
+  });
+  got.req.on("error", () => (got.ended = true));
+  return got;
+}
+
+async function post(s: ServerProcess, token: string, path: string, input: unknown): Promise<{ result?: { data: unknown }; error?: { message: string } }> {
+  const res = await fetch(`${httpBase(s)}/${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(input),
+  });
+  return (await res.json()) as { result?: { data: unknown }; error?: { message: string } };
+}
+
+describe("event streams count as connections", () => {
+  it("refuses a token's stream past its connections with TOO_MANY_REQUESTS, counts WebSockets with them, and frees the slot when one closes", async () => {
+    const s = (server = await ServerProcess.start(config({ connectionsPerToken: 3 })));
+    const streams = [openStream(s, ADA), openStream(s, ADA), openStream(s, ADA)];
+    await waitUntil(() => streams.every((x) => x.text.includes("event: connected")), 10_000, "three streams to open");
+
+    // The fourth is answered with the error as the stream's one event, and ends.
+    const fourth = openStream(s, ADA);
+    await waitUntil(() => fourth.ended, 5000, "the fourth stream to end");
+    const refusal = /^event: serialized-error\ndata: (.*)$/m.exec(fourth.text);
+    expect(refusal).not.toBeNull();
+    expect(JSON.parse(refusal![1]!)).toMatchObject({
+      message: 'too many connections for the token "ada": it has 3 open, the most it may (limits.connectionsPerToken)',
+      data: { code: "TOO_MANY_REQUESTS", httpStatus: 429, path: "agent.onEvents" },
+    });
+    await s.log.next(/"msg":"limit hit: connections per token".*"token":"ada"/);
+
+    // A WebSocket of the same token is over the limit too; another token is not.
+    let code: number | undefined;
+    const ws = createNodeClient({ url: s.url, token: ADA, onClose: (cause) => (code ??= cause?.code), retryDelayMs: () => 60_000 });
+    void ws.session.list.query().catch(() => undefined);
+    await waitUntil(() => code !== undefined, 5000, "the WebSocket to be closed");
+    expect(code).toBe(1008);
+    await closeClient(ws);
+    const other = openStream(s, SLOW);
+    await waitUntil(() => other.text.includes("event: connected"), 5000, "another token's stream");
+
+    streams[0]!.req.destroy();
+    await waitUntil(
+      async () => {
+        const again = openStream(s, ADA);
+        await waitUntil(() => again.ended || again.text.includes("event: connected"), 5000, "an answer");
+        again.req.destroy();
+        return !again.text.includes("serialized-error");
+      },
+      5000,
+      "the closed stream's slot to be free",
+    );
+    for (const x of [...streams, other]) x.req.destroy();
+  });
+
+  it("closes the streams of a token removed from the config", async () => {
+    const s = (server = await ServerProcess.start(config({})));
+    const stream = openStream(s, SLOW);
+    await waitUntil(() => stream.text.includes("event: connected"), 10_000, "the stream to open");
+    const cfg = config({});
+    s.writeConfig({ ...cfg, port: Number(new URL(s.url).port), dataDir: s.dataDir, clientTokens: cfg.clientTokens.filter((t) => t.name !== "slow") });
+    await waitUntil(() => stream.ended, 5000, "the removed token's stream to close");
+    await s.log.next(/"msg":"tokens reloaded".*"connectionsClosed":1/);
+  });
+});
+
+describe("a subscriber that does not read", () => {
+  it("is cut off once its backlog passes the limit, while the server and other subscribers go on", async () => {
+    const backlog = 1024 * 1024;
+    const s = (server = await ServerProcess.start(config({ subscriberBacklogBytes: backlog, requestsPerSecond: 1000 })));
+    await s.worker(BOX, "w1").err.next(/connected to ws:/);
+    const newSession = async () => ((await post(s, FEEDER, "session.create", { workerId: "w1" })).result!.data as { id: string }).id;
+
+    // The slow reader reads the stream's head, then nothing more.
+    const slow = net.connect(Number(new URL(s.url).port), "127.0.0.1");
+    const input = encodeURIComponent(JSON.stringify({ lastEventId: null }));
+    slow.write(`GET /agent.onEvents?input=${input} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${SLOW}\r\nAccept: text/event-stream\r\n\r\n`);
+    let head = "";
+    await new Promise<void>((resolve) =>
+      slow.on("data", function onData(d: Buffer) {
+        head += d.toString();
+        if (!head.includes("event: connected")) return;
+        slow.off("data", onData);
+        slow.pause();
+        resolve();
+      }),
+    );
+    // Another subscriber watches one quiet session.
+    const probe = await newSession();
+    const watcher = await s.client(ADA);
+    const seen: string[] = [];
+    const sub = watcher.agent.onEvents.subscribe({ sessionId: probe, lastEventId: null }, { onData: (d) => seen.push(JSON.stringify(d.data)) });
+
+    // 16 prompts of about 1 MB each: 16 MB of events for a subscriber to all sessions.
+    const prompts = 16;
+    for (let i = 0; i < prompts; i++) {
+      const prompted = await post(s, FEEDER, "agent.prompt", { sessionId: await newSession(), text: `prompt-${i} ${"x".repeat(999_000)}` });
+      expect(prompted.result?.data).toEqual({ accepted: true });
+    }
+    const cut = await s.log.next(/"msg":"limit hit: subscriber backlog".*"token":"slow"/);
+    expect(JSON.parse(cut)).toMatchObject({ level: 40, limit: backlog });
+    expect(JSON.parse(cut).queuedBytes).toBeLessThan(backlog + 1_100_000);
+
+    await post(s, FEEDER, "agent.prompt", { sessionId: probe, text: "still here" });
+    await waitUntil(() => seen.some((e) => e.includes("still here")), 10_000, "the watcher to see the probe's prompt");
+    sub.unsubscribe();
+
+    // When the slow reader reads again it finds what the kernel held, then the end of its connection.
+    let later = 0;
+    slow.on("data", (d: Buffer) => (later += d.length));
+    slow.on("error", () => undefined);
+    const closed = new Promise<void>((resolve) => slow.once("close", () => resolve()));
+    slow.resume();
+    await closed;
+    expect(later).toBeLessThan((prompts * 1_000_000) / 2);
+  });
+});
+
+describe("a worker that floods its link", () => {
+  it("is throttled to the token's rate, with nothing lost, while other workers and clients go on", async () => {
+    const rate = 100;
+    const s = (server = await ServerProcess.start(
+      { ...config({ requestsPerSecond: rate }), heartbeatTimeoutMs: 60_000 },
+      { "data/workers/w1/permissions.jsonc": `{ "read_file": "allow" }` },
+    ));
+    await s.worker(BOX, "w1").err.next(/connected to ws:/);
+    const link = new WebSocket(s.url + WORKER_LINK_PATH, { headers: { authorization: `Bearer ${FLOOD}` } });
+    const replies: string[] = [];
+    link.on("message", (d) => replies.push(String(d)));
+    await new Promise((r) => link.once("open", r));
+    link.send(JSON.stringify({ type: "register", registration: { workerId: "wf", workDir: "/tmp", tools: [] } }));
+    await waitUntil(() => replies.includes(JSON.stringify({ type: "registered" })), 5000, "the flooder to register");
+
+    // Each of these messages is answered with an error: the answers count what the server handled.
+    const sent = 1000;
+    const started = Date.now();
+    for (let i = 0; i < sent; i++) link.send(JSON.stringify({ type: "bogus", n: i }));
+    await s.log.next(/"msg":"limit hit: worker link messages per second".*"token":"flood"/);
+
+    // Meanwhile a client runs a tool call on another worker and the server answers it.
+    const client = await s.client(ADA);
+    const scenario = `${s.root}/read.json`;
+    fs.writeFileSync(`${s.root}/work/a.txt`, "alpha");
+    fs.writeFileSync(scenario, JSON.stringify({ name: "read", steps: [{ toolCalls: [{ tool: "read_file", args: { path: "a.txt" } }] }, { text: "done" }] }));
+    const session = await client.session.create.mutate({ workerId: "w1", scenario });
+    await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    await waitUntil(
+      async () => (await client.session.get.query({ sessionId: session.id })).history.some((m) => JSON.stringify(m).includes("alpha")),
+      10_000,
+      "the tool result on the other worker",
+    );
+
+    const seconds = (Date.now() - started) / 1000;
+    const handled = replies.filter((r) => r.includes('"error"')).length;
+    // A bucket of two seconds' worth, then the rate; a small margin for the first chunk read.
+    expect(handled).toBeLessThanOrEqual(rate * 2 + rate * seconds + 20);
+    expect(handled).toBeGreaterThan(rate);
+    expect(handled).toBeLessThan(sent);
+    expect(link.readyState).toBe(WebSocket.OPEN);
+
+    // Nothing was dropped: given time, every message is answered.
+    await waitUntil(() => replies.filter((r) => r.includes('"error"')).length === sent, 30_000, "every flooded message to be answered");
+    link.close();
+  }, 120_000);
+});
