@@ -414,6 +414,17 @@ const COMMANDS: string[] = [
   "git apply fix.patch",
   "sort -u names.txt",
   "jq -r '.scripts | keys[]' package.json",
+  "go env GOPATH",
+  "go test -race -count=1 ./...",
+  "go build -trimpath -o bin/app ./cmd/app",
+  "npm ls -g --depth=0",
+  "npm init -y",
+  "prettier --check .",
+  "prettier --write src",
+  "eslint --fix src",
+  "tsc -p tsconfig.json --noEmit",
+  "vitest run --config vitest.config.ts",
+  "pytest -q -k smoke",
 ];
 
 const tally = new Tally("everyday allowed");

@@ -103,6 +103,11 @@ const NUMERIC_OPTION = /^-\d+$/;
 function longOption(spec: ProgramSpec, name: string): [string, OptionDef] | null {
   const exact = spec.options.get(name);
   if (exact) return [name, exact];
+  // Programs with one-dash options (go, terraform) take `--name` for `-name` too, never a prefix.
+  if (spec.singleDashLong) {
+    const single = name.startsWith("--") ? spec.options.get(name.slice(1)) : undefined;
+    return single ? [name.slice(1), single] : null;
+  }
   let found: [string, OptionDef] | null = null;
   for (const entry of spec.options) {
     if (!entry[0].startsWith("--") || !entry[0].startsWith(name)) continue;
@@ -182,6 +187,10 @@ class Classifier {
       case "remote":
         if (/^ext::/i.test(word.text)) this.riskOf(`${this.out.name} is given the address ${word.raw}, whose ext:: transport runs a command`);
         break;
+      case "code":
+        this.out.reads.push(word);
+        this.out.runsFile ??= word;
+        break;
       case "text":
         break;
     }
@@ -206,6 +215,13 @@ class Classifier {
     if (m) this.out.reads.push({ ...word, text: m[1]! });
   }
 
+  /** The value of an option the gate does not know may be a file the program reads or writes. */
+  private unknownValue(word: ShellWord): number {
+    this.out.paths.push(word);
+    this.out.writes.push(word);
+    return 1;
+  }
+
   private fail(reason: string): void {
     this.out.unknown ??= reason;
   }
@@ -224,7 +240,7 @@ class Classifier {
     const found = longOption(this.spec, written);
     if (!found) {
       if (!this.spec.anyFlag || RUNS_LIKE.test(written)) this.fail(`${this.out.name} has no option ${written} the gate knows`);
-      else if (eq > 0) this.place("path", { ...this.words[i]!, text: text.slice(eq + 1) }, written);
+      else if (eq > 0) this.unknownValue({ ...this.words[i]!, text: text.slice(eq + 1) });
       return 1;
     }
     const [name, def] = found;
@@ -263,6 +279,8 @@ class Classifier {
       const def = this.spec.options.get(name);
       if (!def) {
         if (!this.spec.anyFlag) this.fail(`${this.out.name} has no option ${name} the gate knows`);
+        // `-o/etc/x`: what follows an unknown letter is no cluster of flags but its value.
+        else if (/[^A-Za-z0-9]/.test(text.slice(j + 1))) return this.unknownValue({ ...this.words[i]!, text: text.slice(j + 1) });
         continue;
       }
       this.option(def, name);
@@ -302,7 +320,7 @@ class Classifier {
         optionsEnded = true;
         i++;
       } else if (optionsOpen && text.startsWith("--") && text.length > 2) i += this.long(i);
-      else if (optionsOpen && text.startsWith("-") && text.length > 1) i += this.short(i);
+      else if (optionsOpen && text.startsWith("-") && text.length > 1) i += this.spec.singleDashLong && text.length > 2 ? this.long(i) : this.short(i);
       else if (pendingSub) {
         if (!this.subcommand(word)) return this.out;
         pendingSub = this.spec.subcommands !== undefined;
@@ -324,6 +342,8 @@ class Classifier {
     const { risk, safeWith } = this.spec;
     if (risk && !safeWith?.some((o) => this.given.has(o))) this.out.risk ??= `${this.out.name} ${risk}`;
     if (this.spec.scriptOperand && !this.inline()) scriptFile(this.out, this.out.operands[0]);
+    const { rewrites } = this.spec;
+    if (rewrites === true || rewrites?.some((o) => this.given.has(o))) this.out.writes.push(...this.out.reads);
     return this.out;
   }
 

@@ -36,7 +36,9 @@ export type WordKind =
   /** A file that lists the names of the files the program reads (`tar -T`, `sort --files0-from`). */
   | "names"
   /** A repository address; `ext::CMD` makes git run CMD. */
-  | "remote";
+  | "remote"
+  /** A file of code the program loads (`eslint -c eslint.config.js`): a project file it runs. */
+  | "code";
 
 export interface OptionDef {
   /** The kind of the option's value; absent for a flag. */
@@ -87,6 +89,10 @@ export interface ProgramSpec {
   assignments?: boolean;
   /** The first operand is a script file it runs (python, node, source); none means its input. */
   scriptOperand?: boolean;
+  /** Options are words of one dash (`go build -toolexec=x`, `terraform plan -var-file=f`). */
+  singleDashLong?: boolean;
+  /** The files it reads are also rewritten: always, or when one of these options is given (`prettier --write`). */
+  rewrites?: true | readonly string[];
 }
 
 /** What a spec says of its program besides its options, operands and subcommands: written as compiled. */
@@ -123,6 +129,7 @@ const KINDS: ReadonlySet<string> = new Set([
   "project",
   "names",
   "remote",
+  "code",
 ]);
 
 function parseOption(token: string): [string, OptionDef] {

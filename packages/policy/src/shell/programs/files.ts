@@ -216,7 +216,7 @@ export const FILE_PROGRAMS: Record<string, SpecInput> = {
 
 const VIM: SpecInput = {
   options:
-    "-c:runs --cmd:runs -S:runs -u:runs -U:runs -s:runs -i:write -w:write -W:write -T:text -e! -E! -es! -N -n -R -M -m -b -l -r -L -Z -d -y -p -o -O -x -h -v -V?=text --clean --noplugin --not-a-term --version --help --ttyfail",
+    "-c:runs --cmd:runs -S:runs -u:runs -U:runs -s:runs -i:write -w:write -W:write -T:text -e! -E! -es! -N -n -R -M -m -b -l -r -L -Z -d -y -p -o -O -x -h -v -V?=text! --clean --noplugin --not-a-term --version --help --ttyfail",
   operands: "write",
 };
 

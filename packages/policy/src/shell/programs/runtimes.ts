@@ -16,22 +16,24 @@ const NODE: SpecInput = {
   operands: { lead: ["read"], rest: "text", optionsFirst: true },
   scriptOperand: true,
 };
+/** Installing globally writes outside the work directory. */
+const GLOBAL = "-g! --global!";
 const PACKAGE_MANAGER = (extra: string): SpecInput => ({
-  options: `-s --silent -q --quiet -d --loglevel:text -w:text --workspace:text -C:project --dir:project --prefix:project --filter:text -F:text -r --recursive --if-present -g --global -D --save-dev -P --save-prod -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline --no-save --production --dev --json --parseable --depth:text --color?=text --no-color --ignore-scripts --workspaces --include-workspace-root --reporter:text --registry:text --tag:text --access:text --otp:text --dry-run --force -y --yes --stream --parallel --aggregate-output --sequential --no-bail --fail-if-no-match --script-shell:runs --node-options:runs --userconfig:runs --globalconfig:runs --shell-emulator ${extra}`,
+  options: `-s --silent -q --quiet -d --loglevel:text -w:text --workspace:text -C:project --dir:project --prefix:project --filter:text -F:text -r --recursive --if-present -g --global -D --save-dev -P --save-prod -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline --no-save --production --dev --json --parseable --depth:text --color?=text --no-color --ignore-scripts --workspaces --include-workspace-root --reporter:text --registry:text --tag:text --access:text --otp:text --dry-run --force -y --yes --stream --parallel --aggregate-output --sequential --no-bail --fail-if-no-match --script-shell:runs --node-options:runs --userconfig:runs --globalconfig:runs --shell-emulator --shell:runs --git:runs --node-gyp:runs --viewer:runs --browser:runs --editor:runs --init-module:runs --onload-script:runs ${extra}`,
   inheritOptions: true,
   anyFlag: true,
   operands: "text",
   subcommands: withAnyFlag({
-    install: { operands: "text" },
-    i: { operands: "text" },
-    ci: { operands: "text" },
-    add: { operands: "text" },
-    remove: { operands: "text" },
-    rm: { operands: "text" },
-    uninstall: { operands: "text" },
-    update: { operands: "text" },
-    up: { operands: "text" },
-    upgrade: { operands: "text" },
+    install: { operands: "text", options: GLOBAL },
+    i: { operands: "text", options: GLOBAL },
+    ci: { operands: "text", options: GLOBAL },
+    add: { operands: "text", options: GLOBAL },
+    remove: { operands: "text", options: GLOBAL },
+    rm: { operands: "text", options: GLOBAL },
+    uninstall: { operands: "text", options: GLOBAL },
+    update: { operands: "text", options: GLOBAL },
+    up: { operands: "text", options: GLOBAL },
+    upgrade: { operands: "text", options: GLOBAL },
     run: { operands: "text" },
     "run-script": { operands: "text" },
     test: { operands: "text" },
@@ -48,14 +50,15 @@ const PACKAGE_MANAGER = (extra: string): SpecInput => ({
     why: { operands: "text" },
     explain: { operands: "text" },
     audit: { operands: "text" },
-    init: { operands: "text" },
+    // `npm init NAME` runs the package create-NAME.
+    init: { commandAt: 0 },
     pack: { operands: "text" },
     publish: { operands: "text" },
     version: { operands: "text" },
     prune: { operands: "text" },
     rebuild: { operands: "text" },
     dedupe: { operands: "text" },
-    link: { operands: "path" },
+    link: { operands: "path", risk: "links packages through the global folder, outside the work directory" },
     unlink: { operands: "text" },
     lint: { operands: "text" },
     typecheck: { operands: "text" },
@@ -87,11 +90,21 @@ const CARGO_SUB: SpecInput = {
 };
 const GO_SUB: SpecInput = {
   anyFlag: true,
+  singleDashLong: true,
   operands: "text",
   options:
-    "-o:write -C:path -exec:runs -toolexec:runs -ldflags:text -gcflags:text -tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read -overlay:read -coverprofile:write -cpuprofile:write -memprofile:write",
+    "-o:write -C:path -exec:runs -toolexec:runs -vettool:runs -ldflags:text -gcflags:text -asmflags:text -tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read -overlay:read -pgo:read -coverprofile:write -cpuprofile:write -memprofile:write -blockprofile:write -mutexprofile:write -trace:write -outputdir:write -json -v -x -n -a -race -cover -work -trimpath",
 };
 const TOOL = (options = ""): SpecInput => ({ anyFlag: true, options, operands: "read" });
+/** Formatters and linters that rewrite the files they are given, always or with a fixing option. */
+const rewriting = (rewrites: true | string[], options: string): SpecInput => ({ ...TOOL(options), rewrites });
+
+/** gh subcommands that change what gh itself runs later. */
+const GH_SETTINGS: Record<string, string> = {
+  alias: "defines commands, which can run shell code",
+  config: "changes settings that choose programs gh runs (editor, pager, browser)",
+  extension: "installs or runs extensions, programs gh runs",
+};
 
 export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   python: PYTHON,
@@ -166,7 +179,12 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
         "generate-lockfile",
         "pkgid",
         "locate-project",
-      ].map((s) => [s, CARGO_SUB]),
+      ].map((s) => [
+        s,
+        s === "install"
+          ? { ...CARGO_SUB, options: `${CARGO_SUB.options} --root:write`, risk: "installs programs into a folder outside the work directory" }
+          : CARGO_SUB,
+      ]),
     ),
   },
   go: {
@@ -177,45 +195,60 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       ),
       mod: { ...GO_SUB, subcommands: Object.fromEntries(["tidy", "download", "init", "vendor", "verify", "why", "graph", "edit"].map((s) => [s, GO_SUB])) },
       generate: { risk: "runs the commands written in //go:generate comments", anyFlag: true, operands: "text" },
+      install: { ...GO_SUB, risk: "installs programs into a folder outside the work directory" },
+      env: { singleDashLong: true, options: "-json -changed -w! -u!", operands: "text" },
       tool: { risk: "runs a tool binary", anyFlag: true, operands: "text" },
     },
   },
-  rustc: TOOL("-o:write --out-dir:write -C:text --crate-type:text --edition:text --emit:text -L:path"),
+  rustc: TOOL("-o:write --out-dir:write -C:runs --codegen:runs -Z:runs --extern:runs --crate-type:text --edition:text --emit:text -L:path"),
   tsc: TOOL(
-    "-p:read --project:read --outDir:write --outFile:write --rootDir:path --target:text --module:text --lib:text --moduleResolution:text --jsx:text --declarationDir:write --tsBuildInfoFile:write",
+    "-p:read --project:read --outDir:write --outFile:write --rootDir:path --target:text --module:text --lib:text --moduleResolution:text --jsx:text --declarationDir:write --tsBuildInfoFile:write --generateTrace:write",
   ),
-  eslint: TOOL(
-    "-c:read --config:read -f:text --format:text -o:write --output-file:write --ext:text --rulesdir:runs --plugin:runs --resolve-plugins-relative-to:runs --rule:text --env:text --global:text --parser:runs --ignore-path:read --ignore-pattern:text --max-warnings:text --cache-location:write",
+  eslint: rewriting(
+    ["--fix", "--fix-dry-run"],
+    "-c:code --config:code --fix --fix-dry-run -f:text --format:text -o:write --output-file:write --ext:text --rulesdir:runs --plugin:runs --resolve-plugins-relative-to:runs --rule:text --env:text --global:text --parser:runs --ignore-path:read --ignore-pattern:text --max-warnings:text --cache-location:write",
   ),
-  prettier: TOOL(
-    "--config:read --plugin:runs --ignore-path:read --log-level:text --parser:text --print-width:text --tab-width:text --end-of-line:text --trailing-comma:text --arrow-parens:text --prose-wrap:text --cache-location:write",
+  prettier: rewriting(
+    ["--write", "-w"],
+    "--config:code --plugin:runs -w --write -c --check -l --list-different --ignore-path:read --log-level:text --parser:text --print-width:text --tab-width:text --end-of-line:text --trailing-comma:text --arrow-parens:text --prose-wrap:text --cache-location:write",
   ),
   biome: {
     anyFlag: true,
     operands: "read",
     subcommands: Object.fromEntries(
-      ["check", "lint", "format", "ci", "version"].map((s) => [s, TOOL("--config-path:read --reporter:text --max-diagnostics:text")]),
+      ["check", "lint", "format", "ci", "version"].map((s) => [
+        s,
+        rewriting(
+          ["--write", "--apply", "--apply-unsafe", "--fix", "--unsafe"],
+          "--config-path:read --reporter:text --max-diagnostics:text --write --apply --apply-unsafe --fix --unsafe",
+        ),
+      ]),
     ),
   },
   vitest: TOOL(
-    "-c:read --config:read -t:text --testNamePattern:text --reporter:text --outputFile:write --project:text --root:path --dir:path --environment:text --pool:text --shard:text --coverage.provider:text",
+    "-c:code --config:code --globalSetup:code --setupFiles:code -t:text --testNamePattern:text --reporter:text --outputFile:write --project:text --root:path --dir:path --environment:text --pool:text --shard:text --coverage.provider:text",
   ),
-  jest: TOOL("-c:read --config:read -t:text --testNamePattern:text --reporters:text --outputFile:write --rootDir:path --testPathPattern:text --shard:text"),
+  jest: TOOL(
+    "-c:code --config:code --setupFiles:code --setupFilesAfterEnv:code --globalSetup:code --globalTeardown:code --testRunner:code --testEnvironment:code --resolver:code --transform:runs -t:text --testNamePattern:text --reporters:text --outputFile:write --rootDir:path --testPathPattern:text --shard:text",
+  ),
   pytest: TOOL(
-    "-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write --cov:text --cov-report:text --maxfail:text --tb:text -W:text -o:text --override-ini:text --confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text --log-file:write",
+    "-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write --cov:text --cov-report:text --maxfail:text --tb:text -W:text -o:runs --override-ini:runs --confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text --log-file:write",
   ),
-  mypy: TOOL("--config-file:read --python-version:text --cache-dir:write -p:text -m:text"),
+  mypy: TOOL("--config-file:code --python-executable:runs --python-version:text --cache-dir:write -p:text -m:text"),
   ruff: {
     anyFlag: true,
     operands: "read",
     subcommands: Object.fromEntries(
       ["check", "format", "version", "rule"].map((s) => [
         s,
-        TOOL("--config:read --select:text --ignore:text --extend-select:text --output-format:text --target-version:text --line-length:text --cache-dir:write"),
+        rewriting(
+          s === "format" ? true : ["--fix", "--unsafe-fixes"],
+          "--config:read --select:text --ignore:text --extend-select:text --output-format:text --target-version:text --line-length:text --cache-dir:write --fix --unsafe-fixes --check --diff",
+        ),
       ]),
     ),
   },
-  black: TOOL("--config:read -l:text --line-length:text -t:text --target-version:text --include:text --exclude:text"),
+  black: rewriting(true, "--check --diff --config:read -l:text --line-length:text -t:text --target-version:text --include:text --exclude:text"),
   pip: {
     anyFlag: true,
     operands: "text",
@@ -228,7 +261,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
             anyFlag: true,
             operands: "text",
             options:
-              "-r:read --requirement:read -c:read --constraint:read -e:path --editable:path -t:write --target:write --prefix:write --root:write -d:write --dest:write -i:text --index-url:text --extra-index-url:text -f:text --find-links:text --config-settings:text -C:text",
+              "--user! -r:read --requirement:read -c:read --constraint:read -e:path --editable:path -t:write --target:write --prefix:write --root:write -d:write --dest:write -i:text --index-url:text --extra-index-url:text -f:text --find-links:text --config-settings:text -C:text",
           } satisfies SpecInput,
         ],
       ),
@@ -293,15 +326,16 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           anyFlag: true,
           operands: "text",
           ...(s === "run" || s === "exec" || s === "compose" ? { risk: "runs commands in a container, with whatever it mounts" } : {}),
+          ...(s === "cp" ? { operands: { rest: "read", last: "write" } as const } : {}),
           options:
-            "-f:read --file:read -t:text --tag:text -e:text --env:text --env-file:read -v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text --network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text --mount:text -o:text --format:text --filter:text --project-name:text -n:text --tail:text --since:text --until:text --profile:text --scale:text",
+            "-f:read --file:read -o:write --output:write -t:text --tag:text -e:text --env:text --env-file:read -v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text --network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text --mount:text --format:text --filter:text --project-name:text -n:text --tail:text --since:text --until:text --profile:text --scale:text",
         } satisfies SpecInput,
       ]),
     ),
   },
   kubectl: {
     options:
-      "-n:text --namespace:text --context:text --kubeconfig:read --cluster:text --user:text -s:text --server:text --token:text -v:text --v:text --request-timeout:text",
+      "-n:text --namespace:text --context:text --kubeconfig:runs --cluster:text --user:text -s:text --server:text --token:text -v:text --v:text --request-timeout:text",
     operands: "text",
     subcommands: Object.fromEntries(
       [
@@ -350,6 +384,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           anyFlag: true,
           operands: "text",
           ...(s === "exec" || s === "run" || s === "debug" ? { risk: "runs commands in a container" } : {}),
+          ...(s === "cp" ? { operands: { rest: "read", last: "write" } as const } : {}),
           options:
             "-f:read --filename:read -o:text --output:text -l:text --selector:text -c:text --container:text --field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path --template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text --timeout:text --for:text",
         } satisfies SpecInput,
@@ -358,6 +393,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   },
   terraform: {
     anyFlag: true,
+    singleDashLong: true,
     operands: "text",
     options: "-chdir:path",
     subcommands: Object.fromEntries(
@@ -385,7 +421,17 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
         "logout",
         "force-unlock",
         "test",
-      ].map((s) => [s, { anyFlag: true, operands: "text" } satisfies SpecInput]),
+      ].map((s) => [
+        s,
+        {
+          anyFlag: true,
+          singleDashLong: true,
+          operands: "text",
+          options:
+            "-var-file:read -var:text -target:text -replace:text -out:write -state:write -state-out:write -backup:write -plugin-dir:runs -from-module:text -lock -lock-timeout:text -input -auto-approve -no-color -json -upgrade -reconfigure -migrate-state -refresh-only -destroy -parallelism:text -compact-warnings -detailed-exitcode",
+          ...(s === "console" ? { risk: "evaluates the expressions it reads" } : {}),
+        } satisfies SpecInput,
+      ]),
     ),
   },
   gh: {
@@ -421,7 +467,9 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
         s,
         {
           anyFlag: true,
-          operands: "text",
+          // A gist or a release is made of files: they are read and sent.
+          operands: s === "gist" || s === "release" ? "read" : "text",
+          ...(GH_SETTINGS[s] ? { risk: GH_SETTINGS[s] } : {}),
           options:
             "-b:text --body:text -t:text --title:text -F:read --body-file:read -f:text --field:text --raw-field:text --input:read -R:text --repo:text -q:text --jq:text --template:text -H:text --header:text -X:text --method:text -L:text --limit:text -s:text --state:text --json:text -w --web",
         } satisfies SpecInput,
