@@ -6,7 +6,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
-import { allowShell, generateRepository, shellCalls, startShellWorker, walkFigures } from "./shell-sandbox.js";
+import { allowShell, generateRepository, shellCalls, startShellWorker } from "./shell-sandbox.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 // BENCH_PROFILE=DIR writes CPU profiles of the server and the worker there.
@@ -177,11 +177,7 @@ async function shellFigures(client: GatehouseClient, url: string, repo: string):
 
 const wantShell = process.env.BENCH_ONLY === "shell" || !process.env.BENCH_ONLY;
 const repo = path.join(root, "repo");
-// The walk is timed before any connection is open: it blocks this process while it runs.
-if (wantShell) {
-  generateRepository(repo, 20_000);
-  await walkFigures(repo);
-}
+if (wantShell) generateRepository(repo, 20_000);
 const { server, worker, url } = await startProcesses();
 const extraWorkers: ChildProcess[] = [];
 try {

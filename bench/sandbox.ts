@@ -38,7 +38,11 @@ function timed(f: () => void, n: number): number[] {
   }
   return out;
 }
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 console.log(`node ${process.version}, ${os.cpus().length} cores; load average ${load()} (1, 5, 15 min); ${RUNS} runs a figure`);
 
@@ -69,7 +73,9 @@ console.log(`  one stat of each folder, bare: ${figures(statAll)}`);
 const empty = path.join(root, "empty");
 fs.writeFileSync(empty, "", { mode: 0o000 });
 const args = timed(() => bwrapArguments(profile, "echo 1", empty), RUNS * 10);
-console.log(`bubblewrap's arguments from that profile (${bwrapArguments(profile, "echo 1", empty).length}): min ${(at(args, 0) * 1000).toFixed(1)} µs, p50 ${(at(args, 0.5) * 1000).toFixed(1)} µs`);
+console.log(
+  `bubblewrap's arguments from that profile (${bwrapArguments(profile, "echo 1", empty).length}): min ${(at(args, 0) * 1000).toFixed(1)} µs, p50 ${(at(args, 0.5) * 1000).toFixed(1)} µs`,
+);
 
 /** Starts a command and waits for it to end; rejects when it fails. */
 function waitFor(start: () => ReturnType<typeof spawn>): Promise<number> {

@@ -1,11 +1,10 @@
-// Shell figures for the end-to-end benchmark: the sandbox's walk of a 20,000-file repository, and
-// shell calls through a server and workers with and without the sandbox.
+// Shell figures for the end-to-end benchmark: shell calls through a server and workers with and
+// without the sandbox, on a small work directory and on a generated 20,000-file repository.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
-import type { GatehouseClient, Guard } from "@gatehouse/protocol";
-import { FileGuard, resolveSandbox, ShellRunner } from "../apps/worker/src/index.js";
+import { DEFAULT_RULES_TEXT } from "@gatehouse/policy";
+import type { GatehouseClient } from "@gatehouse/protocol";
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
@@ -18,34 +17,6 @@ export function generateRepository(dir: string, files: number): void {
     const name = i % 20 === 0 && folder % 200 === 0 ? ".env" : `file${i}.ts`;
     fs.writeFileSync(path.join(sub, name), "x");
   }
-}
-
-/** Time to derive a profile from the default rules: the first call, calls with nothing changed, calls after a file appeared. */
-export async function walkFigures(repo: string): Promise<void> {
-  await loadShellParser();
-  const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
-  const guardRules: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [] };
-  const guard = new FileGuard(guardRules, repo);
-  const runner = new ShellRunner(repo, resolveSandbox({ mode: "required", network: true }));
-  let t0 = performance.now();
-  const first = runner.profile(guard);
-  const cold = performance.now() - t0;
-  const warm: number[] = [];
-  for (let i = 0; i < 50; i++) {
-    t0 = performance.now();
-    runner.profile(guard);
-    warm.push(performance.now() - t0);
-  }
-  const changed: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    fs.writeFileSync(path.join(repo, "p0", "m0", "f0", `new${i}.ts`), "x");
-    t0 = performance.now();
-    runner.profile(guard);
-    changed.push(performance.now() - t0);
-  }
-  console.log(
-    `sandbox profile of a 20,000-file repository (${first.masked.length} masked): first call ${cold.toFixed(1)} ms; nothing changed p50 ${percentile(warm, 0.5).toFixed(2)} ms, p99 ${percentile(warm, 0.99).toFixed(2)} ms; after a new file p50 ${percentile(changed, 0.5).toFixed(2)} ms`,
-  );
 }
 
 /** A worker process on `dir` with the given sandbox setting. */
