@@ -179,6 +179,19 @@ describe("a command in the sandbox", () => {
     fs.rmSync(dir, { recursive: true });
   });
 
+  it("masks what a denied symlink leads to when it appears after the link was walked", async () => {
+    fs.mkdirSync(path.join(work, "links"));
+    fs.mkdirSync(path.join(work, "targets"));
+    fs.symlinkSync("../targets/later.txt", path.join(work, "links", "late.env"));
+    const target = path.join(work, "targets", "later.txt");
+    expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(target);
+    fs.writeFileSync(target, "KEY=top-secret");
+    expect(runner.profile(guard).masked.map((m) => m.path)).toContain(target);
+    expect((await sandboxed("cat links/late.env")).out).not.toContain("top-secret");
+    fs.rmSync(path.join(work, "links"), { recursive: true });
+    fs.rmSync(path.join(work, "targets"), { recursive: true });
+  });
+
   it("masks a denied file in a folder put in place of a cached one with the same times", async () => {
     const dir = path.join(work, "swapped");
     const other = path.join(work, "incoming");

@@ -37,6 +37,12 @@ interface Found {
   readOnly: string[];
 }
 
+/** A folder's judgement; `dangling` when a symlink in it leads nowhere yet, so it must be made again each call. */
+interface Judged {
+  found: Found;
+  dangling: boolean;
+}
+
 // The sandbox has its own /tmp, /dev and /proc: host paths under them are not there to hide.
 const PRIVATE_ROOTS = ["/tmp", "/dev", "/proc"];
 const OUTSIDE_WALK_LIMIT = 20_000;
@@ -50,8 +56,9 @@ function kindAt(real: string): "dir" | "file" | null {
 }
 
 /** What the rules deny among one folder's entries (and, for the root, the folder itself). */
-function judgeFolder(dir: string, listing: FolderListing, ctx: DecideContext, isRoot: boolean): Found {
+function judgeFolder(dir: string, listing: FolderListing, ctx: DecideContext, isRoot: boolean): Judged {
   const found: Found = { masked: [], readOnly: [] };
+  let dangling = false;
   const plain = { ...ctx, resolveRealPath: identity };
   const note = (target: string, dir: boolean, access: PathAccess) => {
     if (access.readDenied) found.masked.push({ path: target, dir });
@@ -71,9 +78,10 @@ function judgeFolder(dir: string, listing: FolderListing, ctx: DecideContext, is
       const real = resolveRealPath(abs);
       const kind = kindAt(real);
       if (kind) note(real, kind === "dir", pathAccess(abs, ctx));
+      else dangling = true;
     }
   }
-  return found;
+  return { found, dangling };
 }
 
 /** The part of an absolute pattern before its first glob character: where its matches can be. */
@@ -91,9 +99,9 @@ function staticBase(pattern: string): { base: string; isGlob: boolean } {
 export class ProfileBuilder {
   private readonly tree: WorkTree;
   private readonly outside = new Map<string, WorkTree>();
-  private readonly judged = new WeakMap<object, Map<string, { stamp: number; found: Found }>>();
-  /** The same summed over a whole tree, for as long as no folder of it changes. */
-  private readonly totals = new WeakMap<object, Map<WorkTree, { version: number; found: Found }>>();
+  private readonly judged = new WeakMap<object, Map<string, Judged & { stamp: number }>>();
+  /** The same summed over a whole tree, for as long as no folder of it changes (and none has a dangling symlink). */
+  private readonly totals = new WeakMap<object, Map<WorkTree, Judged & { version: number }>>();
 
   constructor(
     readonly workDir: string,
@@ -133,23 +141,26 @@ export class ProfileBuilder {
     let totals = this.totals.get(key);
     if (!totals) this.totals.set(key, (totals = new Map()));
     let total = totals.get(tree);
-    if (total?.version !== tree.version) totals.set(tree, (total = { version: tree.version, found: this.judgeTree(key, tree, ctx) }));
+    if (total?.version !== tree.version || total.dangling) totals.set(tree, (total = { version: tree.version, ...this.judgeTree(key, tree, ctx) }));
     into.masked.push(...total.found.masked);
     into.readOnly.push(...total.found.readOnly);
   }
 
   /** What the rules deny in every folder of the tree; a folder is judged again only when its listing changed. */
-  private judgeTree(key: object, tree: WorkTree, ctx: DecideContext): Found {
+  private judgeTree(key: object, tree: WorkTree, ctx: DecideContext): Judged {
     const found: Found = { masked: [], readOnly: [] };
+    let dangling = false;
     let memo = this.judged.get(key);
     if (!memo) this.judged.set(key, (memo = new Map()));
     for (const [dir, listing] of tree.listings()) {
       let entry = memo.get(dir);
-      if (entry?.stamp !== listing.stamp) memo.set(dir, (entry = { stamp: listing.stamp, found: judgeFolder(dir, listing, ctx, dir === tree.root) }));
+      if (entry?.stamp !== listing.stamp || entry.dangling)
+        memo.set(dir, (entry = { stamp: listing.stamp, ...judgeFolder(dir, listing, ctx, dir === tree.root) }));
       found.masked.push(...entry.found.masked);
       found.readOnly.push(...entry.found.readOnly);
+      dangling ||= entry.dangling;
     }
-    return found;
+    return { found, dangling };
   }
 
   /** Folders outside the work directory that read-deny rules with absolute patterns speak of. */
