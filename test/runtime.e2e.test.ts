@@ -358,6 +358,20 @@ describe("sessions, modes and the permissions file", () => {
       by: "ada",
     });
     expect(s.events.of("tool_approval_required")).toHaveLength(0);
+    const started = s.events.of("shell_started")[0]!;
+    expect(started).toMatchObject({ command: "echo typed > typed.txt; cat typed.txt; exit 4", by: "ada" });
+    expect(s.events.of("shell_output").map((e) => [e.commandId, e.text])).toEqual([[started.commandId, "typed\n"]]);
+    expect(s.events.of("shell_command")[0]!.commandId).toBe(started.commandId);
+
+    // Abort stops the person's running command too; what it printed is recorded with how it ended.
+    const running = client.session.shell.mutate({ sessionId: s.id, command: "echo before-abort; sleep 30" });
+    await s.events.next("shell_output", (e) => e.text.includes("before-abort"));
+    expect(await client.agent.abort.mutate({ sessionId: s.id })).toEqual({ aborted: true });
+    expect(await running).toEqual({ exitCode: null, stdout: "before-abort\n", stderr: "" });
+    expect(await s.events.next("shell_command", (e) => e.command.includes("before-abort"))).toMatchObject({
+      exitCode: null,
+      output: "before-abort\n[aborted by ada; the process group was killed]",
+    });
   });
 
   it("setMode applies to pending approvals and later calls", async () => {

@@ -8,6 +8,7 @@ import { EventHub } from "./event-hub.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Log } from "./log.js";
 import { Models } from "./models.js";
+import { PersonShell } from "./person-shell.js";
 import { present } from "./presentation.js";
 import { loadScenario, parseScenario } from "./providers/scripted.js";
 import type { Store } from "./store.js";
@@ -118,6 +119,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store): Pr
     gate,
     runner,
     registry,
+    shell: new PersonShell({ registry, hub, store, guard: (s) => gate.guard(s), timeoutMs: config.toolTimeoutMs }),
     permissions,
     log,
     toolTimeoutMs: config.toolTimeoutMs,

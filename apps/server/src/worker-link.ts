@@ -37,7 +37,7 @@ export interface WorkerLinkOptions {
 }
 
 /**
- * Serves one worker's link: registration, then its results and heartbeats, until it closes.
+ * Serves one worker's link: registration, then its results, output and heartbeats, until it closes.
  * Every message but a result that answers a request still waiting for it counts against the
  * token's requests per second (results are paced by the server's own requests, and a busy worker
  * sends thousands a second). Past the rate the link is throttled: the server stops reading it
@@ -92,6 +92,7 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     }
     if (message.type === "heartbeat") registry.heartbeat(workerId);
     else if (message.type === "tools") registry.setTools(workerId, message.tools);
+    else if (message.type === "output") registry.output(workerId, message.requestId, message.text);
     else {
       const { type: _type, requestId, ...output } = message;
       return registry.result(workerId, requestId, output);

@@ -8,6 +8,8 @@ type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
 interface InFlight {
   sessionId: string;
+  /** Output as it comes, for a call sent with `streamOutput`. */
+  onOutput?: ((text: string) => void) | undefined;
   resolve: (output: ToolOutput) => void;
   reject: (err: Error) => void;
 }
@@ -150,8 +152,13 @@ export class WorkerRegistry {
     }
   }
 
-  /** Sends a tool call to the worker and waits for its result. */
-  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId">, signal?: AbortSignal): Promise<ToolOutput> {
+  /** Sends a tool call to the worker and waits for its result; with `onOutput`, the worker streams its output there as it comes. */
+  dispatch(
+    workerId: string,
+    message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
+    signal?: AbortSignal,
+    onOutput?: (text: string) => void,
+  ): Promise<ToolOutput> {
     const conn = this.connections.get(workerId);
     if (!conn) return Promise.reject(new GatehouseError("WORKER_OFFLINE", `worker ${workerId} is offline`));
     const requestId = nanoid();
@@ -167,11 +174,17 @@ export class WorkerRegistry {
       signal?.addEventListener("abort", onAbort);
       conn.inflight.set(requestId, {
         sessionId: message.sessionId,
+        onOutput,
         resolve: (o) => (done(), resolve(o)),
         reject: (e) => (done(), reject(e)),
       });
-      conn.send({ type: "run", requestId, ...message });
+      conn.send({ type: "run", requestId, ...message, ...(onOutput ? { streamOutput: true } : {}) });
     });
+  }
+
+  /** Output of a call in flight, as the worker streams it; dropped when nobody waits for the call. */
+  output(workerId: string, requestId: string, text: string): void {
+    this.connections.get(workerId)?.inflight.get(requestId)?.onOutput?.(text);
   }
 
   /** A worker's answer to a request; false when nobody waits for it any more. */

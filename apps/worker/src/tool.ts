@@ -11,6 +11,8 @@ export interface ToolContext {
   timeoutMs: number;
   /** Starts a bash command the way this worker runs them (sandboxed, safe environment); throws when refused. */
   spawnShell(command: string): ChildProcess;
+  /** Where output goes as it comes, when the server asked for it; the result still carries the whole. */
+  onOutput?: ((text: string) => void) | undefined;
 }
 
 /** A tool the worker runs: its input schema, tier, and what it does. */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
 import type { TrustOptions } from "@gatehouse/protocol/node";
+import { OutputStream } from "./output-stream.js";
 import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
@@ -64,6 +65,7 @@ export async function runTool(
   signal: AbortSignal,
   log: Log = silentLog,
   shell: ShellRunner = plainRunner(guard.workDir),
+  onOutput?: (text: string) => void,
 ): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
@@ -93,6 +95,7 @@ export async function runTool(
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
         spawnShell: (command) => shell.spawn(command, guard, msg.origin),
+        onOutput,
       }),
       halted,
     ]);
@@ -140,7 +143,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const controller = new AbortController();
     running.set(msg.requestId, controller);
     log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
-    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log, shell).then((result) => {
+    const output = msg.streamOutput ? new OutputStream((text) => link?.send({ type: "output", requestId: msg.requestId, text })) : undefined;
+    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log, shell, output && ((text) => output.write(text))).then((result) => {
+      output?.flush();
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
       if (!link?.send({ type: "result", requestId: msg.requestId, ...result }))
         log.warn("could not send a result: not connected", { requestId: msg.requestId });

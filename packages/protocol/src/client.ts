@@ -29,6 +29,8 @@ export function createGatehouseClient(opts: ClientOptions): GatehouseClient {
     url: opts.url,
     connectionParams: () => ({ token: opts.token }),
     retryDelayMs: opts.retryDelayMs ?? ((n) => backoffMs(n, 100, 5000)),
+    // A server that vanished without closing the socket (a lost network, a frozen host) is noticed too.
+    keepAlive: { enabled: true, intervalMs: 3000, pongTimeoutMs: 2000 },
     ...(opts.WebSocket ? { WebSocket: opts.WebSocket } : {}),
     ...(opts.onOpen ? { onOpen: opts.onOpen } : {}),
     ...(opts.onClose ? { onClose: opts.onClose } : {}),

@@ -70,9 +70,14 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
   z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),
+  /** A person's `!command` started on the worker; its output follows as `shell_output`, its end as `shell_command`. */
+  z.object({ type: z.literal("shell_started"), ...base, commandId: z.string(), command: z.string(), by: z.string() }),
+  /** Output of a running `!command` as it comes, stdout and stderr interleaved; the whole is in its `shell_command`. */
+  z.object({ type: z.literal("shell_output"), ...base, commandId: z.string(), text: z.string() }),
   z.object({
     type: z.literal("shell_command"),
     ...base,
+    commandId: z.string(),
     command: z.string(),
     exitCode: z.number().nullable(),
     output: z.string(),
@@ -116,6 +121,8 @@ export const WorkerMessage = z.discriminatedUnion("type", [
     guard: Guard,
     /** `person`: a command a person typed (`!command`), which the worker runs without the rules' masks. */
     origin: z.enum(["model", "person"]).optional(),
+    /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
+    streamOutput: z.boolean().optional(),
   }),
   z.object({ type: z.literal("cancel"), requestId: z.string() }),
 ]);

@@ -11,10 +11,15 @@ import { WorkerRegisterInput, WorkerResultInput } from "./procedures.js";
  */
 export const WORKER_LINK_PATH = "/worker-link";
 
-/** What a worker sends: its registration first, then results, heartbeats and its tool list when that changes. */
+/** The most characters one `output` message of the worker link carries. */
+export const OUTPUT_CHUNK_CHARS = 16_000;
+
+/** What a worker sends: its registration first, then results (and output as it comes), heartbeats and its tool list when that changes. */
 export const LinkFromWorker = z.discriminatedUnion("type", [
   z.object({ type: z.literal("register"), registration: WorkerRegisterInput }),
   z.object({ type: z.literal("result"), ...WorkerResultInput.omit({ workerId: true }).shape }),
+  /** Output of a call that asked for it (`streamOutput`), as it comes; its result still carries the whole. */
+  z.object({ type: z.literal("output"), requestId: z.string(), text: z.string().max(OUTPUT_CHUNK_CHARS) }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools }),
 ]);

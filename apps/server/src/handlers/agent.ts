@@ -13,7 +13,8 @@ export function agentHandlers(services: Services): Handlers["agent"] {
     },
     async abort(p, input) {
       await sessionOf(services, input.sessionId);
-      return { aborted: await services.runner.abort(input.sessionId, p.name) };
+      const commands = services.shell.abort(input.sessionId, p.name);
+      return { aborted: (await services.runner.abort(input.sessionId, p.name)) || commands };
     },
     async *events(_p, input, signal) {
       if (input.sessionId !== undefined) await sessionOf(services, input.sessionId).catch(rethrow);

@@ -4,6 +4,7 @@ import type { AgentRunner } from "../agent-runner.js";
 import type { ApprovalGate } from "../approval-gate.js";
 import { GatehouseError } from "../errors.js";
 import type { EventHub } from "../event-hub.js";
+import type { PersonShell } from "../person-shell.js";
 import type { Store } from "../store.js";
 import type { WorkerPermissions } from "../worker-permissions.js";
 import type { WorkerEntry, WorkerRegistry } from "../worker-registry.js";
@@ -15,6 +16,8 @@ export interface Services {
   gate: ApprovalGate;
   runner: AgentRunner;
   registry: WorkerRegistry;
+  /** People's own `!command`s. */
+  shell: PersonShell;
   permissions: WorkerPermissions;
   /** Prepares a new session's model: checks a real one's configuration, loads a scripted one's scenario. */
   openModel: (session: SessionInfo, scenario: string | undefined) => void;

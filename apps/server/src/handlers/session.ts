@@ -40,38 +40,7 @@ export function sessionHandlers(services: Services): Handlers["session"] {
       return { applied: true };
     },
     async shell(p, input) {
-      const current = await sessionOf(services, input.sessionId);
-      const ran = await services.registry.dispatch(current.workerId, {
-        sessionId: current.id,
-        toolName: "shell_exec",
-        args: { command: input.command },
-        timeoutMs: services.toolTimeoutMs,
-        guard: services.gate.guard(current),
-        origin: "person",
-      });
-      const shell = { exitCode: ran.exitCode ?? null, stdout: ran.output, stderr: ran.stderr ?? "" };
-      await services.store.appendAudit({
-        at: now(),
-        sessionId: current.id,
-        workerId: current.workerId,
-        toolName: "shell_exec",
-        arguments: JSON.stringify({ command: input.command }),
-        action: "user_shell",
-        reason: "typed by a person (!command), not gated",
-        rule: null,
-        by: p.name,
-      });
-      await services.hub.publish({
-        type: "shell_command",
-        sessionId: current.id,
-        at: now(),
-        command: input.command,
-        exitCode: shell.exitCode,
-        output: shell.stdout,
-        stderr: shell.stderr,
-        by: p.name,
-      });
-      return shell;
+      return services.shell.run(await sessionOf(services, input.sessionId), input.command, p.name);
     },
   });
 }

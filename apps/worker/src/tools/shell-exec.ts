@@ -25,8 +25,16 @@ export const shellExec = defineTool({
       let stderr = "";
       let ended: string | null = null;
       let timedOut = false;
-      child.stdout!.on("data", (d: Buffer) => (stdout = (stdout + d.toString()).slice(0, CAPTURE_LIMIT)));
-      child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(0, CAPTURE_LIMIT)));
+      child.stdout!.setEncoding("utf8");
+      child.stderr!.setEncoding("utf8");
+      child.stdout!.on("data", (d: string) => {
+        stdout = (stdout + d).slice(0, CAPTURE_LIMIT);
+        ctx.onOutput?.(d);
+      });
+      child.stderr!.on("data", (d: string) => {
+        stderr = (stderr + d).slice(0, CAPTURE_LIMIT);
+        ctx.onOutput?.(d);
+      });
       const stop = (why: string) => {
         ended = why;
         killGroup(child.pid);
