@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_TOKEN, Cluster } from "./support/cluster.js";
+import { CLIENT_TOKEN, Cluster, waitUntil } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
 import { Tmux } from "./support/tmux.js";
 
@@ -100,6 +100,41 @@ describe("the terminal client, driven in tmux", () => {
 
     t.keys("C-c");
     await t.waitFor(/EXITED 0/, "a clean exit");
+  });
+});
+
+/** Whether a process whose command line contains `marker` is still running. */
+const alive = (marker: string) =>
+  spawnSync("ps", ["-eo", "args"], { encoding: "utf8" })
+    .stdout.split("\n")
+    .some((l) => l.includes(marker) && !l.includes("ps -eo"));
+
+describe("the person's own !command", () => {
+  it("shows that it runs and streams its output; Ctrl+C kills its process group; what it printed stays, cut to the screen's width", async () => {
+    const s = setup([{ text: "Ready." }]);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`, 80, 40));
+    await t.waitFor(/a prompt, !command/, "the input line");
+    t.type("!for i in 1 2 3; do echo tick-$i; sleep 0.2; done; printf 'w%.0s' {1..120}; echo; sleep 31.5; echo finished");
+    t.keys("Enter");
+    const running = await t.waitFor(/! for i in[\s\S]*… running \(Ctrl\+C aborts\)\n +tick-1\n +tick-2\n +tick-3\n +w+…\n/, "the output while it runs");
+    expect(running).toMatch(/· command runs \(Ctrl\+C aborts\)/);
+    expect(alive("sleep 31.5")).toBe(true);
+    t.keys("C-c");
+    const ended = await t.waitFor(
+      /\(exit none, not gated: typed by you\) *\n +tick-1 *\n +tick-2 *\n +tick-3 *\n +w+… *\n +\[aborted by [^\n]*process group was killed\]/,
+      "the abort",
+    );
+    expect(ended).not.toMatch(/^ +finished *$|EXITED/m);
+    await waitUntil(() => !alive("sleep 31.5"), 5000, "the command's processes to be gone");
+
+    t.type("!echo kept-on-quit; sleep 31.6");
+    t.keys("Enter");
+    await t.waitFor(/kept-on-quit\n/, "the second command's output");
+    t.type("/quit");
+    t.keys("Enter");
+    const after = await t.waitFor(/EXITED 0/, "a clean exit");
+    expect(after).toMatch(/! echo kept-on-quit; sleep 31\.6 \(exit none, not gated: typed by you\) *\n +kept-on-quit *\n +\[aborted by [\s\S]*EXITED 0/);
+    await waitUntil(() => !alive("sleep 31.6"), 5000, "the command to end with the worker");
   });
 });
 

@@ -1,5 +1,5 @@
-import type { ApprovalRequired, GatehouseClient, GatehouseEvent, Mode, Presentation } from "@gatehouse/protocol";
-import { applyEvent, emptyView, type SessionView } from "./session-view.js";
+import { backoffMs, type ApprovalRequired, type GatehouseClient, type GatehouseEvent, type Mode, type Presentation } from "@gatehouse/protocol";
+import { applyEvent, emptyView, interrupted, notice, type SessionView } from "./session-view.js";
 
 export type Connection = "connecting" | "online" | "reconnecting";
 
@@ -9,58 +9,165 @@ export type Answer = { kind: "approve"; scope: "once" | "session" | "always"; pa
 export interface ControllerState {
   view: SessionView;
   connection: Connection;
-  /** The last problem a person can act on, in one line; null when there is none. */
+  /** What keeps the client from the server right now, in one line; null when connected. */
   problem: string | null;
+  /** The session no longer exists on the server (it restarted without keeping it): `/new` starts another. */
+  gone: boolean;
 }
+
+const codeOf = (err: unknown): string | undefined => (err as { data?: { code?: string } }).data?.code;
 
 /** The short form of a protocol error, in words a person can act on. */
 export function describeError(err: unknown, url: string): string {
-  const e = err as { message?: string; data?: { code?: string } };
-  const code = e.data?.code;
+  const e = err as { message?: string };
+  const code = codeOf(err);
   if (code === "UNAUTHORIZED" || code === "FORBIDDEN") return `the server at ${url} refused the token (${code})`;
   return e.message ?? String(err);
 }
 
-/** One session seen through one client: its events folded into a view, and the actions on it. */
+/**
+ * One session seen through one client: its events folded into a view, and the actions on it.
+ * It follows the session across lost connections and server restarts: it says what happened,
+ * resumes from the last event it saw, and reads the session's state again; a session the server
+ * no longer has is said to be gone, and `newSession` starts another on the same worker.
+ */
 export class SessionController {
   private state: ControllerState;
   private readonly listeners = new Set<() => void>();
   private subscription: { unsubscribe(): void } | null = null;
+  private id: string;
+  private workerId: string | null = null;
+  private lastEventId: string | null = null;
+  private attempts = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
   private markFollowing!: () => void;
   /** Settles once the server follows the session for this client: no event after it is missed. */
   readonly following = new Promise<void>((resolve) => (this.markFollowing = resolve));
 
   constructor(
     private readonly client: GatehouseClient,
-    readonly sessionId: string,
+    sessionId: string,
     readonly url: string,
     mode: Mode = "default",
   ) {
-    this.state = { view: emptyView(mode, sessionId), connection: "connecting", problem: null };
+    this.id = sessionId;
+    this.state = { view: emptyView(mode, sessionId), connection: "connecting", problem: null, gone: false };
+  }
+
+  get sessionId(): string {
+    return this.id;
   }
 
   /** Starts following the session's events; pending approvals arrive again on every (re)subscribe. */
   start(): void {
+    this.subscribe();
+    void this.readState(false);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.subscription?.unsubscribe();
+  }
+
+  private subscribe(): void {
+    this.subscription?.unsubscribe();
+    const sessionId = this.id;
+    const mine = () => sessionId === this.id && !this.stopped;
     this.subscription = this.client.agent.onEvents.subscribe(
-      { sessionId: this.sessionId },
+      { sessionId, lastEventId: this.lastEventId },
       {
         onStarted: () => {
+          if (!mine()) return;
           this.markFollowing();
+          const back = this.state.connection === "reconnecting";
+          this.attempts = 0;
           this.set({ connection: "online", problem: null });
+          if (back) {
+            this.say("info", `reconnected to ${this.url}; resuming after the last event seen`);
+            void this.readState(true);
+          }
         },
-        onData: (d) => this.set({ view: applyEvent(this.state.view, d.data as GatehouseEvent) }),
-        onError: (err) => this.set({ problem: describeError(err, this.url) }),
+        onData: (d) => {
+          if (!mine()) return;
+          this.lastEventId = d.id;
+          this.set({ view: applyEvent(this.state.view, d.data as GatehouseEvent) });
+        },
+        onError: (err) => mine() && this.failed(err),
         onConnectionStateChange: (s) => {
-          if (s.state === "connecting" && this.state.connection === "online") this.set({ connection: "reconnecting" });
-          if (s.state === "connecting" && s.error) this.set({ problem: `cannot reach ${this.url}: ${s.error.message || "connection failed"}; retrying` });
-          if (s.state === "pending") this.set({ connection: "online", problem: null });
+          if (!mine() || s.state !== "connecting") return;
+          if (this.state.connection === "online") {
+            this.set({ connection: "reconnecting" });
+            this.say("error", `lost the connection to ${this.url}${s.error?.message ? ` (${s.error.message})` : ""}; reconnecting`);
+          }
+          if (s.error) {
+            this.attempts++;
+            this.set({ problem: `cannot reach ${this.url}: ${s.error.message || "connection failed"}; retrying (attempt ${this.attempts})` });
+          }
         },
       },
     );
   }
 
-  stop(): void {
-    this.subscription?.unsubscribe();
+  /** The subscription ended with an error: the session is gone, the token refused, or (else) it is tried again. */
+  private failed(err: unknown): void {
+    const code = codeOf(err);
+    if (code === "NOT_FOUND") return this.markGone();
+    this.say("error", describeError(err, this.url));
+    if (code === "UNAUTHORIZED" || code === "FORBIDDEN") return;
+    this.set({ connection: "reconnecting" });
+    const delay = backoffMs(this.attempts++, 200, 5000);
+    this.retry = setTimeout(() => this.subscribe(), delay);
+  }
+
+  private markGone(): void {
+    if (this.state.gone) return;
+    const how = this.workerId ? `/new starts a new session on worker ${this.workerId}; ` : "";
+    this.set({
+      gone: true,
+      connection: "online",
+      problem: null,
+      view: interrupted(
+        this.state.view,
+        "error",
+        `session ${this.id} no longer exists on ${this.url}: the server restarted without keeping it. ${how}Ctrl+C quits.`,
+      ),
+    });
+  }
+
+  /**
+   * Reads the session as the server has it: which worker, whether a turn runs. After a reconnect
+   * a turn the view still shows as running, but that ended unseen, is said to have ended.
+   */
+  private async readState(reconnected: boolean): Promise<void> {
+    const seen = this.lastEventId;
+    try {
+      const { session } = await this.client.session.get.query({ sessionId: this.id });
+      this.workerId = session.workerId;
+      if (this.lastEventId !== seen) return;
+      const view = this.state.view;
+      if (session.status === "running" && !view.turnRunning) this.set({ view: { ...view, turnRunning: true } });
+      if (reconnected && session.status !== "running" && view.turnRunning)
+        this.set({ view: interrupted(view, "warn", "the turn is no longer running on the server; what it did while the client was away is above") });
+    } catch (err) {
+      if (codeOf(err) === "NOT_FOUND") this.markGone();
+    }
+  }
+
+  /** A new session on the same worker and mode, after the old one is gone; the transcript stays above. */
+  async newSession(): Promise<void> {
+    if (!this.workerId) return this.say("error", "the session's worker is not known, so no new session can be started here; quit and start again");
+    try {
+      const session = await this.client.session.create.mutate({ workerId: this.workerId, mode: this.state.view.mode });
+      this.id = session.id;
+      this.lastEventId = null;
+      const view = { ...this.state.view, sessionId: session.id, pending: [], subagents: {}, turnRunning: false, mode: session.mode };
+      this.set({ gone: false, view: notice(view, "info", `new session ${session.id} on worker ${session.workerId}`) });
+      this.subscribe();
+    } catch (err) {
+      this.say("error", describeError(err, this.url));
+    }
   }
 
   get snapshot(): ControllerState {
@@ -72,24 +179,30 @@ export class SessionController {
     return () => this.listeners.delete(listener);
   }
 
-  report(problem: string | null): void {
-    this.set({ problem });
+  /** A line in the transcript, where it stays to be read. */
+  say(tone: "info" | "warn" | "error", text: string): void {
+    this.set({ view: notice(this.state.view, tone, text) });
+  }
+
+  report(problem: string): void {
+    this.say("error", problem);
   }
 
   prompt(text: string): Promise<void> {
-    return this.act(() => this.client.agent.prompt.mutate({ sessionId: this.sessionId, text }));
+    return this.act(() => this.client.agent.prompt.mutate({ sessionId: this.id, text }));
   }
 
   shell(command: string): Promise<void> {
-    return this.act(() => this.client.session.shell.mutate({ sessionId: this.sessionId, command }));
+    return this.act(() => this.client.session.shell.mutate({ sessionId: this.id, command }));
   }
 
   setMode(mode: Mode): Promise<void> {
-    return this.act(() => this.client.session.setMode.mutate({ sessionId: this.sessionId, mode }));
+    return this.act(() => this.client.session.setMode.mutate({ sessionId: this.id, mode }));
   }
 
+  /** Aborts the running turn and the person's running commands. */
   abort(): Promise<void> {
-    return this.act(() => this.client.agent.abort.mutate({ sessionId: this.sessionId }));
+    return this.act(() => this.client.agent.abort.mutate({ sessionId: this.id }));
   }
 
   answer(approval: ApprovalRequired, answer: Answer): Promise<void> {
@@ -106,7 +219,7 @@ export class SessionController {
     try {
       return await this.client.tool.view.query({ sessionId: approval.sessionId, approvalId: approval.approvalId });
     } catch (err) {
-      this.set({ problem: describeError(err, this.url) });
+      this.say("error", describeError(err, this.url));
       return approval.presentation;
     }
   }
@@ -114,9 +227,9 @@ export class SessionController {
   private async act(run: () => Promise<unknown>): Promise<void> {
     try {
       await run();
-      if (this.state.problem) this.set({ problem: null });
     } catch (err) {
-      this.set({ problem: describeError(err, this.url) });
+      if (codeOf(err) === "NOT_FOUND" && !this.state.gone) await this.readState(false);
+      if (!this.state.gone) this.say("error", describeError(err, this.url));
     }
   }
 

@@ -13,11 +13,21 @@ export interface CallItem {
   output: string | null;
 }
 
+/** A person's own `!command`: running while its output streams in, then how it ended. */
+export interface ShellItem {
+  kind: "shell";
+  commandId: string;
+  command: string;
+  running: boolean;
+  exitCode: number | null;
+  output: string;
+}
+
 export type Item =
   | { kind: "user"; text: string }
   | { kind: "assistant"; text: string; streaming: boolean }
   | CallItem
-  | { kind: "shell"; command: string; exitCode: number | null; output: string }
+  | ShellItem
   | { kind: "notice"; tone: "info" | "warn" | "error"; text: string };
 
 /** What the terminal shows of a session, built from its events alone. */
@@ -67,6 +77,18 @@ const newCall =
   (callId: string, title: string): (() => CallItem) =>
   () => ({ kind: "call", callId, title, status: "running", because: null, output: null });
 
+/** A `!command`'s item changed, or added when its first event is the one seen. */
+function updateShell(items: Item[], commandId: string, command: string, change: (s: ShellItem) => Partial<ShellItem>): Item[] {
+  const at = items.findIndex((i) => i.kind === "shell" && i.commandId === commandId);
+  if (at === -1) {
+    const fresh: ShellItem = { kind: "shell", commandId, command, running: true, exitCode: null, output: "" };
+    return [...items, { ...fresh, ...change(fresh) }];
+  }
+  const next = [...items];
+  next[at] = { ...(items[at] as ShellItem), ...change(items[at] as ShellItem) };
+  return next;
+}
+
 function appendText(items: Item[], text: string): Item[] {
   const last = items.at(-1);
   if (last?.kind === "assistant" && last.streaming) return [...items.slice(0, -1), { ...last, text: last.text + text }];
@@ -79,10 +101,27 @@ function finishText(items: Item[], text: string): Item[] {
   return text.trim() === "" ? items : [...items, { kind: "assistant", text, streaming: false }];
 }
 
-const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({
+/** The view with a line added to its transcript: an event's notice, or the client's own (a lost connection). */
+export const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({
   ...view,
   items: [...view.items, { kind: "notice", tone, text }],
 });
+
+/** Whether one of the person's own commands is still running. */
+export const shellRunning = (view: SessionView): boolean => view.items.some((i) => i.kind === "shell" && i.running);
+
+/**
+ * The view once what it showed as moving can no longer be followed (the session is gone from the
+ * server): no turn, no prompt, calls not settled shown as cancelled, commands as ended unseen.
+ */
+export function interrupted(view: SessionView, tone: "warn" | "error", text: string): SessionView {
+  const items = view.items.map((i): Item => {
+    if (i.kind === "call" && !settledStatus(i.status)) return { ...i, status: "cancelled" };
+    if (i.kind === "shell" && i.running) return { ...i, running: false, output: `${i.output}\n[its end was not seen]` };
+    return i;
+  });
+  return notice({ ...view, items, pending: [], turnRunning: false }, tone, text);
+}
 
 const RESOLVED_STATUS = { approved: "running", denied: "denied", cancelled: "cancelled", timed_out: "denied" } as const;
 
@@ -193,13 +232,19 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
       return notice(view, "error", `${e.code}: ${e.message}`);
     case "mode_changed":
       return notice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
+    case "shell_started":
+      return { ...view, items: updateShell(view.items, e.commandId, e.command, () => ({})) };
+    case "shell_output":
+      return { ...view, items: updateShell(view.items, e.commandId, "", (s) => (s.running ? { output: s.output + e.text } : {})) };
     case "shell_command":
       return {
         ...view,
-        items: [
-          ...view.items,
-          { kind: "shell", command: e.command, exitCode: e.exitCode, output: toolOutputText({ ok: e.exitCode === 0, output: e.output, stderr: e.stderr }) },
-        ],
+        items: updateShell(view.items, e.commandId, e.command, () => ({
+          command: e.command,
+          running: false,
+          exitCode: e.exitCode,
+          output: toolOutputText({ ok: e.exitCode === 0, output: e.output, stderr: e.stderr }),
+        })),
       };
     case "worker_connected":
       return view.workerOnline ? view : notice({ ...view, workerOnline: true }, "info", `worker ${e.workerId} is back online`);

@@ -2,7 +2,8 @@ import { Mode, type ApprovalRequired, type Presentation } from "@gatehouse/proto
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useRef, useState, useSyncExternalStore } from "react";
 import { describeCall } from "../format.js";
-import type { SessionController } from "../session-controller.js";
+import type { ControllerState, SessionController } from "../session-controller.js";
+import { shellRunning, type Item } from "../session-view.js";
 import { ApprovalPrompt } from "./approval-prompt.js";
 import { InputLine } from "./input-line.js";
 import { Pager } from "./pager.js";
@@ -20,17 +21,27 @@ interface Paged {
   presentation: Presentation;
 }
 
-/** Runs what a person typed: `!command` on the worker, `/mode NAME`, or a prompt to the model. */
-function submit(controller: SessionController, text: string, exit: () => void): void {
+/** Runs what a person typed: `!command` on the worker, `/mode NAME`, `/new`, or a prompt to the model. */
+function submit(controller: SessionController, text: string, exit: () => Promise<void>): void {
   if (text.startsWith("!")) return void controller.shell(text.slice(1).trim());
-  if (text === "/quit" || text === "/exit") return exit();
+  if (text === "/quit" || text === "/exit") return void exit();
+  if (text === "/new") return void controller.newSession();
+  if (controller.snapshot.gone) return controller.report(`session ${controller.sessionId} is gone; /new starts a new one, Ctrl+C quits`);
   const mode = /^\/mode(?:\s+(\S+))?$/.exec(text);
   if (mode) {
     const parsed = Mode.safeParse(mode[1]);
     return parsed.success ? void controller.setMode(parsed.data) : controller.report(`usage: /mode ${Mode.options.join("|")}`);
   }
-  if (text.startsWith("/")) return controller.report(`unknown command ${text.split(" ")[0]}; try /mode NAME, /quit, or !command`);
+  if (text.startsWith("/")) return controller.report(`unknown command ${text.split(" ")[0]}; try /mode NAME, /new, /quit, or !command`);
   void controller.prompt(text);
+}
+
+/** What the input line says while it is empty: what runs, and what Ctrl+C will do. */
+function hint(state: ControllerState, busy: boolean): string {
+  if (state.gone) return "/new starts a new session, Ctrl+C quits";
+  if (state.connection !== "online") return "not connected: reconnecting… (Ctrl+C quits)";
+  if (busy) return `${state.view.turnRunning ? "working" : "your command runs"}… (Ctrl+C aborts)`;
+  return "a prompt, !command to run yourself, /mode NAME, Ctrl+C to quit";
 }
 
 /** The terminal client: the conversation, the approval prompt or the input line, and a status line. */
@@ -42,20 +53,32 @@ export function App({ controller, banner, onExit }: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [paged, setPaged] = useState<Paged | null>(null);
-  const flushed = useRef(0);
-  const leave = () => {
+  const printed = useRef<{ items: Item[]; at: Set<number> }>({ items: [], at: new Set() });
+  const { items, pending, mode, turnRunning, workerOnline } = state.view;
+  const commandRunning = shellRunning(state.view);
+  // Without the server nothing can be aborted: Ctrl+C then quits rather than wait on it.
+  const reachable = state.connection === "online" && !state.gone;
+  /** Quits; a command of the person's still running is stopped first, so what it printed is recorded and kept. */
+  const leave = async () => {
+    if (commandRunning && reachable) await Promise.race([controller.abort(), new Promise((r) => setTimeout(r, 2000))]);
     onExit();
     exit();
   };
+  const busy = reachable && (turnRunning || commandRunning);
   useInput((input, key) => {
     if (!(key.ctrl && input === "c")) return;
-    if (state.view.turnRunning) void controller.abort();
-    else leave();
+    if (busy) void controller.abort();
+    else void leave();
   });
-  const { items, pending, mode, turnRunning, workerOnline } = state.view;
-  while (flushed.current < items.length && settled(items[flushed.current]!)) flushed.current++;
-  const done = items.slice(0, flushed.current);
-  const live = items.slice(flushed.current);
+  // Each entry is printed once, when it settles, so the transcript reads in the order things ended.
+  const live: Item[] = [];
+  items.forEach((item, i) => {
+    if (printed.current.at.has(i)) return;
+    if (!settled(item)) return void live.push(item);
+    printed.current.at.add(i);
+    printed.current.items.push(item);
+  });
+  const done = printed.current.items;
   const view = async (a: ApprovalRequired) => {
     const whole = await controller.view(a);
     if (whole) setPaged({ title: describeCall(a.toolName, a.arguments, 60), presentation: whole });
@@ -87,17 +110,15 @@ export function App({ controller, banner, onExit }: AppProps) {
           subagents={state.view.subagents}
         />
       ) : (
-        <InputLine
-          hint={turnRunning ? "working… (Ctrl+C aborts)" : "a prompt, !command to run yourself, /mode NAME, Ctrl+C to quit"}
-          onSubmit={(text) => submit(controller, text, leave)}
-        />
+        <InputLine hint={hint(state, busy)} onSubmit={(text) => submit(controller, text, leave)} />
       )}
       {state.problem ? <Text color="red">{state.problem}</Text> : null}
-      <Text dimColor>
-        session {controller.sessionId.slice(0, 8)} · mode {mode} ·{" "}
+      <Text dimColor wrap="truncate-end">
+        session {controller.sessionId.slice(0, 8)}
+        {state.gone ? " (gone)" : ""} · mode {mode} ·{" "}
         {state.connection === "online" ? "connected" : state.connection === "reconnecting" ? "reconnecting…" : "connecting…"}
         {workerOnline ? "" : " · worker offline"}
-        {turnRunning ? " · working (Ctrl+C aborts)" : ""}
+        {busy ? ` · ${turnRunning ? "working" : "command runs"} (Ctrl+C aborts)` : ""}
       </Text>
     </Box>
   );

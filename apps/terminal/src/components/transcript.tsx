@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { outputPreview } from "../format.js";
-import { settledStatus, type CallItem, type Item } from "../session-view.js";
+import type React from "react";
+import { settledStatus, type CallItem, type Item, type ShellItem } from "../session-view.js";
 
 const STATUS: Record<CallItem["status"], { mark: string; color: string }> = {
   queued: { mark: "·", color: "gray" },
@@ -16,28 +17,71 @@ const STATUS: Record<CallItem["status"], { mark: string; color: string }> = {
 export function settled(item: Item): boolean {
   if (item.kind === "assistant") return !item.streaming;
   if (item.kind === "call") return settledStatus(item.status);
+  if (item.kind === "shell") return !item.running;
   return true;
+}
+
+/** Lines of output under an entry, each cut to the screen's width rather than wrapped into fragments. */
+function Output({ lines, dim = false }: { lines: string[]; dim?: boolean }) {
+  return (
+    <Box flexDirection="column" paddingLeft={2}>
+      {lines.map((line, i) => (
+        <Text key={i} dimColor={dim} wrap="truncate-end">
+          {line || " "}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+/** A mark and a text that wraps under itself, not under the mark. */
+function Marked({ mark, color, children }: { mark: string; color: string; children: React.ReactNode }) {
+  return (
+    <Box>
+      <Box flexShrink={0}>
+        <Text color={color}>{mark} </Text>
+      </Box>
+      <Text>{children}</Text>
+    </Box>
+  );
 }
 
 function Call({ item }: { item: CallItem }) {
   const s = STATUS[item.status];
   return (
     <Box flexDirection="column">
-      <Text>
-        <Text color={s.color}>
-          {s.mark} {item.status}
-        </Text>{" "}
+      <Marked mark={`${s.mark} ${item.status}`} color={s.color}>
         <Text bold>{item.title}</Text>
         {item.because ? <Text dimColor> · {item.because}</Text> : null}
-      </Text>
-      {item.output !== null && item.status !== "running"
-        ? outputPreview(item.output).map((line, i) => (
-            <Text key={i} dimColor>
-              {" "}
-              {line}
-            </Text>
-          ))
-        : null}
+      </Marked>
+      {item.output !== null && item.status !== "running" ? <Output lines={outputPreview(item.output)} dim /> : null}
+    </Box>
+  );
+}
+
+/** The last lines a running command printed. */
+const RUNNING_LINES = 10;
+
+function Shell({ item }: { item: ShellItem }) {
+  if (item.running) {
+    const lines = item.output.replace(/\n$/, "").split("\n");
+    const shown = item.output === "" ? [] : lines.slice(-RUNNING_LINES);
+    return (
+      <Box flexDirection="column">
+        <Marked mark="!" color="magenta">
+          {item.command} <Text color="blue">… running (Ctrl+C aborts)</Text>
+        </Marked>
+        {lines.length > RUNNING_LINES ? <Text dimColor> … {lines.length - RUNNING_LINES} earlier line(s)</Text> : null}
+        <Output lines={shown} />
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column">
+      <Marked mark="!" color="magenta">
+        <Text color="magenta">{item.command}</Text> <Text dimColor>(exit {item.exitCode ?? "none"}, not gated: typed by you)</Text>
+      </Marked>
+      <Output lines={outputPreview(item.output, 20)} />
     </Box>
   );
 }
@@ -46,22 +90,17 @@ function Call({ item }: { item: CallItem }) {
 export function TranscriptItem({ item }: { item: Item }) {
   switch (item.kind) {
     case "user":
-      return <Text color="cyan">› {item.text}</Text>;
+      return (
+        <Marked mark="›" color="cyan">
+          <Text color="cyan">{item.text}</Text>
+        </Marked>
+      );
     case "assistant":
       return <Text>{item.text}</Text>;
     case "call":
       return <Call item={item} />;
     case "shell":
-      return (
-        <Box flexDirection="column">
-          <Text color="magenta">
-            ! {item.command} <Text dimColor>(exit {item.exitCode ?? "?"}, not gated: typed by you)</Text>
-          </Text>
-          {outputPreview(item.output, 20).map((line, i) => (
-            <Text key={i}> {line}</Text>
-          ))}
-        </Box>
-      );
+      return <Shell item={item} />;
     case "notice":
       return (
         <Text color={item.tone === "error" ? "red" : item.tone === "warn" ? "yellow" : "gray"}>
