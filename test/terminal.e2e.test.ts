@@ -189,6 +189,51 @@ describe("gatehouse connect", () => {
     await t.waitFor(/✓ done shell_exec echo via-connect[\s\S]*finished/, "the call to run after the reconnect");
   });
 
+  it("says when the server is lost, reconnects, and shows the session as the restarted server has it", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask"}` });
+    const client = cluster.client();
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: cluster.scenario("restart", [{ text: "Asking.", toolCalls: [shell("echo across-restart")] }, { text: "finished" }]),
+    });
+    const t = (tmux = new Tmux(`node ${BIN} connect --server ${cluster.url} --token ${CLIENT_TOKEN} --session ${info.id}`));
+    await t.waitFor(/· connected/, "the client to connect");
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    await t.waitFor(/\$ echo across-restart/, "the approval");
+    await cluster.restartServer();
+    await t.waitFor(/error: lost the connection to ws:\/\/127\.0\.0\.1:\d+[^\n]*; reconnecting/, "the lost connection, said");
+    await t.waitFor(/reconnected to ws:\/\/127\.0\.0\.1:\d+; resuming after the last event seen/, "the reconnect");
+    await waitUntil(async () => (await client.workers.list.query().catch(() => [])).some((w) => w.connected), 15_000, "the worker to come back");
+    const kept = await client.session.get.query({ sessionId: info.id }).then(
+      () => true,
+      () => false,
+    );
+    if (kept) {
+      // A server that keeps its sessions: the approval is there again and the turn goes on.
+      await t.waitFor(/\$ echo across-restart[\s\S]*y once/, "the approval after the restart");
+      t.keys("y");
+      await t.waitFor(/✓ done shell_exec echo across-restart[\s\S]*finished/, "the turn to go on");
+    } else {
+      const gone = await t.waitFor(
+        new RegExp(
+          `session ${info.id} no longer exists on ws://127\\.0\\.0\\.1:\\d+: the server restarted without keeping it\\.\\s+/new starts a new session\\s+on\\s+worker\\s+w1; Ctrl\\+C quits\\.`,
+        ),
+        "the session said to be gone",
+      );
+      expect(gone).toMatch(/- cancelled shell_exec echo across-restart/);
+      expect(gone).toMatch(/\/new starts a new session, Ctrl\+C quits *\n.*\(gone\) · mode default · connected *$/m);
+      expect(gone).not.toMatch(/working/);
+      t.type("/new");
+      t.keys("Enter");
+      await t.waitFor(/new session \S+ on worker w1/, "a new session");
+      t.type("!echo on-the-new-session");
+      t.keys("Enter");
+      await t.waitFor(/! echo on-the-new-session \(exit 0[^\n]*\n +on-the-new-session/, "a command on the new session");
+    }
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+  }, 60_000);
+
   it("a refused token is one line naming the server, exit 1", () => {
     return Cluster.start().then((c) => {
       cluster = c;

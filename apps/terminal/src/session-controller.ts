@@ -17,6 +17,12 @@ export interface ControllerState {
 
 const codeOf = (err: unknown): string | undefined => (err as { data?: { code?: string } }).data?.code;
 
+/** Why a connection attempt failed, in the socket's words (`connect ECONNREFUSED ...`) rather than the client library's. */
+function whyClosed(err: Error): string {
+  const cause = (err as { cause?: { message?: string; error?: { message?: string } } }).cause;
+  return cause?.error?.message || cause?.message || err.message || "connection failed";
+}
+
 /** The short form of a protocol error, in words a person can act on. */
 export function describeError(err: unknown, url: string): string {
   const e = err as { message?: string };
@@ -99,11 +105,11 @@ export class SessionController {
           if (!mine() || s.state !== "connecting") return;
           if (this.state.connection === "online") {
             this.set({ connection: "reconnecting" });
-            this.say("error", `lost the connection to ${this.url}${s.error?.message ? ` (${s.error.message})` : ""}; reconnecting`);
+            this.say("error", `lost the connection to ${this.url}${s.error ? ` (${whyClosed(s.error)})` : ""}; reconnecting`);
           }
           if (s.error) {
             this.attempts++;
-            this.set({ problem: `cannot reach ${this.url}: ${s.error.message || "connection failed"}; retrying (attempt ${this.attempts})` });
+            this.set({ problem: `cannot reach ${this.url}: ${whyClosed(s.error)}; retrying (attempt ${this.attempts})` });
           }
         },
       },
