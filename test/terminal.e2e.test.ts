@@ -138,6 +138,25 @@ describe("the person's own !command", () => {
   });
 });
 
+describe("an invalid permissions file", () => {
+  it("says where it is wrong; the prompt still shows the call's own tier, its diff and a narrow always pattern", async () => {
+    const s = setup([{ text: "Writing.", toolCalls: [{ tool: "write_file", args: { path: "notes.txt", content: "new notes\n" } }] }, { text: "done" }]);
+    fs.writeFileSync(s.rules, `{\n  "write_file": "alow"\n}\n`);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
+    await t.waitFor(/a prompt, !command/, "the input line");
+    t.type("go");
+    t.keys("Enter");
+    const shown = await t.waitFor(/approval +write_file tier write[\s\S]*a always \(notes\.txt\)/, "the prompt");
+    expect(shown).toMatch(/permissions file invalid: [^\n]*permissions\.jsonc:2:17/);
+    expect(shown).toMatch(/why: the permissions file is invalid/);
+    expect(shown).toMatch(/notes\.txt: the current content is not shown[\s\S]*\+new notes/);
+    t.keys("y");
+    await t.waitFor(/✓ done write_file notes\.txt[\s\S]*done/, "the write to run");
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+  });
+});
+
 describe("gatehouse --demo", () => {
   it("plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's denial, a subagent's veto, a critical pattern", async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));

@@ -1,4 +1,4 @@
-import { evaluate, loadShellParser, overbroadPattern, Ruleset, type Decision, type ToolCall } from "@gatehouse/policy";
+import { evaluate, loadShellParser, overbroadPattern, Ruleset, RulesFileError, type Decision, type ToolCall } from "@gatehouse/policy";
 import { GatehouseError } from "./errors.js";
 import type { ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
@@ -52,12 +52,11 @@ export class ApprovalGate {
     await this.runtime.load();
   }
 
-  /** The decision for a call; with a rules file that does not load, it asks, unless the agent layer vetoes. */
+  /** The decision for a call; with a rules file that does not load, it asks (see InvalidRules), unless it is denied without the file. */
   evaluate(session: SessionInfo, call: ToolCall): Decision {
     const ctx = this.contexts.of(session, call.tool);
-    if (!("action" in ctx)) return evaluate(call, ctx);
-    const veto = evaluate(call, this.contexts.withRules(session, call.tool, Ruleset.empty));
-    return veto.layer === "agent" && veto.ruleAction === "deny" ? veto : ctx;
+    if (!(ctx instanceof RulesFileError)) return evaluate(call, ctx);
+    return this.invalid.decision(session, evaluate(call, this.contexts.withRules(session, call.tool, Ruleset.empty)), ctx);
   }
 
   /** What a person will see for a call that asks; null when it cannot be shown. */

@@ -1,4 +1,4 @@
-import type { Decision, EvaluationContext, Ruleset } from "@gatehouse/policy";
+import type { EvaluationContext, RulesFileError, Ruleset } from "@gatehouse/policy";
 import { evaluationContext } from "@gatehouse/policy/node";
 import type { SessionInfo } from "@gatehouse/protocol";
 import type { InvalidRules } from "./invalid-rules.js";
@@ -23,14 +23,14 @@ export const homeOf = (worker: WorkerEntry | undefined): string | undefined => w
 export class SessionContexts {
   constructor(
     private readonly sources: RuleSources,
-    private readonly invalid: InvalidRules,
+    private readonly invalid: Pick<InvalidRules, "fixed">,
   ) {}
 
-  /** The context, or the decision that stands in for it when the worker's rules file does not load. */
-  of(session: SessionInfo, tool: string): EvaluationContext | Decision {
+  /** The context, or the problem that stands in for it when the worker's rules file does not load. */
+  of(session: SessionInfo, tool: string): EvaluationContext | RulesFileError {
     const worker = this.sources.registry.get(session.workerId);
     const rules = this.sources.permissions.load(session.workerId, homeOf(worker));
-    if (!rules.ok) return this.invalid.decision(session, tool, rules.error);
+    if (!rules.ok) return rules.error;
     this.invalid.fixed(session.id);
     return this.withRules(session, tool, rules.ruleset);
   }

@@ -11,35 +11,39 @@ export class InvalidRules {
 
   constructor(private readonly hub: EventHub) {}
 
-  decision(session: SessionInfo, tool: string, error: RulesFileError): Decision {
-    if (this.told.get(session.id) !== error.message) {
-      this.told.set(session.id, error.message);
-      this.hub.notify({
-        type: "permissions_invalid",
-        sessionId: session.id,
-        at: new Date().toISOString(),
-        workerId: session.workerId,
-        file: error.file,
-        line: error.line,
-        column: error.column,
-        message: error.detail,
-      });
-    }
-    const action = session.mode === "strict" ? "deny" : "ask";
+  /**
+   * The decision for a call while the file does not load: the call as the gate understands it
+   * without the file (`base`: its tier, subject, sub-commands, critical pattern), asking with the
+   * problem as the reason. What stays a denial without the file (an agent's veto, a floor, a
+   * mode) stays one.
+   */
+  decision(session: SessionInfo, base: Decision, error: RulesFileError): Decision {
+    this.tell(session, error);
+    if (base.action === "deny" && (base.ruleAction === "deny" || session.mode !== "strict")) return base;
     return {
-      action,
-      tool,
+      ...base,
+      action: session.mode === "strict" ? "deny" : "ask",
       layer: null,
       rule: null,
       pattern: null,
-      subject: tool,
       reason: `the permissions file is invalid (${error.message}); every call asks until it is fixed`,
-      tier: "exec",
-      mode: session.mode,
       ruleAction: "ask",
-      critical: null,
-      subcommands: [],
     };
+  }
+
+  private tell(session: SessionInfo, error: RulesFileError): void {
+    if (this.told.get(session.id) === error.message) return;
+    this.told.set(session.id, error.message);
+    this.hub.notify({
+      type: "permissions_invalid",
+      sessionId: session.id,
+      at: new Date().toISOString(),
+      workerId: session.workerId,
+      file: error.file,
+      line: error.line,
+      column: error.column,
+      message: error.detail,
+    });
   }
 
   /** The file loads again: a later problem is told anew. */

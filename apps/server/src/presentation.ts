@@ -44,6 +44,17 @@ function edited(current: string, args: Record<string, unknown>): string {
   return args.replace_all === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText);
 }
 
+/**
+ * The change a write or edit makes, from its own arguments, when the file's current content may
+ * not be shown (read_file does not allow it): the text it writes, or the text it replaces and with what.
+ */
+function unreadDiff(tool: string, file: string, args: Record<string, unknown>): string {
+  const [before, after] = tool === "write_file" ? ["", str(args.content)] : [str(args.old_string), str(args.new_string)];
+  const what = tool === "write_file" ? "the whole new content" : "the text it replaces and its replacement";
+  const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, undefined, undefined, { context: 3 });
+  return `${file}: the current content is not shown (read_file does not allow it now); ${what}:\n${patch.replace(/^=+\n/, "")}`;
+}
+
 /** What a person sees before answering: a unified diff, or the command and its directory. */
 export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall, whole = false): Promise<Presentation | null> {
   const args = call.args;
@@ -54,7 +65,7 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
   if (call.tool === "write_file" || call.tool === "edit_file") {
     const file = str(args.path) || str(args.file_path);
     const current = await src.currentText(session, file);
-    if (current === null) return cut("text", `${call.tool} ${file}: the current content is not shown (read_file does not allow it)\n`);
+    if (current === null) return cut("diff", unreadDiff(call.tool, file, args));
     if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
       return cut(
         "text",

@@ -74,6 +74,15 @@ describe("the approval prompt", () => {
     expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "always", pattern: "git push origin *" }]]);
   });
 
+  it("offers no always when the server suggests no pattern, and says why; a does nothing", async () => {
+    const a = approval({ decision: decision({ critical: "fetch and execute" }), suggestedPattern: "", suggestedPatterns: [] });
+    const p = await prompt([a]);
+    expect(p.frame()).toMatch(/y once +s session +\(no always: critical, once at most\) +n deny with feedback/);
+    await p.press("a");
+    expect(p.frame()).not.toContain("always allow pattern");
+    expect(p.answers).toEqual([]);
+  });
+
   it("Esc leaves the pattern editor without answering, and the keys work again", async () => {
     const a = approval();
     const p = await prompt([a]);

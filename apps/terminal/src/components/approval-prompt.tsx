@@ -18,7 +18,10 @@ export interface ApprovalPromptProps {
 
 type Stage = "keys" | "pattern" | "feedback";
 
-function Keys({ pattern }: { pattern: string }) {
+/** Why no "always" is offered: a critical call is approved once at most; otherwise no pattern would be narrow enough. */
+const noAlways = (a: ApprovalRequired) => (a.decision.critical ? "no always: critical, once at most" : "no always: no narrow pattern");
+
+function Keys({ pattern, without }: { pattern: string; without: string }) {
   return (
     <Text>
       <Text bold color="green">
@@ -29,10 +32,16 @@ function Keys({ pattern }: { pattern: string }) {
         s
       </Text>{" "}
       session{" "}
-      <Text bold color="green">
-        a
-      </Text>{" "}
-      always ({pattern}){" "}
+      {pattern ? (
+        <>
+          <Text bold color="green">
+            a
+          </Text>{" "}
+          always ({pattern}){" "}
+        </>
+      ) : (
+        <Text dimColor>({without}) </Text>
+      )}
       <Text bold color="red">
         n
       </Text>{" "}
@@ -64,7 +73,7 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
     (input) => {
       if (input === "y") onAnswer(current, { kind: "approve", scope: "once" });
       else if (input === "s") onAnswer(current, { kind: "approve", scope: "session" });
-      else if (input === "a") setStage("pattern");
+      else if (input === "a" && current.suggestedPattern) setStage("pattern");
       else if (input === "n") setStage("feedback");
       else if (input === "N") onAnswer(current, { kind: "deny", mode: "hard" });
       else if (input === "v") onView(current);
@@ -94,7 +103,7 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
           <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>
         )}
       </Box>
-      {stage === "keys" ? <Keys pattern={current.suggestedPattern} /> : null}
+      {stage === "keys" ? <Keys pattern={current.suggestedPattern} without={noAlways(current)} /> : null}
       {stage === "pattern" ? (
         <Box>
           <Text>always allow pattern (Enter saves, Esc goes back): </Text>
