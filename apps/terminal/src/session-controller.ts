@@ -68,7 +68,7 @@ export class SessionController {
   /** Starts following the session's events; pending approvals arrive again on every (re)subscribe. */
   start(): void {
     this.subscribe();
-    void this.readState(false);
+    void this.readState();
   }
 
   stop(): void {
@@ -92,7 +92,7 @@ export class SessionController {
           this.set({ connection: "online", problem: null });
           if (back) {
             this.say("info", `reconnected to ${this.url}; resuming after the last event seen`);
-            void this.readState(true);
+            void this.readState();
           }
         },
         onData: (d) => {
@@ -142,20 +142,11 @@ export class SessionController {
     });
   }
 
-  /**
-   * Reads the session as the server has it: which worker, whether a turn runs. After a reconnect
-   * a turn the view still shows as running, but that ended unseen, is said to have ended.
-   */
-  private async readState(reconnected: boolean): Promise<void> {
-    const seen = this.lastEventId;
+  /** Reads the session as the server has it: which worker it is on, or that the server no longer has it. */
+  private async readState(): Promise<void> {
     try {
       const { session } = await this.client.session.get.query({ sessionId: this.id });
       this.workerId = session.workerId;
-      if (this.lastEventId !== seen) return;
-      const view = this.state.view;
-      if (session.status === "running" && !view.turnRunning) this.set({ view: { ...view, turnRunning: true } });
-      if (reconnected && session.status !== "running" && view.turnRunning)
-        this.set({ view: interrupted(view, "warn", "the turn is no longer running on the server; what it did while the client was away is above") });
     } catch (err) {
       if (codeOf(err) === "NOT_FOUND") this.markGone();
     }
@@ -206,9 +197,18 @@ export class SessionController {
     return this.act(() => this.client.session.setMode.mutate({ sessionId: this.id, mode }));
   }
 
-  /** Aborts the running turn and the person's running commands. */
+  /**
+   * Aborts the running turn and the person's running commands. When the server says nothing ran
+   * (the turn ended while the client was away, or with a server that restarted), the view stops
+   * showing one.
+   */
   abort(): Promise<void> {
-    return this.act(() => this.client.agent.abort.mutate({ sessionId: this.id }));
+    return this.act(async () => {
+      const { aborted } = await this.client.agent.abort.mutate({ sessionId: this.id });
+      const view = this.state.view;
+      if (!aborted && view.turnRunning && view.items.every((i) => i.kind !== "shell" || !i.running))
+        this.set({ view: interrupted(view, "warn", "no turn is running on the server; it ended while this client was not following it") });
+    });
   }
 
   answer(approval: ApprovalRequired, answer: Answer): Promise<void> {
@@ -234,7 +234,7 @@ export class SessionController {
     try {
       await run();
     } catch (err) {
-      if (codeOf(err) === "NOT_FOUND" && !this.state.gone) await this.readState(false);
+      if (codeOf(err) === "NOT_FOUND" && !this.state.gone) await this.readState();
       if (!this.state.gone) this.say("error", describeError(err, this.url));
     }
   }
