@@ -173,7 +173,10 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       for (const client of [...wss.clients, ...links.clients]) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await new Promise<void>((resolve) => links.close(() => resolve()));
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      // Streams of server-sent events hold their connections open; they end with the server.
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+      await closed;
       await store.close();
     },
   };

@@ -26,7 +26,8 @@ beforeAll(async () => {
   );
   server = await startServer(config, { log: silentLog });
 });
-afterAll(() => server.close());
+let stopped = false;
+afterAll(() => (stopped ? undefined : server.close()));
 
 describe("limits on a running server", () => {
   it("closes a token's connection beyond the most it may hold, and refuses requests beyond its rate", async () => {
@@ -61,5 +62,16 @@ describe("limits on a running server", () => {
     expect(refused.status).toBe(413);
     const small = await fetch(`${http}/session.list`);
     expect(small.status).toBe(401);
+  });
+
+  it("stops while a stream of server-sent events is open, ending it", async () => {
+    const http = server.url.replace(/^ws/, "http");
+    const input = encodeURIComponent(JSON.stringify({ lastEventId: null }));
+    const res = await fetch(`${http}/agent.onEvents?input=${input}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: connected");
+    stopped = true;
+    await server.close();
+    await expect(reader.read()).rejects.toThrow();
   });
 });
