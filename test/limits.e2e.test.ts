@@ -108,6 +108,25 @@ describe("event streams count as connections", () => {
   });
 });
 
+describe("the log under a flood", () => {
+  it("writes a warning that any connection can cause once a second, counting the ones held back", async () => {
+    const s = (server = await ServerProcess.start(config({})));
+    const refused = (l: string) => l.includes('"msg":"refused: missing or unknown token"');
+    const wrong = () => fetch(`${httpBase(s)}/session.list`, { headers: { authorization: "Bearer wrong-token-0000000000" } });
+    const started = Date.now();
+    expect((await Promise.all(Array.from({ length: 100 }, wrong))).every((r) => r.status === 401)).toBe(true);
+    const seconds = (Date.now() - started) / 1000;
+    // One more after the window: its line counts the ones held back since the line before.
+    await new Promise((r) => setTimeout(r, 1100));
+    await wrong();
+    await waitUntil(() => s.log.lines.filter(refused).length >= 2, 5000, "the last refusal line");
+    const lines = s.log.lines.filter(refused);
+    expect(lines.length).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+    const held = lines.map((l) => (JSON.parse(l) as { notLoggedSinceLastLine?: number }).notLoggedSinceLastLine ?? 0);
+    expect(lines.length + held.reduce((a, b) => a + b, 0)).toBe(101);
+  });
+});
+
 describe("a subscriber that does not read", () => {
   it("is cut off once its backlog passes the limit, while the server and other subscribers go on", async () => {
     const backlog = 1024 * 1024;

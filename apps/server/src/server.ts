@@ -22,6 +22,7 @@ import { closeReason, Connections, streamPeer } from "./connections.js";
 import { TokenLimits, withLimits } from "./limits.js";
 import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
+import { quietRepeats } from "./quiet-repeats.js";
 import { withAccess } from "./roles/access.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
@@ -58,7 +59,7 @@ function allowFrames(ws: WebSocket, bytes: number): void {
 
 /** Starts the server: tRPC over WebSocket and HTTP, and the browser console, on one port. */
 export async function startServer(config: ServerConfig, opts: ServerOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? createLog();
+  const log = quietRepeats(opts.log ?? createLog());
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const store = opts.store ?? new MemoryStore();

@@ -101,16 +101,11 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
   };
   const held: string[] = [];
   let throttled: NodeJS.Timeout | null = null;
-  /** A flood is logged once a second, not once a message. */
-  let lastLogged = 0;
   const drain = () => {
     while (held.length > 0 && throttled === null) {
       const wait = limits.waitMs(principal);
       if (wait > 0) {
-        if (Date.now() - lastLogged >= 1000) {
-          lastLogged = Date.now();
-          log.warn("limit hit: worker link messages per second", { token: principal.name, workerId, limit: limits.rate(), heldMessages: held.length });
-        }
+        log.warn("limit hit: worker link messages per second", { token: principal.name, workerId, limit: limits.rate(), heldMessages: held.length });
         socket.pause();
         throttled = setTimeout(() => {
           throttled = null;
