@@ -7,6 +7,7 @@ import { seedRulesFile } from "@gatehouse/policy/node";
 import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
+import { CliError } from "./cli-error.js";
 import { existingDir, type ModelChoice } from "./flags.js";
 import { mcpServersFlag } from "./mcp-flag.js";
 
@@ -102,6 +103,8 @@ export interface LocalOptions {
   model?: ModelChoice;
   /** A file of MCP servers for the worker (`--mcp`). */
   mcp?: string | undefined;
+  /** False where nobody watches (`gatehouse run`): with no model and no scenario, refuse rather than play the tour. */
+  tour?: boolean;
 }
 
 export interface Local extends Embedded {
@@ -124,6 +127,10 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
   const playsDemo = scripted && !opts.scenario;
   const demoRules = playsDemo || opts.demo === true;
   const removeProject = () => project && fs.rmSync(project, { recursive: true, force: true });
+  if (playsDemo && opts.tour === false) {
+    removeProject();
+    throw new CliError("no model is configured: give --model PROVIDER:MODEL (or GATEHOUSE_MODEL; docs/models.md), or --scenario FILE for the scripted model");
+  }
   let mcpServers: McpServerConfig[];
   try {
     mcpServers = mcpServersFlag(opts.mcp, dir);

@@ -12,6 +12,7 @@ export class TurnPrinter {
   /** Calls that were denied or rejected, with why. */
   readonly denied: string[] = [];
   error: string | null = null;
+  private heldText: { id: string; event: Extract<GatehouseEvent, { type: "assistant_text_delta" }> } | null = null;
 
   constructor(
     private readonly write: (line: string) => void,
@@ -22,11 +23,33 @@ export class TurnPrinter {
 
   print(id: string, e: GatehouseEvent): void {
     this.track(e);
-    if (this.json) return this.write(JSON.stringify({ id, ...e }));
+    if (this.json) return this.printJson(id, e);
     const own = e.sessionId === this.sessionId;
     if (!own && (e.type === "assistant_message" || e.type === "worker_disconnected" || e.type === "permissions_invalid")) return;
     const line = this.describe(e);
     if (line !== null) this.write(own ? line : `[${this.agents.get(e.sessionId) ?? "subagent"}] ${line}`);
+  }
+
+  /**
+   * One JSON line per event, except that text deltas in a row, of one session, are held back and
+   * written as one (the first's time, the last's id) when an event of another kind arrives.
+   */
+  private printJson(id: string, e: GatehouseEvent): void {
+    const held = this.heldText;
+    if (e.type === "assistant_text_delta" && held?.event.sessionId === e.sessionId) {
+      this.heldText = { id, event: { ...held.event, text: held.event.text + e.text } };
+      return;
+    }
+    this.flushText();
+    if (e.type === "assistant_text_delta") this.heldText = { id, event: e };
+    else this.write(JSON.stringify({ id, ...e }));
+  }
+
+  private flushText(): void {
+    if (!this.heldText) return;
+    const { id, event } = this.heldText;
+    this.heldText = null;
+    this.write(JSON.stringify({ id, ...event }));
   }
 
   private title(e: { sessionId: string; callId: string; toolName: string }): string {

@@ -1,8 +1,8 @@
 import type { SessionInfo } from "@gatehouse/protocol";
 import type { ProviderConfig, ServerConfig } from "./config.js";
 import { GatehouseError } from "./errors.js";
-import { AiSdkProvider, type ModelEndpoint } from "./providers/ai-sdk.js";
-import type { Provider } from "./providers/provider.js";
+import type { ModelEndpoint } from "./providers/ai-sdk.js";
+import type { ModelRequest, ModelResponse, Provider } from "./providers/provider.js";
 import { ScriptedProvider, type Scenario } from "./providers/scripted.js";
 
 export const SCRIPTED = "scripted";
@@ -52,6 +52,28 @@ export function resolveEndpoint(id: string, config: ModelConfig, env: NodeJS.Pro
  * each scripted session plays its own copy of a scenario, and a subagent of a scripted session
  * plays the part of the scenario written for its agent type (its own subagents too).
  */
+/**
+ * A real model's provider. The AI SDK loads on the first request, so that a server on the scripted
+ * model (the demo, the tests) starts without it.
+ */
+class SdkProvider implements Provider {
+  readonly name: string;
+  private provider: Promise<Provider> | null = null;
+
+  constructor(
+    private readonly endpoint: ModelEndpoint,
+    private readonly maxRetries: number,
+    private readonly maxOutputTokens: number | undefined,
+  ) {
+    this.name = `${endpoint.provider}:${endpoint.model}`;
+  }
+
+  async respond(request: ModelRequest): Promise<ModelResponse> {
+    this.provider ??= import("./providers/ai-sdk.js").then(({ AiSdkProvider }) => new AiSdkProvider(this.endpoint, this.maxRetries, this.maxOutputTokens));
+    return (await this.provider).respond(request);
+  }
+}
+
 export class Models {
   private readonly real = new Map<string, Provider>();
   private readonly scripted = new Map<string, ScriptedProvider>();
@@ -85,7 +107,7 @@ export class Models {
     if (session.model === SCRIPTED) return this.scripted.get(session.id) ?? new ScriptedProvider(this.fallback);
     let provider = this.real.get(session.model);
     if (!provider)
-      this.real.set(session.model, (provider = new AiSdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
+      this.real.set(session.model, (provider = new SdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
     return provider;
   }
 

@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { generate } from "selfsigned";
 import type { TlsSetting } from "./config.js";
 import { GatehouseError } from "./errors.js";
 
@@ -59,6 +58,8 @@ async function selfSigned(dataDir: string, host: string): Promise<ServerTls> {
       { type: 7 as const, ip: "127.0.0.1" },
       ...(wildcard ? [] : [{ type: 2 as const, value: host }]),
     ];
+    // Loaded here: it is slow to load, and most starts have a certificate already or no TLS.
+    const { generate } = await import("selfsigned");
     const pems = await generate([{ name: "commonName", value: "gatehouse" }], {
       keyType: "ec",
       algorithm: "sha256",

@@ -15,6 +15,8 @@ export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
 interface Target {
   client: GatehouseClient;
   workerId: string;
+  /** What the session is created with besides its worker and mode. */
+  session: { model?: string; scenario?: string };
   close(): Promise<void>;
 }
 
@@ -27,14 +29,23 @@ async function target(flags: RunValues): Promise<Target> {
     if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
     if (!flags.worker) throw new CliError("missing --worker: the worker to run the session on");
     const client = await connectClient(flags.server, token, trustOptions(flags));
-    return { client, workerId: flags.worker, close: () => closeClient(client) };
+    // A scenario is played by the scripted model, on the server: the file is the server's, named as given.
+    const session = flags.scenario ? { model: "scripted", scenario: flags.scenario } : {};
+    return { client, workerId: flags.worker, session, close: () => closeClient(client) };
   }
-  const local = await startLocal({ dir: flags.dir, dataDir: flags["data-dir"], scenario: flags.scenario, mcp: flags.mcp, model: modelChoice(flags) });
+  const local = await startLocal({
+    dir: flags.dir,
+    dataDir: flags["data-dir"],
+    scenario: flags.scenario,
+    mcp: flags.mcp,
+    model: modelChoice(flags),
+    tour: false,
+  });
   const client = await connectClient(local.url, local.clientToken).catch(async (err: unknown) => {
     await local.close();
     throw err;
   });
-  return { client, workerId: local.workerId, close: async () => (await closeClient(client), await local.close()) };
+  return { client, workerId: local.workerId, session: {}, close: async () => (await closeClient(client), await local.close()) };
 }
 
 /** Asks on the terminal, one line per approval: y approves once, anything else denies. */
@@ -55,7 +66,7 @@ export async function runCommand(values: RunValues): Promise<number> {
   const mode: Mode = values.mode ?? (interactive ? "default" : "strict");
   const t = await target(values);
   try {
-    const session = await t.client.session.create.mutate({ workerId: t.workerId, mode });
+    const session = await t.client.session.create.mutate({ workerId: t.workerId, mode, ...t.session });
     const printer = new TurnPrinter((line) => process.stdout.write(`${line}\n`), values.json === true, session.id);
     let started!: () => void;
     const subscribed = new Promise<void>((resolve) => (started = resolve));
