@@ -58,6 +58,11 @@ describe("the terminal client, driven in tmux", () => {
     ]);
     const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
     await t.waitFor(/a prompt, !command/, "the input line");
+    t.type("/bogus");
+    t.keys("Enter");
+    t.type("/mode fast");
+    t.keys("Enter");
+    await t.waitFor(/error: unknown command \/bogus[^\n]*\n(.*\n)?error: usage: \/mode default\|/, "both problems, one under the other");
     t.type("go");
     t.keys("Enter");
 
@@ -174,8 +179,8 @@ describe("gatehouse --demo", () => {
     t.keys("y");
     await t.waitFor(/⊘ denied shell_exec cat \.env/, "the denial by rule");
     await t.waitFor(
-      /subagent explore started[\s\S]*✓ done explore › read_file README\.md[\s\S]*⊘ denied explore › write_file notes\.md/,
-      "the explore subagent read, and its write vetoed",
+      /subagent explore started[\s\S]*✓ done explore › read_file gatehouse-demo\.md[\s\S]*⊘ denied explore › write_file notes\.md[\s\S]*✓ done task explore: Read gatehouse-demo\.md/,
+      "the explore subagent read and its write vetoed, then its task done",
     );
     await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
     t.keys("N");

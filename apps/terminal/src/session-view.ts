@@ -42,6 +42,8 @@ export interface SessionView {
   sessionId: string | null;
   /** Subagent session ids and their agent types. */
   subagents: Record<string, string>;
+  /** Indexes of `items` in the order they ended (entries never move): the order the transcript prints them. */
+  ended: number[];
 }
 
 export const emptyView = (mode: Mode = "default", sessionId: string | null = null): SessionView => ({
@@ -52,6 +54,7 @@ export const emptyView = (mode: Mode = "default", sessionId: string | null = nul
   workerOnline: true,
   sessionId,
   subagents: {},
+  ended: [],
 });
 
 /** How a session's calls appear: its own plainly, a subagent's prefixed with its agent type and keyed apart. */
@@ -72,6 +75,24 @@ function updateCall(view: SessionView, callId: string, make: () => CallItem, cha
 
 /** Whether a call's status is final. */
 export const settledStatus = (status: CallStatus): boolean => status !== "queued" && status !== "asking" && status !== "running";
+
+/** Whether an entry will not change any more, so it can be printed once and left alone. */
+export function settled(item: Item): boolean {
+  if (item.kind === "assistant") return !item.streaming;
+  if (item.kind === "call") return settledStatus(item.status);
+  if (item.kind === "shell") return !item.running;
+  return true;
+}
+
+/** `after` with the entries that ended since `before` added to its `ended` order. */
+function recordEnded(before: SessionView, after: SessionView): SessionView {
+  const ended: number[] = [];
+  after.items.forEach((item, i) => {
+    const was = before.items[i];
+    if (settled(item) && (was === undefined || !settled(was))) ended.push(i);
+  });
+  return ended.length === 0 ? after : { ...after, ended: [...after.ended, ...ended] };
+}
 
 const newCall =
   (callId: string, title: string): (() => CallItem) =>
@@ -101,11 +122,13 @@ function finishText(items: Item[], text: string): Item[] {
   return text.trim() === "" ? items : [...items, { kind: "assistant", text, streaming: false }];
 }
 
-/** The view with a line added to its transcript: an event's notice, or the client's own (a lost connection). */
-export const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({
+const addNotice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => ({
   ...view,
   items: [...view.items, { kind: "notice", tone, text }],
 });
+
+/** The view with a line added to its transcript: the client's own (a lost connection, a refused command). */
+export const notice = (view: SessionView, tone: "info" | "warn" | "error", text: string): SessionView => recordEnded(view, addNotice(view, tone, text));
 
 /** Whether one of the person's own commands is still running. */
 export const shellRunning = (view: SessionView): boolean => view.items.some((i) => i.kind === "shell" && i.running);
@@ -120,7 +143,7 @@ export function interrupted(view: SessionView, tone: "warn" | "error", text: str
     if (i.kind === "shell" && i.running) return { ...i, running: false, output: `${i.output}\n[its end was not seen]` };
     return i;
   });
-  return notice({ ...view, items, pending: [], turnRunning: false }, tone, text);
+  return recordEnded(view, addNotice({ ...view, items, pending: [], turnRunning: false }, tone, text));
 }
 
 const RESOLVED_STATUS = { approved: "running", denied: "denied", cancelled: "cancelled", timed_out: "denied" } as const;
@@ -134,14 +157,21 @@ const RESULT_STATUS: Record<ToolResultOutcome, CallStatus> = {
   timed_out: "failed",
 };
 
-/** A call's final status: an unanswered approval keeps what its resolution said, else the result's outcome decides. */
-const resultStatus = (current: CallStatus, outcome: ToolResultOutcome): CallStatus =>
-  outcome !== "ok" && (current === "denied" || current === "cancelled") ? current : RESULT_STATUS[outcome];
+/**
+ * A call's final status: an unanswered approval keeps what its resolution said; a call still
+ * queued when an earlier call of its batch was denied hard did not run, and is cancelled; else
+ * the result's outcome decides.
+ */
+function resultStatus(current: CallStatus, outcome: ToolResultOutcome): CallStatus {
+  if (outcome !== "ok" && (current === "denied" || current === "cancelled")) return current;
+  if (outcome === "rejected" && current === "queued") return "cancelled";
+  return RESULT_STATUS[outcome];
+}
 
 /** Applies one event; events seen again after a reconnect change nothing. */
 export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
-  if (view.sessionId !== null && e.sessionId !== view.sessionId) return applySubagentEvent(view, e);
-  return applyOwnEvent(view, e, OWN);
+  const after = view.sessionId !== null && e.sessionId !== view.sessionId ? applySubagentEvent(view, e) : applyOwnEvent(view, e, OWN);
+  return recordEnded(view, after);
 }
 
 /** A subagent's event: its calls and approvals are shown, its text is not (its answer comes back as the task's result). */
@@ -150,7 +180,7 @@ function applySubagentEvent(view: SessionView, e: GatehouseEvent): SessionView {
   const scope: Scope = { title: (t) => `${agent} › ${t}`, key: (id) => `${e.sessionId}/${id}` };
   switch (e.type) {
     case "session_created":
-      return notice({ ...view, subagents: { ...view.subagents, [e.sessionId]: agent } }, "info", `subagent ${agent} started (session ${e.sessionId})`);
+      return addNotice({ ...view, subagents: { ...view.subagents, [e.sessionId]: agent } }, "info", `subagent ${agent} started (session ${e.sessionId})`);
     case "assistant_message":
       return { ...view, items: [...view.items, ...queuedCalls(view, e.message, scope)] };
     case "tool_call_started":
@@ -159,9 +189,9 @@ function applySubagentEvent(view: SessionView, e: GatehouseEvent): SessionView {
     case "tool_result":
       return applyOwnEvent(view, e, scope);
     case "turn_ended":
-      return notice(view, e.reason === "completed" ? "info" : "warn", `subagent ${agent} ended: ${e.reason.replace("_", " ")}`);
+      return addNotice(view, e.reason === "completed" ? "info" : "warn", `subagent ${agent} ended: ${e.reason.replace("_", " ")}`);
     case "session_error":
-      return notice(view, "error", `subagent ${agent}: ${e.code}: ${e.message}`);
+      return addNotice(view, "error", `subagent ${agent}: ${e.code}: ${e.message}`);
     default:
       return view;
   }
@@ -226,12 +256,12 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
     case "turn_ended": {
       const items = view.items.map((i): Item => (i.kind === "call" && !settledStatus(i.status) ? { ...i, status: "cancelled" } : i));
       const ended = { ...view, items, turnRunning: false, pending: [] };
-      return e.reason === "completed" ? ended : notice(ended, e.reason === "error" ? "error" : "warn", `turn ended: ${e.reason.replace("_", " ")}`);
+      return e.reason === "completed" ? ended : addNotice(ended, e.reason === "error" ? "error" : "warn", `turn ended: ${e.reason.replace("_", " ")}`);
     }
     case "session_error":
-      return notice(view, "error", `${e.code}: ${e.message}`);
+      return addNotice(view, "error", `${e.code}: ${e.message}`);
     case "mode_changed":
-      return notice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
+      return addNotice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
     case "shell_started":
       return { ...view, items: updateShell(view.items, e.commandId, e.command, () => ({})) };
     case "shell_output":
@@ -249,8 +279,8 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
     case "worker_connected":
       return view.workerOnline ? view : notice({ ...view, workerOnline: true }, "info", `worker ${e.workerId} is back online`);
     case "worker_disconnected":
-      return notice({ ...view, workerOnline: false }, "error", `worker ${e.workerId} is offline`);
+      return addNotice({ ...view, workerOnline: false }, "error", `worker ${e.workerId} is offline`);
     case "permissions_invalid":
-      return notice(view, "error", `permissions file invalid: ${e.file}:${e.line}:${e.column}: ${e.message} (every call asks until it is fixed)`);
+      return addNotice(view, "error", `permissions file invalid: ${e.file}:${e.line}:${e.column}: ${e.message} (every call asks until it is fixed)`);
   }
 }

@@ -1,6 +1,6 @@
 import type { GatehouseEvent } from "@gatehouse/protocol";
 import { describe, expect, it } from "vitest";
-import { applyEvent, emptyView, type SessionView } from "../src/session-view.js";
+import { applyEvent, emptyView, shellRunning, type SessionView } from "../src/session-view.js";
 import { approval, decision } from "./fixtures.js";
 
 const at = "2026-11-21T00:00:00.000Z";
@@ -79,6 +79,75 @@ describe("the session view", () => {
     expect(v.turnRunning).toBe(false);
     expect(v.items.find((i) => i.kind === "call")).toMatchObject({ status: "cancelled" });
     expect(v.items.at(-1)).toEqual({ kind: "notice", tone: "warn", text: "turn ended: aborted" });
+  });
+
+  it("a call that never ran because an earlier one was denied hard is cancelled, not denied", () => {
+    const v = fold([
+      { type: "user_message", ...base, text: "go" },
+      assistant("", [
+        ["c1", "shell_exec", { command: "rm x" }],
+        ["c2", "shell_exec", { command: "ls" }],
+      ]),
+      approval({ callId: "c1", approvalId: "a1" }),
+      { type: "tool_approval_resolved", ...base, approvalId: "a1", callId: "c1", outcome: "denied", by: "ada", scope: null, pattern: null, feedback: null },
+      { type: "tool_result", ...base, callId: "c1", toolName: "shell_exec", outcome: "rejected", ok: false, output: "ToolRejectedError: no", elapsedMs: 1 },
+      { type: "tool_result", ...base, callId: "c2", toolName: "shell_exec", outcome: "rejected", ok: false, output: "ToolRejectedError: batch", elapsedMs: 1 },
+      { type: "turn_ended", ...base, reason: "rejected", usage },
+    ]);
+    expect(v.items.filter((i) => i.kind === "call").map((i) => [i.callId, i.status])).toEqual([
+      ["c1", "denied"],
+      ["c2", "cancelled"],
+    ]);
+  });
+
+  it("follows a person's command from its start through its output to its end, keyed by its id", () => {
+    const cmd = { ...base, commandId: "k1" };
+    const running = fold([
+      { type: "shell_started", ...cmd, command: "make", by: "ada" },
+      { type: "shell_output", ...cmd, text: "one\n" },
+      { type: "shell_output", ...cmd, text: "two\n" },
+    ]);
+    expect(shellRunning(running)).toBe(true);
+    expect(running.items).toEqual([{ kind: "shell", commandId: "k1", command: "make", running: true, exitCode: null, output: "one\ntwo\n" }]);
+    const ended = applyEvent(running, { type: "shell_command", ...cmd, command: "make", exitCode: 2, output: "one\ntwo\n", stderr: "bad", by: "ada" });
+    expect(shellRunning(ended)).toBe(false);
+    expect(ended.items).toEqual([{ kind: "shell", commandId: "k1", command: "make", running: false, exitCode: 2, output: "one\ntwo\n\n--- stderr ---\nbad" }]);
+  });
+
+  it("orders entries by when they ended: a subagent's calls before its task, even when they all end at once", () => {
+    const child = { sessionId: "c9", at };
+    const info = {
+      id: "c9",
+      workerId: "w1",
+      agent: "explore",
+      model: "scripted",
+      mode: "default" as const,
+      parentId: "s1",
+      createdAt: at,
+      status: "running" as const,
+    };
+    const read = JSON.stringify({ path: "a.md" });
+    const v = fold(
+      [
+        { type: "user_message", ...base, text: "go" },
+        assistant("", [["t1", "task", { agent: "explore", prompt: "look" }]]),
+        { type: "tool_call_started", ...base, callId: "t1", toolName: "task", arguments: "{}", decision: null },
+        { type: "session_created", ...child, session: info },
+        {
+          type: "assistant_message",
+          ...child,
+          message: { role: "assistant", text: "", toolCalls: [{ callId: "r1", toolName: "read_file", arguments: read }] },
+          stopReason: "tool-calls",
+          usage,
+        },
+        { type: "tool_result", ...child, callId: "r1", toolName: "read_file", outcome: "ok", ok: true, output: "A", elapsedMs: 1 },
+        { type: "turn_ended", ...child, reason: "completed", usage },
+        { type: "tool_result", ...base, callId: "t1", toolName: "task", outcome: "ok", ok: true, output: "seen", elapsedMs: 1 },
+      ],
+      emptyView("default", "s1"),
+    );
+    const order = v.ended.map((i) => v.items[i]!).map((i) => (i.kind === "call" ? i.title : i.kind === "notice" ? i.text.split(" (")[0] : i.kind));
+    expect(order).toEqual(["user", "subagent explore started", "explore › read_file a.md", "subagent explore ended: completed", "task explore: look"]);
   });
 
   it("says when the worker goes offline and when the permissions file is invalid, with file:line:col", () => {

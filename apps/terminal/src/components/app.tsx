@@ -7,7 +7,7 @@ import { shellRunning, type Item } from "../session-view.js";
 import { ApprovalPrompt } from "./approval-prompt.js";
 import { InputLine } from "./input-line.js";
 import { Pager } from "./pager.js";
-import { settled, TranscriptItem } from "./transcript.js";
+import { TranscriptItem } from "./transcript.js";
 
 export interface AppProps {
   controller: SessionController;
@@ -53,7 +53,7 @@ export function App({ controller, banner, onExit }: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [paged, setPaged] = useState<Paged | null>(null);
-  const printed = useRef<{ items: Item[]; at: Set<number> }>({ items: [], at: new Set() });
+  const printed = useRef<Item[]>([]);
   const { items, pending, mode, turnRunning, workerOnline } = state.view;
   const commandRunning = shellRunning(state.view);
   // Without the server nothing can be aborted: Ctrl+C then quits rather than wait on it.
@@ -70,15 +70,11 @@ export function App({ controller, banner, onExit }: AppProps) {
     if (busy) void controller.abort();
     else void leave();
   });
-  // Each entry is printed once, when it settles, so the transcript reads in the order things ended.
-  const live: Item[] = [];
-  items.forEach((item, i) => {
-    if (printed.current.at.has(i)) return;
-    if (!settled(item)) return void live.push(item);
-    printed.current.at.add(i);
-    printed.current.items.push(item);
-  });
-  const done = printed.current.items;
+  // Each entry is printed once, when it ends, so the transcript reads in the order things ended.
+  const printing = new Set(state.view.ended);
+  const live = items.filter((_, i) => !printing.has(i));
+  while (printed.current.length < state.view.ended.length) printed.current.push(items[state.view.ended[printed.current.length]!]!);
+  const done = printed.current;
   const view = async (a: ApprovalRequired) => {
     const whole = await controller.view(a);
     if (whole) setPaged({ title: describeCall(a.toolName, a.arguments, 60), presentation: whole });

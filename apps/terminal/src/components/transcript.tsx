@@ -1,9 +1,10 @@
 import { Box, Text } from "ink";
 import { outputPreview } from "../format.js";
 import type React from "react";
-import { settledStatus, type CallItem, type Item, type ShellItem } from "../session-view.js";
+import type { CallItem, Item, ShellItem } from "../session-view.js";
 
-const STATUS: Record<CallItem["status"], { mark: string; color: string }> = {
+/** How each status of a call is marked (docs/terminal.md lists the same). */
+export const CALL_MARKS: Record<CallItem["status"], { mark: string; color: string }> = {
   queued: { mark: "·", color: "gray" },
   asking: { mark: "?", color: "yellow" },
   running: { mark: "…", color: "blue" },
@@ -12,14 +13,6 @@ const STATUS: Record<CallItem["status"], { mark: string; color: string }> = {
   denied: { mark: "⊘", color: "red" },
   cancelled: { mark: "-", color: "gray" },
 };
-
-/** Whether an item will not change any more, so it can be printed once and left alone. */
-export function settled(item: Item): boolean {
-  if (item.kind === "assistant") return !item.streaming;
-  if (item.kind === "call") return settledStatus(item.status);
-  if (item.kind === "shell") return !item.running;
-  return true;
-}
 
 /** Lines of output under an entry, each cut to the screen's width rather than wrapped into fragments. */
 function Output({ lines, dim = false }: { lines: string[]; dim?: boolean }) {
@@ -47,7 +40,7 @@ function Marked({ mark, color, children }: { mark: string; color: string; childr
 }
 
 function Call({ item }: { item: CallItem }) {
-  const s = STATUS[item.status];
+  const s = CALL_MARKS[item.status];
   return (
     <Box flexDirection="column">
       <Marked mark={`${s.mark} ${item.status}`} color={s.color}>
