@@ -6,6 +6,18 @@ import { approval, decision } from "./fixtures.js";
 const at = "2026-11-21T00:00:00.000Z";
 const base = { sessionId: "s1", at };
 const usage = { inputTokens: null, outputTokens: null };
+/** An explore subagent of session s1: its events' base, and its session. */
+const child = { sessionId: "c9", at };
+const info = {
+  id: "c9",
+  workerId: "w1",
+  agent: "explore",
+  model: "scripted",
+  mode: "default" as const,
+  parentId: "s1",
+  createdAt: at,
+  status: "running" as const,
+};
 const fold = (events: GatehouseEvent[], view: SessionView = emptyView()) => events.reduce(applyEvent, view);
 const assistant = (text: string, calls: [string, string, object][] = []): GatehouseEvent => ({
   type: "assistant_message",
@@ -115,17 +127,6 @@ describe("the session view", () => {
   });
 
   it("orders entries by when they ended: a subagent's calls before its task, even when they all end at once", () => {
-    const child = { sessionId: "c9", at };
-    const info = {
-      id: "c9",
-      workerId: "w1",
-      agent: "explore",
-      model: "scripted",
-      mode: "default" as const,
-      parentId: "s1",
-      createdAt: at,
-      status: "running" as const,
-    };
     const read = JSON.stringify({ path: "a.md" });
     const v = fold(
       [
@@ -166,17 +167,6 @@ describe("the session view", () => {
   });
 
   it("shows a subagent's calls and asks under its agent type, leaves out its text, and does not end the turn with it", () => {
-    const child = { sessionId: "c9", at };
-    const info = {
-      id: "c9",
-      workerId: "w1",
-      agent: "explore",
-      model: "scripted",
-      mode: "default" as const,
-      parentId: "s1",
-      createdAt: at,
-      status: "running" as const,
-    };
     const ask = approval({ sessionId: "c9", callId: "call_1_0", toolName: "read_file", arguments: JSON.stringify({ path: "notes.md" }) });
     const v = fold(
       [
