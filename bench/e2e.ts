@@ -84,7 +84,9 @@ async function allowedCalls(client: GatehouseClient, sessions: number, steps: nu
   const seconds = (performance.now() - t0) / 1000;
   for (const s of subs) s.unsubscribe();
   console.log(
-    `allowed read_file calls, ${sessions} session(s) at once: ${elapsed.length} in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`,
+    `allowed read_file calls, ${sessions} session(s) at once: ${elapsed.length} in ${seconds.toFixed(2)} s = ` +
+      `${Math.round(elapsed.length / seconds)} calls/s; ` +
+      `per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`,
   );
 }
 
@@ -116,7 +118,8 @@ async function approveToStart(client: GatehouseClient): Promise<void> {
   await waitFor(() => ended, "the approvals turn");
   sub.unsubscribe();
   console.log(
-    `approve to tool start (${n} approvals, seen by the approving client): p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms`,
+    `approve to tool start (${n} approvals, seen by the approving client): ` +
+      `p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms`,
   );
 }
 
@@ -151,7 +154,8 @@ async function manyPending(client: GatehouseClient, url: string, serverPid: numb
   sub2.unsubscribe();
   await closeClient(fresh);
   console.log(
-    `1,000 sessions with one pending approval each: server RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB; replay of ${replayed} pending approvals to a new client: ${ms.toFixed(1)} ms`,
+    `1,000 sessions with one pending approval each: server RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB; ` +
+      `replay of ${replayed} pending approvals to a new client: ${ms.toFixed(1)} ms`,
   );
 }
 

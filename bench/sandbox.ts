@@ -74,7 +74,8 @@ const empty = path.join(root, "empty");
 fs.writeFileSync(empty, "", { mode: 0o000 });
 const args = timed(() => bwrapArguments(profile, "echo 1", empty), RUNS * 10);
 console.log(
-  `bubblewrap's arguments from that profile (${bwrapArguments(profile, "echo 1", empty).length}): min ${(at(args, 0) * 1000).toFixed(1)} µs, p50 ${(at(args, 0.5) * 1000).toFixed(1)} µs`,
+  `bubblewrap's arguments from that profile (${bwrapArguments(profile, "echo 1", empty).length}): ` +
+    `min ${(at(args, 0) * 1000).toFixed(1)} µs, p50 ${(at(args, 0.5) * 1000).toFixed(1)} µs`,
 );
 
 /** Starts a command and waits for it to end; rejects when it fails. */

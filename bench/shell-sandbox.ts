@@ -68,6 +68,7 @@ export async function shellCalls(
   const seconds = (performance.now() - t0) / 1000;
   sub.unsubscribe();
   console.log(
-    `shell_exec \`echo\`, ${label}: ${ok}/${elapsed.length} ok in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(2)} ms, p99 ${percentile(elapsed, 0.99).toFixed(2)} ms`,
+    `shell_exec \`echo\`, ${label}: ${ok}/${elapsed.length} ok in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; ` +
+      `per call p50 ${percentile(elapsed, 0.5).toFixed(2)} ms, p99 ${percentile(elapsed, 0.99).toFixed(2)} ms`,
   );
 }

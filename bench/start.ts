@@ -22,7 +22,11 @@ function timed(run: () => void): number {
 
 /** Milliseconds a fresh node takes to import each module, in one process, one after another. */
 function importTimes(modules: string[]): Record<string, number> {
-  const script = `const times = {}; for (const m of ${JSON.stringify(modules)}) { const t = performance.now(); await import(m); times[m] = performance.now() - t; } console.log(JSON.stringify(times));`;
+  const script = [
+    "const times = {};",
+    `for (const m of ${JSON.stringify(modules)}) { const start = performance.now(); await import(m); times[m] = performance.now() - start; }`,
+    "console.log(JSON.stringify(times));",
+  ].join("\n");
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: path.join(root, "apps/cli"), encoding: "utf8" });
   return JSON.parse(out) as Record<string, number>;
 }

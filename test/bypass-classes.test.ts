@@ -1673,7 +1673,8 @@ describe("real bash confirms that the bypass cases run what they hide", () => {
     const skipped = proven.filter((p) => p.result.skipped);
     const failed = proven.filter((p) => !p.result.ok).map((p) => `${JSON.stringify(p.c.cmd)}: ${p.result.detail}`);
     console.log(
-      `real bash: ${proven.length - skipped.length} proofs ran, ${skipped.length} skipped (missing ${[...new Set(skipped.map((p) => p.result.skipped))].join("; ")})`,
+      `real bash: ${proven.length - skipped.length} proofs ran, ${skipped.length} skipped ` +
+        `(missing ${[...new Set(skipped.map((p) => p.result.skipped))].join("; ")})`,
     );
     expect(failed).toEqual([]);
     expect(proven.length - skipped.length).toBeGreaterThan(100);

@@ -186,7 +186,8 @@ export class Scratch {
         .map(([k, v]) => `${k}=${q(v)}`)
         .join(" ");
       const setup = c.proof.setup ? `bash -c "$(<../setup)" >/dev/null 2>&1; ` : "";
-      return `(export ${env}; cd ${q(work)} && { ${setup}t=$EPOCHREALTIME; timeout -k 1 5 bash -c "$(<../cmd)" </dev/null >../out 2>&1; echo $? $t $EPOCHREALTIME > ../code; })`;
+      const timed = `t=$EPOCHREALTIME; timeout -k 1 5 bash -c "$(<../cmd)" </dev/null >../out 2>&1; echo $? $t $EPOCHREALTIME > ../code;`;
+      return `(export ${env}; cd ${q(work)} && { ${setup}${timed} })`;
     });
     const chunks = 3;
     const base = { PATH: `${this.bin}:${PATH_DIRS}` };
@@ -202,7 +203,8 @@ export class Scratch {
     const calls = read(path.join(dir, "calls.log"));
     const out = read(path.join(dir, "out"));
     const [code, start, end] = read(path.join(dir, "code")).trim().split(" ");
-    const detail = `exit ${code} after ${Math.round((Number(end) - Number(start)) * 1000)} ms; calls: ${JSON.stringify(calls)}; output: ${JSON.stringify(out.slice(0, 300))}`;
+    const elapsed = Math.round((Number(end) - Number(start)) * 1000);
+    const detail = `exit ${code} after ${elapsed} ms; calls: ${JSON.stringify(calls)}; output: ${JSON.stringify(out.slice(0, 300))}`;
     if ("ran" in proof) return { ok: calls.split("\n").some((l) => l === proof.ran || l.startsWith(`${proof.ran} `)), detail };
     if ("printed" in proof) return { ok: out.includes(proof.printed), detail };
     if ("removed" in proof) return { ok: !fs.existsSync(path.join(work, proof.removed)), detail };

@@ -11,7 +11,8 @@ export const BUILTIN_AGENTS: readonly (AgentDefinition & { name: BuiltinAgentNam
     name: "explore",
     description: "Reads and searches the work directory to answer a question; changes nothing.",
     prompt:
-      "You are an explore agent. Find what you are asked about with read_file, glob and grep, then answer in a few sentences with the paths that matter. You cannot change files or run commands.",
+      "You are an explore agent. Find what you are asked about with read_file, glob and grep, " +
+      "then answer in a few sentences with the paths that matter. You cannot change files or run commands.",
     permission: { "*": "deny", read_file: "allow", glob: "allow", grep: "allow" },
     model: null,
     maySpawn: false,

@@ -38,7 +38,8 @@ export function resolveEndpoint(id: string, config: ModelConfig, env: NodeJS.Pro
   if (!entry)
     throw new GatehouseError(
       "CONFIG",
-      `unknown model provider "${provider}" in "${id}" (known: ${Object.keys(table).join(", ")}); add it under "providers" in the config file or give a base URL`,
+      `unknown model provider "${provider}" in "${id}" (known: ${Object.keys(table).join(", ")}); ` +
+        `add it under "providers" in the config file or give a base URL`,
     );
   const apiKey = entry.apiKeyEnv ? env[entry.apiKeyEnv] : undefined;
   if (entry.apiKeyEnv && !apiKey)

@@ -34,7 +34,8 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 /** An MCP call as a person should judge it: which server, which of its tools, what it claims, with what. */
 function mcpCall(origin: McpOrigin, args: Record<string, unknown>): string {
   const claims = Object.entries(origin.annotations).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  return `MCP server: ${origin.server}\ntool: ${origin.tool}\nannotations: ${claims.length > 0 ? claims.join(", ") : "none"}\narguments:\n${JSON.stringify(args, null, 2)}\n`;
+  const annotations = claims.length > 0 ? claims.join(", ") : "none";
+  return `MCP server: ${origin.server}\ntool: ${origin.tool}\nannotations: ${annotations}\narguments:\n${JSON.stringify(args, null, 2)}\n`;
 }
 
 function edited(current: string, args: Record<string, unknown>): string {
@@ -69,7 +70,8 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
     if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
       return cut(
         "text",
-        `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
+        `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n` +
+          `--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
       );
     }
     const next = call.tool === "write_file" ? str(args.content) : edited(current, args);

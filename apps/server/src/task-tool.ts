@@ -8,7 +8,9 @@ export function taskTool(agents: readonly AgentDefinition[]): ToolDescriptor {
   return {
     name: TASK_TOOL,
     tier: "exec",
-    description: `Start a subagent on a self-contained piece of work. It works alone with its own tools and rules, and its final answer is this call's result. Agent types:\n${list}`,
+    description:
+      "Start a subagent on a self-contained piece of work. It works alone with its own tools and rules, " +
+      `and its final answer is this call's result. Agent types:\n${list}`,
     inputSchema: {
       type: "object",
       properties: {

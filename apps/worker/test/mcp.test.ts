@@ -99,7 +99,8 @@ describe("MCP tool results", () => {
     expect(r).toEqual({
       ok: true,
       output:
-        'one\n[image: image/png, 3 bytes, not shown]\n[audio: audio/wav, 2 bytes, not shown]\n[resource file:///a.txt (text/plain)]\nalpha\n[resource file:///b.bin] 6 bytes of binary content, not shown\n[resource link: file:///c "c" — see]',
+        "one\n[image: image/png, 3 bytes, not shown]\n[audio: audio/wav, 2 bytes, not shown]\n[resource file:///a.txt (text/plain)]\nalpha\n" +
+        '[resource file:///b.bin] 6 bytes of binary content, not shown\n[resource link: file:///c "c" — see]',
     });
   });
 

@@ -176,7 +176,8 @@ describe("the sandbox is never weaker than the rules", () => {
                 .join(" ")} echo "<</${i}>>"`,
           );
           readScript.push(
-            `echo "<<data>>"; cat ${q(path.join(b.data, DATA_FILE))} ${q(path.relative(b.work, path.join(b.data, DATA_FILE)))} 2>/dev/null; ls -a ${q(b.data)} 2>/dev/null; echo "<</data>>"`,
+            `echo "<<data>>"; cat ${q(path.join(b.data, DATA_FILE))} ${q(path.relative(b.work, path.join(b.data, DATA_FILE)))} 2>/dev/null; ` +
+              `ls -a ${q(b.data)} 2>/dev/null; echo "<</data>>"`,
           );
           const out = await run(runner, guard, readScript.join("\n"));
           reads.forEach((rel, i) => {

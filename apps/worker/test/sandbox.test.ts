@@ -96,7 +96,8 @@ describe("sandbox settings", () => {
 describe("a command in the sandbox", () => {
   it("cannot read what read_file is denied, by any spelling, nor through a symlink it makes", async () => {
     const r = await sandboxed(
-      `cat a.txt; cat .env; cat ${work}/.env; cat dist/../.env; ln -s .env link; cat link; ln -s ${work}/secrets s2; cat s2/db.json; cat secrets/db.json; ls secrets`,
+      `cat a.txt; cat .env; cat ${work}/.env; cat dist/../.env; ln -s .env link; cat link; ` +
+        `ln -s ${work}/secrets s2; cat s2/db.json; cat secrets/db.json; ls secrets`,
     );
     expect(r.out).toContain("hello");
     expect(r.out).not.toContain("top-secret");
@@ -107,7 +108,8 @@ describe("a command in the sandbox", () => {
 
   it("cannot change what write tools are denied; writes elsewhere in the work directory land", async () => {
     const r = await sandboxed(
-      "echo x > locked.txt; rm -f locked.txt; mv locked.txt moved; echo y > dist/new.js; echo z > dist/out.js; echo ok > made.txt; echo t > /tmp/t && cat /tmp/t; echo no > /etc/gatehouse-test",
+      "echo x > locked.txt; rm -f locked.txt; mv locked.txt moved; echo y > dist/new.js; echo z > dist/out.js; " +
+        "echo ok > made.txt; echo t > /tmp/t && cat /tmp/t; echo no > /etc/gatehouse-test",
     );
     expect(fs.readFileSync(path.join(work, "locked.txt"), "utf8")).toBe("keep\n");
     expect(fs.existsSync(path.join(work, "dist", "new.js"))).toBe(false);
@@ -127,7 +129,8 @@ describe("a command in the sandbox", () => {
 
   it("does not see protected paths, the worker's token or its processes, and has no network when it is off", async () => {
     const r = await sandboxed(
-      `ls -a ${data}; cat ${data}/permissions.jsonc; echo > ${data}/x; cat /proc/self/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c TOKEN; ls /proc | grep -c '^[0-9]'; (exec 3<>/dev/tcp/127.0.0.1/9) 2>&1 | head -1`,
+      `ls -a ${data}; cat ${data}/permissions.jsonc; echo > ${data}/x; cat /proc/self/environ | tr '\\0' '\\n'; ` +
+        `cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c TOKEN; ls /proc | grep -c '^[0-9]'; (exec 3<>/dev/tcp/127.0.0.1/9) 2>&1 | head -1`,
       "model",
       { GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak" },
     );

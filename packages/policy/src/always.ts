@@ -26,8 +26,13 @@ function patternOf(info: CommandInfo): string {
 }
 
 /** Programs whose name followed by `*` alone would allow any command. */
-const RUNS_ANYTHING =
-  /^(sudo|doas|pkexec|run0|su|runuser|env|xargs|eval|exec|command|builtin|nohup|nice|ionice|timeout|time|stdbuf|setsid|flock|chroot|unshare|nsenter|setpriv|strace|ltrace|busybox|sh|bash|zsh|dash|ksh|mksh|ash|fish|npx|pnpx|bunx|watch|script|parallel|find)$/;
+const RUNS_ANYTHING = new RegExp(
+  `^(${[
+    ...["sudo", "doas", "pkexec", "run0", "su", "runuser", "env", "xargs", "eval", "exec", "command", "builtin", "nohup", "nice"],
+    ...["ionice", "timeout", "time", "stdbuf", "setsid", "flock", "chroot", "unshare", "nsenter", "setpriv", "strace", "ltrace"],
+    ...["busybox", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "npx", "pnpx", "bunx", "watch", "script", "parallel", "find"],
+  ].join("|")})$`,
+);
 
 /**
  * Why a pattern may never be saved by an "always" answer: it matches every command or path (`*`,

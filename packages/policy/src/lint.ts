@@ -51,7 +51,9 @@ export function lintRules(text: string, opts: ParseOptions): LintReport {
       const where = later.source?.line ? ` at line ${later.source.line}` : "";
       warnings.push({
         ...at(rule),
-        message: `${rule.tool} "${rule.pattern}" (${rule.action}) is shadowed by ${later.tool} "${later.pattern}" (${later.action})${where}, which matches everything it does and comes later`,
+        message:
+          `${rule.tool} "${rule.pattern}" (${rule.action}) is shadowed by ${later.tool} "${later.pattern}" (${later.action})${where}, ` +
+          "which matches everything it does and comes later",
       });
     }
   });

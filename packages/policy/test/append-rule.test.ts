@@ -21,7 +21,18 @@ describe("appendRuleText", () => {
   });
 
   it("appends last in an object entry, keeping comments and indentation", () => {
-    const text = `// top comment\n{\n    // the catch-all\n    "*": "ask",\n    "shell_exec": {\n        "*": "ask", // keep asking\n        "ls *": "allow"\n    }\n}\n`;
+    const text = [
+      "// top comment",
+      "{",
+      "    // the catch-all",
+      '    "*": "ask",',
+      '    "shell_exec": {',
+      '        "*": "ask", // keep asking',
+      '        "ls *": "allow"',
+      "    }",
+      "}",
+      "",
+    ].join("\n");
     const out = appendRuleText(text, { tool: "shell_exec", pattern: "npm test *", note: "by ada" });
     expect(out).toContain("// top comment");
     expect(out).toContain("// the catch-all");
@@ -71,7 +82,9 @@ describe("appendRule on disk", () => {
     const file = path.join(dir, "multi.jsonc");
     fs.writeFileSync(file, `{"*": "ask"}`);
     const { spawn } = await import("node:child_process");
-    const script = `import("${path.resolve(import.meta.dirname, "../dist/node/index.js")}").then(async (m) => { for (let i = 0; i < 10; i++) await m.appendRule(process.argv[1], { tool: "t" + process.argv[2], pattern: "p" + i }); })`;
+    const entry = path.resolve(import.meta.dirname, "../dist/node/index.js");
+    const appendTen = `for (let i = 0; i < 10; i++) await m.appendRule(process.argv[1], { tool: "t" + process.argv[2], pattern: "p" + i });`;
+    const script = `import("${entry}").then(async (m) => { ${appendTen} })`;
     await Promise.all(
       [0, 1, 2, 3, 4].map(
         (n) =>

@@ -24,7 +24,13 @@ describe("lint", () => {
 
   it("warns about patterns that can never match", () => {
     const { warnings } = lint(
-      `{\n "read_file": {"../x": "deny", "src/": "deny", "a//b": "deny"},\n "shell_exec": {" ls": "allow", "git  push": "deny"},\n "my_mcp_tool": {"foo": "allow"}\n}`,
+      [
+        "{",
+        ' "read_file": {"../x": "deny", "src/": "deny", "a//b": "deny"},',
+        ' "shell_exec": {" ls": "allow", "git  push": "deny"},',
+        ' "my_mcp_tool": {"foo": "allow"}',
+        "}",
+      ].join("\n"),
     );
     expect(warnings.map((w) => w.message)).toEqual([
       expect.stringMatching(/"\.\.\/x" can never match/),

@@ -15,7 +15,10 @@ export const ToolOutput = z.object({
 });
 export type ToolOutput = z.infer<typeof ToolOutput>;
 
-/** How a tool call ended: it ran (`ok`, `failed`, `timed_out`), or it did not (a rule denied it, a person rejected it, it was cancelled or nobody answered in time). */
+/**
+ * How a tool call ended: it ran (`ok`, `failed`, `timed_out`), or it did not (a rule denied it, a
+ * person rejected it, it was cancelled or nobody answered in time).
+ */
 export const ToolResultOutcome = z.enum(["ok", "failed", "denied", "rejected", "cancelled", "timed_out"]);
 export type ToolResultOutcome = z.infer<typeof ToolResultOutcome>;
 

@@ -64,21 +64,21 @@ async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Prom
 export async function runCommand(values: RunValues): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const mode: Mode = values.mode ?? (interactive ? "default" : "strict");
-  const t = await target(values);
+  const where = await target(values);
   try {
-    const session = await t.client.session.create.mutate({ workerId: t.workerId, mode, ...t.session });
+    const session = await where.client.session.create.mutate({ workerId: where.workerId, mode, ...where.session });
     const printer = new TurnPrinter((line) => process.stdout.write(`${line}\n`), values.json === true, session.id);
     let started!: () => void;
     const subscribed = new Promise<void>((resolve) => (started = resolve));
     const ended = new Promise<Extract<GatehouseEvent, { type: "turn_ended" }>>((resolve) => {
-      const sub = t.client.agent.onEvents.subscribe(
+      const sub = where.client.agent.onEvents.subscribe(
         { sessionId: session.id },
         {
           onStarted: () => started(),
           onData: ({ id, data }) => {
             const e = data as GatehouseEvent;
             printer.print(id, e);
-            if (e.type === "tool_approval_required" && interactive) void askOnTerminal(t.client, e);
+            if (e.type === "tool_approval_required" && interactive) void askOnTerminal(where.client, e);
             if (e.type === "turn_ended" && e.sessionId === session.id) {
               sub.unsubscribe();
               resolve(e);
@@ -88,7 +88,7 @@ export async function runCommand(values: RunValues): Promise<number> {
       );
     });
     await subscribed;
-    await t.client.agent.prompt.mutate({ sessionId: session.id, text: values.prompt });
+    await where.client.agent.prompt.mutate({ sessionId: session.id, text: values.prompt });
     const end = await ended;
     if (printer.error || end.reason === "error" || end.reason === "step_limit") return RUN_EXIT.error;
     if (printer.denied.length > 0 || end.reason === "rejected") {
@@ -100,6 +100,6 @@ export async function runCommand(values: RunValues): Promise<number> {
     if (err instanceof CliError) throw err;
     throw new CliError((err as Error).message, 1);
   } finally {
-    await t.close();
+    await where.close();
   }
 }

@@ -20,9 +20,15 @@ export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>)
   guardProcess(log);
   const server = await startServer(config, { log });
   const stopWatching = values.config ? watchConfig(values.config, () => loadServerConfig(values.config, overrides), server, log) : () => undefined;
-  process.stdout.write(
-    `${JSON.stringify({ msg: "gatehouse server listening", url: server.url, port: server.port, dataDir: config.dataDir, model: config.model, ...(server.fingerprint ? { fingerprint: server.fingerprint } : {}) })}\n`,
-  );
+  const listening = {
+    msg: "gatehouse server listening",
+    url: server.url,
+    port: server.port,
+    dataDir: config.dataDir,
+    model: config.model,
+    ...(server.fingerprint ? { fingerprint: server.fingerprint } : {}),
+  };
+  process.stdout.write(`${JSON.stringify(listening)}\n`);
   const local = ["0.0.0.0", "::"].includes(config.host) ? server.url.replace(/\/\/[^/]+:(\d+)$/, "//127.0.0.1:$1") : server.url;
   let telegram: Awaited<ReturnType<typeof embeddedTelegram>> = null;
   try {

@@ -71,17 +71,17 @@ interface Start {
   log?: Log | undefined;
 }
 
-async function start(s: Start): Promise<TelegramBot> {
+async function start(bot: Start): Promise<TelegramBot> {
   try {
     return await checked(() =>
       startTelegramBot({
-        url: s.url,
-        tls: s.tls,
-        botToken: s.botToken,
-        users: s.users,
-        stateFile: s.stateFile,
-        apiRoot: s.settings.apiRoot,
-        ...(s.log ? { log: s.log } : {}),
+        url: bot.url,
+        tls: bot.tls,
+        botToken: bot.botToken,
+        users: bot.users,
+        stateFile: bot.stateFile,
+        apiRoot: bot.settings.apiRoot,
+        ...(bot.log ? { log: bot.log } : {}),
       }),
     );
   } catch (err) {
@@ -108,9 +108,8 @@ export async function telegramCommand(values: OptionValues<typeof TELEGRAM_OPTIO
   const tls = await trustServer(values.server, trust);
   const stateFile = path.resolve(values.state ?? settings.stateFile ?? path.join(os.homedir(), ".gatehouse", "telegram-state.json"));
   const bot = await start({ url: values.server, tls, botToken, settings, users, stateFile });
-  process.stdout.write(
-    `${JSON.stringify({ msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile })}\n`,
-  );
+  const running = { msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile };
+  process.stdout.write(`${JSON.stringify(running)}\n`);
   await runUntilSignal(bot);
   return 0;
 }
