@@ -71,21 +71,23 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
   const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
-  const rpc = createHTTPHandler({
-    router,
-    maxBodySize: limits.frameBytes,
-    onError,
-    createContext: ({ req, res, info }) => {
-      const principal = tokens.fromAuthorization(req.headers.authorization);
-      // A subscription's stream holds its connection open: it counts against the token's connections like a WebSocket.
-      if (principal && info.type === "subscription") {
-        const refused = connections.admit(principal, streamPeer(res));
-        if (refused) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: refused });
-        res.once("close", () => connections.drop(principal));
-      }
-      return { principal };
-    },
-  });
+  const httpHandler = (maxBodySize: number) =>
+    createHTTPHandler({
+      router,
+      maxBodySize,
+      onError,
+      createContext: ({ req, res, info }) => {
+        const principal = tokens.fromAuthorization(req.headers.authorization);
+        // A subscription's stream holds its connection open: it counts against the token's connections like a WebSocket.
+        if (principal && info.type === "subscription") {
+          const refused = connections.admit(principal, streamPeer(res));
+          if (refused) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: refused });
+          res.once("close", () => connections.drop(principal));
+        }
+        return { principal };
+      },
+    });
+  let rpc = httpHandler(limits.frameBytes);
   const webConsole = createConsoleHandler();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (webConsole(req, res)) return;
@@ -161,7 +163,11 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     fingerprint: tls?.fingerprint ?? null,
     reloadTokens: (next) => {
       tokens = new Tokens(next.workerTokens, next.clientTokens);
+      if (next.limits.frameBytes !== limits.frameBytes) rpc = httpHandler(next.limits.frameBytes);
       limits = next.limits;
+      // Frame limits of connections opened from now on; open ones keep theirs.
+      wss.options.maxPayload = limits.preAuthFrameBytes;
+      links.options.maxPayload = limits.frameBytes;
       const closed = connections.closeUnless((p) => tokens.grants(p));
       log.info("tokens reloaded", { workerTokens: next.workerTokens.length, clientTokens: next.clientTokens.length, connectionsClosed: closed });
       return closed;

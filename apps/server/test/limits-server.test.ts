@@ -75,3 +75,35 @@ describe("limits on a running server", () => {
     await expect(reader.read()).rejects.toThrow();
   });
 });
+
+describe("limits reloaded", () => {
+  it("frame limits apply to connections opened after a reload", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-limits-"));
+    const config = loadServerConfig(
+      undefined,
+      { port: 0, dataDir, clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }], limits: { frameBytes: 1024 * 1024, authTimeoutMs: 1000 } },
+      {},
+    );
+    const running = await startServer(config, { log: silentLog });
+    const http = running.url.replace(/^ws/, "http");
+    const post = async () =>
+      (
+        await fetch(`${http}/agent.prompt`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ sessionId: "s", text: "x".repeat(2_000_000) }),
+        })
+      ).status;
+    const preAuthFrame = () => {
+      const ws = new WebSocket(`${running.url}?connectionParams=1`);
+      ws.once("open", () => ws.send("x".repeat(20_000)));
+      return new Promise<number>((r) => ws.once("close", (c) => r(c)));
+    };
+    expect(await post()).toBe(413);
+    expect(await preAuthFrame()).toBe(1009);
+    running.reloadTokens({ ...config, limits: { ...config.limits, frameBytes: 4 * 1024 * 1024, preAuthFrameBytes: 32 * 1024 } });
+    expect(await post()).not.toBe(413);
+    expect(await preAuthFrame()).not.toBe(1009);
+    await running.close();
+  });
+});
