@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -124,6 +125,32 @@ describe("the log under a flood", () => {
     expect(lines.length).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
     const held = lines.map((l) => (JSON.parse(l) as { notLoggedSinceLastLine?: number }).notLoggedSinceLastLine ?? 0);
     expect(lines.length + held.reduce((a, b) => a + b, 0)).toBe(101);
+  });
+});
+
+describe("a scenario file named by a client", () => {
+  it("is read only when it is a small regular file, without blocking, and its errors do not quote it", async () => {
+    const s = (server = await ServerProcess.start({
+      ...config({}),
+      clientTokens: [{ name: "ada", token: ADA, role: "approver", workers: ["w1"] }],
+    }));
+    await s.worker(BOX, "w1").err.next(/connected to ws:/);
+    const fifo = `${s.root}/fifo`;
+    execFileSync("mkfifo", [fifo]);
+    fs.writeFileSync(`${s.root}/big.json`, " ".repeat(2 * 1024 * 1024));
+    fs.writeFileSync(`${s.root}/secret.yaml`, "a: b: c\ntoken: s3cr3t-value\n");
+    fs.writeFileSync(`${s.root}/secret.json`, "s3cr3t-value");
+    const create = async (scenario: string) => (await post(s, ADA, "session.create", { workerId: "w1", scenario })).error?.message ?? "created";
+    expect(await create(fifo)).toMatch(/fifo: it is a FIFO, not a regular file$/);
+    expect(await create("/dev/zero")).toMatch(/it is a device, not a regular file$/);
+    expect(await create(s.root)).toMatch(/it is a directory, not a regular file$/);
+    expect(await create(`${s.root}/big.json`)).toMatch(/it is larger than 1048576 bytes$/);
+    const yaml = await create(`${s.root}/secret.yaml`);
+    expect(yaml).toMatch(/secret\.yaml: .*line 1, column 4$/);
+    expect(await create(`${s.root}/secret.json`)).toMatch(/secret\.json: not valid JSON$/);
+    expect(yaml + (await create(`${s.root}/secret.json`))).not.toContain("s3cr3t");
+    fs.writeFileSync(`${s.root}/ok.json`, JSON.stringify({ steps: [{ text: "fine" }] }));
+    expect(await create(`${s.root}/ok.json`)).toBe("created");
   });
 });
 

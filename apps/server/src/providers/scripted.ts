@@ -1,4 +1,4 @@
-import fs from "node:fs";
+import { readRegularFile } from "@gatehouse/policy/node";
 import type { Message } from "@gatehouse/protocol";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -28,13 +28,24 @@ export const Scenario = z.object({
 });
 export type Scenario = z.infer<typeof Scenario>;
 
+/**
+ * A parser's error without the text it quotes from the file (YAML's lines after the first, JSON's
+ * snippet): a client may name any file as its scenario, and must learn only what is wrong where.
+ */
+function withoutQuote(message: string): string {
+  return message
+    .split("\n")[0]!
+    .replace(/^Unexpected token .*" is not valid JSON$/, "not valid JSON")
+    .replace(/:$/, "");
+}
+
 /** Reads a scenario from JSON or YAML text, naming the file and field of any problem. */
 export function parseScenario(text: string, source: string): Scenario {
   let raw: unknown;
   try {
     raw = source.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new GatehouseError("CONFIG", `${source}: ${(err as Error).message}`);
+    throw new GatehouseError("CONFIG", `${source}: ${withoutQuote((err as Error).message)}`);
   }
   const parsed = Scenario.safeParse(raw);
   if (!parsed.success) {
@@ -44,10 +55,13 @@ export function parseScenario(text: string, source: string): Scenario {
   return parsed.data;
 }
 
+/** The largest scenario file read: a client may name one, and the server reads it whole. */
+const MAX_SCENARIO_BYTES = 1024 * 1024;
+
 export function loadScenario(file: string): Scenario {
   let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    text = readRegularFile(file, MAX_SCENARIO_BYTES);
   } catch (err) {
     throw new GatehouseError("CONFIG", `cannot read scenario ${file}: ${(err as Error).message}`);
   }

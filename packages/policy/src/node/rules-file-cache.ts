@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { readRegularFile } from "./regular-file.js";
 import path from "node:path";
 import { DEFAULT_RULES_TEXT } from "../defaults.js";
 import { RulesFileError } from "../errors.js";
@@ -17,35 +18,19 @@ export function seedRulesFile(file: string, text = DEFAULT_RULES_TEXT): boolean 
   }
 }
 
-function kindOf(stat: fs.Stats): string {
-  if (stat.isDirectory()) return "a directory";
-  if (stat.isFIFO()) return "a FIFO";
-  if (stat.isSocket()) return "a socket";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
-  return "not a regular file";
-}
-
-/**
- * Reads a rules file that must be a regular file. It is opened without blocking and checked on
- * the open descriptor, so a FIFO or device put in its place can neither stall the reader nor be
- * swapped in between a check and the read.
- */
+/** Reads a rules file that must be a regular file (see readRegularFile: a FIFO cannot stall it). */
 export function readRulesText(file: string): string {
-  let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    return readRegularFile(file);
   } catch (err) {
-    throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new RulesFileError("RULES_IO", file, 1, 1, `the rules file is ${kindOf(stat)}, not a regular file`);
-    return fs.readFileSync(fd, "utf8");
-  } catch (err) {
-    if (err instanceof RulesFileError) throw err;
-    throw new RulesFileError("RULES_IO", file, 1, 1, `cannot read the rules file: ${(err as Error).message}`);
-  } finally {
-    fs.closeSync(fd);
+    const message = (err as Error).message;
+    throw new RulesFileError(
+      "RULES_IO",
+      file,
+      1,
+      1,
+      message.startsWith("it is ") ? `the rules file ${message.slice(3)}` : `cannot read the rules file: ${message}`,
+    );
   }
 }
 
