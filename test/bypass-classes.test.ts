@@ -1472,6 +1472,27 @@ const TOOLCHAIN: Case[] = [
   stretch("git log --foo=/etc/hosts"),
   stretch("git log -o/tmp/out"),
 ];
+// Words a line only appears to hide: comments ended by a newline, words xargs appends, awk's own spellings.
+const APPENDED: Case[] = [
+  deny("ls # \\\nrm x", rm),
+  deny("echo ok #\\\nrm x", rm),
+  deny("true && { ls; } # note \\\nrm x", rm),
+  deny("(ls # \\\nrm x)", rm),
+  hidden("echo push | xargs git"),
+  stretch("echo '-c core.fsmonitor=./evil status' | xargs git", git(evil)),
+  stretch("printf -- '-delete\\n' | xargs find victim", { removed: "victim" }),
+  stretch("echo --files0-from=.env | xargs sort", secret),
+  stretch("ls | xargs tee out.txt", { file: "notes.md", is: "" }),
+  stretch("find . -name notes.md -exec tee {} \\; < x", { wrote: "notes.md", setup: "printf PWNED > x" }),
+  stretch("awk --source='BEGIN{system(\"./evil\")}'", need(["gawk"], evil)),
+  stretch("awk -e 'BEGIN{}' -e 'BEGIN{system(\"./evil\")}'", need(["gawk"], evil)),
+  stretch("awk -e'BEGIN{system(\"./evil\")}'"),
+  stretch("awk -F , 'BEGIN{system(\"./evil\")}'", evil),
+  stretch("awk -v x=1 'BEGIN{system(\"./evil\")}'", evil),
+  stretch("sed -l 5 '1e ./evil' notes.md", evil),
+  stretch("awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", secret),
+  stretch("awk 'BEGIN { ARGV[ARGC++] = \".env\" } 1'", secret),
+];
 const NAME_LISTS: Case[] = [
   hidden("printf '.env\\0' | sort --files0-from=-", secret),
   hidden("sort --files0-from=list.txt"),
@@ -1563,7 +1584,7 @@ const GROUPS: [string, Case[]][] = [
   ["4 runners", [...RUNNERS, ...RUNNERS_MORE, ...MODULES, ...TOOLCHAIN]],
   ["5 reads", [...READS, ...READS_MORE, ...OPTION_FILES, ...NAME_LISTS]],
   ["6 paths", [...PATHS, ...PATHS_MORE]],
-  ["7 order", [...ORDER, ...ORDER_MORE]],
+  ["7 order", [...ORDER, ...ORDER_MORE, ...APPENDED]],
 ];
 
 const tally = new Tally("bypass cases held");

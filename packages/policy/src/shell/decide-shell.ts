@@ -11,7 +11,7 @@ import { withoutLeadingOptions } from "./arity.js";
 import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
 import { changesTheShell, isHarmlessVariable } from "./environment.js";
 import { looseMatch } from "./loose-match.js";
-import { isKnownProgram } from "./programs/index.js";
+import { isKnownProgram, takesAnyWords } from "./programs/index.js";
 import { runsCode } from "./programs/runners.js";
 import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
@@ -217,8 +217,12 @@ class ShellJudge {
       if (changesTheShell(d.name)) v = atLeast(v, "ask", `${c.name} sets ${d.name}, which changes what the shell runs`);
       else if (d.exported && !isHarmlessVariable(d.name)) v = atLeast(v, "ask", `${c.name} exports ${d.name}, a variable that may choose what runs`);
     }
-    if (cmd.unknownArgs && c.spec?.operands.rest === "read")
+    const rest = c.spec?.operands.rest;
+    if (cmd.unknownArgs && (rest === "read" || rest === "write"))
       v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} arguments that cannot be checked`);
+    // Words xargs appends may be options too; `find -exec` appends only the paths it found.
+    else if (cmd.unknownArgs && !cmd.via?.startsWith("find ") && !takesAnyWords(c.spec))
+      v = atLeast(v, "ask", `${cmd.via ?? "xargs"} gives ${cmd.program} words that may be options, which the gate cannot check`);
     return v;
   }
 

@@ -121,18 +121,38 @@ function concatenate(node: SyntaxNode, raw: string): ShellWord {
   return { text, raw, dynamic, glob: glob || BRACE_EXPANSION.test(raw) };
 }
 
-/** Removes line continuations (backslash-newline) the way bash does before it splits words. */
+/**
+ * Removes line continuations (backslash-newline) the way bash does before it splits words: not
+ * inside single quotes, and not in a comment, which a newline ends even after a backslash.
+ */
 export function joinContinuations(source: string): string {
   if (!source.includes("\\\n")) return source;
   let out = "";
+  // Inside `'...'` nothing is special; inside `$'...'` a backslash escapes the next character.
+  let quote: "'" | "$'" | '"' | null = null;
   for (let i = 0; i < source.length; i++) {
     const c = source[i]!;
-    if (c === "\\" && i + 1 < source.length) {
+    if (quote === "'" || (quote === "$'" && c !== "\\")) {
+      out += c;
+      if (c === "'") quote = null;
+    } else if (quote === "$'") {
+      out += c + (source[++i] ?? "");
+    } else if (c === "\\" && i + 1 < source.length) {
       if (source[i + 1] === "\n") i++;
       else out += c + source[++i]!;
-      continue;
+    } else if (c === "#" && (i === 0 || WORD_BREAK.test(source[i - 1]!))) {
+      // Also inside double quotes: there `#` may start a comment of a `$( )`; keeping a
+      // continuation there only ever shows the parser more lines, never fewer.
+      const end = source.indexOf("\n", i);
+      out += end === -1 ? source.slice(i) : source.slice(i, end + 1);
+      i = end === -1 ? source.length : end;
+    } else {
+      out += c;
+      if (c === '"') quote = quote === '"' ? null : '"';
+      else if (c === "'" && quote === null) quote = source[i - 1] === "$" ? "$'" : "'";
     }
-    out += c;
   }
   return out;
 }
+/** Characters after which a `#` starts a comment. */
+const WORD_BREAK = /[\s;&|()<>]/;

@@ -24,6 +24,34 @@ const TABLES: Record<string, SpecInput>[] = [
 
 const SPECS: ReadonlyMap<string, ProgramSpec> = new Map(TABLES.flatMap((t) => Object.entries(t)).map(([name, input]) => [name, defineSpec(input)]));
 
+/** Kinds of values that only name text or files to look at or read. */
+const PLAIN_VALUES: ReadonlySet<string> = new Set(["text", "path", "read"]);
+const anyWords = new WeakMap<ProgramSpec, boolean>();
+
+/**
+ * Whether any words at all, options included, leave the program harmless: words that `xargs`
+ * appends from its input cannot make it run, write or load anything (`xargs ls`, `xargs wc -l`).
+ */
+export function takesAnyWords(spec: ProgramSpec | null): boolean {
+  if (!spec) return false;
+  let known = anyWords.get(spec);
+  if (known === undefined) {
+    const { lead = [], rest, last } = spec.operands;
+    // Where any flag is accepted, only a printer of text with no valued options is harmless (echo).
+    const printer = rest === "text" && lead.length === 0 && [...spec.options.values()].every((o) => o.value === undefined);
+    known =
+      !spec.subcommands &&
+      (!spec.anyFlag || printer) &&
+      !spec.risk &&
+      spec.commandAt === undefined &&
+      !spec.scriptOperand &&
+      [...lead, rest, ...(last ? [last] : [])].every((k) => k === "text" || k === "path") &&
+      [...spec.options.values()].every((o) => !o.risk && !o.ends && [o.value, ...(o.more ?? [])].every((k) => k === undefined || PLAIN_VALUES.has(k)));
+    anyWords.set(spec, known);
+  }
+  return known;
+}
+
 /** Whether the gate has a model of this program (a spec or a reader of its own). */
 export function isKnownProgram(name: string): boolean {
   return SPECS.has(name) || SPECIAL_READERS.has(name);

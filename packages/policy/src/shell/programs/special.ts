@@ -145,20 +145,18 @@ const SED = defineSpec({
   operands: { lead: ["text"], leadUnless: ["-e", "--expression", "-f", "--file"], rest: "read" },
 });
 
-/** The sed scripts of a command: every -e value, or the first operand. */
-function sedScripts(words: readonly ShellWord[], out: Classified): string[] {
+/** The scripts of sed or awk: every `-e` value (clustered, attached, or `--LONG=`), else the first operand (after options and their values). */
+function scriptsOf(words: readonly ShellWord[], out: Classified, long: string): string[] {
   const scripts: string[] = [];
   for (let i = 1; i < words.length; i++) {
     const t = words[i]!.text;
     if (t === "--") break;
-    if (t === "-e" || t === "--expression") scripts.push(words[++i]?.text ?? "");
-    else if (t.startsWith("--expression=")) scripts.push(t.slice(13));
+    if (t === "-e" || t === long) scripts.push(words[++i]?.text ?? "");
+    else if (t.startsWith(`${long}=`)) scripts.push(t.slice(long.length + 1));
     else if (/^-[a-zA-Z]*e./.test(t) && !t.startsWith("--")) scripts.push(t.slice(t.indexOf("e") + 1));
   }
-  if (scripts.length === 0 && out.unknown === null) {
-    const first = words.slice(1).find((w) => !w.text.startsWith("-") || w.text === "-");
-    if (first) scripts.push(first.text);
-  }
+  const [first] = out.operands;
+  if (scripts.length === 0 && out.unknown === null && first) scripts.push(first.text);
   return scripts;
 }
 
@@ -173,7 +171,7 @@ function sed(words: readonly ShellWord[], name: string): Classified {
   const out = classifyWords(words, SED, name);
   inPlace(out, words);
   if (words.some((w) => /^-[a-zA-Z]*f|^--file/.test(w.text))) out.risk ??= "sed -f runs a script file the gate does not read";
-  for (const script of sedScripts(words, out)) {
+  for (const script of scriptsOf(words, out, "--expression")) {
     const effects = sedEffects(script);
     out.risk ??=
       effects.risk ??
@@ -189,14 +187,15 @@ const AWK = defineSpec({
     "-F:text --field-separator:text -v:text --assign:text -f:read --file:read -e:text --source:text -b -c -C -d?=text -D?=text -g -h -L?=text -M -n -N -o?=text -O -p?=text -P -r -s -S -t -V --characters-as-bytes --traditional --copyright --dump-variables?=text --gen-pot --help --lint?=text --bignum --use-lc-numeric --non-decimal-data --optimize --posix --re-interval --no-optimize --sandbox --lint-old --version -E:runs --exec:runs -i:runs --include:runs -l:runs --load:runs",
   operands: { lead: ["text"], leadUnless: ["-f", "--file", "-e", "--source"], rest: "read" },
 });
-const AWK_RUNS = /\bsystem\s*\(|\bgetline\b|\|&|@|\bprintf?\b[^;}\n]*[|>]/;
+// Also assignments to ARGV or ARGC, which choose the files awk reads.
+const AWK_RUNS = /\bsystem\s*\(|\bgetline\b|\|&|@|\bprintf?\b[^;}\n]*[|>]|\bARG[VC]\b[^=;}\n]*=(?!=)|\\\n/;
 
 function awk(words: readonly ShellWord[], name: string): Classified {
   const out = classifyWords(words, AWK, name);
   if (words.some((w) => /^(-f|--file)/.test(w.text))) out.risk ??= `${name} -f runs a program file the gate does not read`;
-  const program = words.find((w, i) => i > 0 && (words[i - 1]!.text === "-e" || words[i - 1]!.text === "--source")) ?? out.operands[0];
-  if (program && AWK_RUNS.test(program.text)) out.risk ??= `the ${name} program runs commands, reads other files or writes files`;
-  for (const m of program?.text.matchAll(/getline[^<;}]*<\s*"([^"]+)"/g) ?? []) out.reads.push({ text: m[1]!, raw: m[1]!, dynamic: false, glob: false });
+  const program = scriptsOf(words, out, "--source").join("\n");
+  if (AWK_RUNS.test(program)) out.risk ??= `the ${name} program runs commands, reads other files or writes files`;
+  for (const m of program.matchAll(/getline[^<;}]*<\s*"([^"]+)"/g)) out.reads.push({ text: m[1]!, raw: m[1]!, dynamic: false, glob: false });
   // `var=value` operands are assignments, not files.
   out.reads = out.reads.filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text));
   return out;
