@@ -1,0 +1,76 @@
+/**
+ * The database's schema, one step per version, oldest first. A step is never edited once released:
+ * a change is a new step at the end.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the state of sessions, and what instances share to work as one.
+  `
+  CREATE TABLE sessions (
+    id text PRIMARY KEY,
+    parent_id text,
+    info jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX sessions_parent ON sessions (parent_id);
+  CREATE TABLE messages (
+    id bigserial PRIMARY KEY,
+    session_id text NOT NULL,
+    message jsonb NOT NULL
+  );
+  CREATE INDEX messages_session ON messages (session_id, id);
+  CREATE TABLE events (
+    id bigserial PRIMARY KEY,
+    session_id text NOT NULL,
+    event jsonb NOT NULL
+  );
+  CREATE INDEX events_session ON events (session_id, id);
+  CREATE TABLE pending_approvals (
+    approval_id text PRIMARY KEY,
+    session_id text NOT NULL,
+    event_id bigint NOT NULL,
+    event jsonb NOT NULL
+  );
+  CREATE INDEX pending_approvals_session ON pending_approvals (session_id);
+  CREATE TABLE runtime_rules (
+    id bigserial PRIMARY KEY,
+    session_id text NOT NULL,
+    tool text NOT NULL,
+    pattern text NOT NULL
+  );
+  CREATE INDEX runtime_rules_session ON runtime_rules (session_id);
+  CREATE TABLE audit_log (
+    id bigserial PRIMARY KEY,
+    at timestamptz NOT NULL,
+    session_id text NOT NULL,
+    worker_id text NOT NULL,
+    tool_name text NOT NULL,
+    action text NOT NULL,
+    by text,
+    entry jsonb NOT NULL
+  );
+  CREATE INDEX audit_log_at ON audit_log (at);
+  CREATE INDEX audit_log_session ON audit_log (session_id, at);
+  CREATE TABLE instances (
+    id text PRIMARY KEY,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    alive_until timestamptz NOT NULL
+  );
+  CREATE TABLE session_leases (
+    session_id text PRIMARY KEY,
+    instance_id text NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  CREATE INDEX session_leases_expiry ON session_leases (expires_at);
+  CREATE TABLE workers (
+    id text PRIMARY KEY,
+    instance_id text NOT NULL,
+    entry jsonb NOT NULL
+  );
+  CREATE TABLE mailbox (
+    id bigserial PRIMARY KEY,
+    to_instance text NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX mailbox_to ON mailbox (to_instance, id);
+  `,
+];
