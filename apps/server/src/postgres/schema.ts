@@ -3,32 +3,36 @@
  * a change is a new step at the end.
  */
 export const MIGRATIONS: readonly string[] = [
-  // 1: the state of sessions, and what instances share to work as one.
+  // 1: the state of sessions, and what instances share to work as one. Payloads are json, not jsonb:
+  // they are stored and read whole, and json keeps what jsonb refuses (a NUL character in tool output).
   `
   CREATE TABLE sessions (
     id text PRIMARY KEY,
+    seq bigserial UNIQUE,
+    worker_id text NOT NULL,
     parent_id text,
-    info jsonb NOT NULL,
+    info json NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
   );
   CREATE INDEX sessions_parent ON sessions (parent_id);
+  CREATE INDEX sessions_worker ON sessions (worker_id);
   CREATE TABLE messages (
     id bigserial PRIMARY KEY,
     session_id text NOT NULL,
-    message jsonb NOT NULL
+    message json NOT NULL
   );
   CREATE INDEX messages_session ON messages (session_id, id);
   CREATE TABLE events (
     id bigserial PRIMARY KEY,
     session_id text NOT NULL,
-    event jsonb NOT NULL
+    event json NOT NULL
   );
   CREATE INDEX events_session ON events (session_id, id);
   CREATE TABLE pending_approvals (
     approval_id text PRIMARY KEY,
     session_id text NOT NULL,
     event_id bigint NOT NULL,
-    event jsonb NOT NULL
+    event json NOT NULL
   );
   CREATE INDEX pending_approvals_session ON pending_approvals (session_id);
   CREATE TABLE runtime_rules (
@@ -46,7 +50,7 @@ export const MIGRATIONS: readonly string[] = [
     tool_name text NOT NULL,
     action text NOT NULL,
     by text,
-    entry jsonb NOT NULL
+    entry json NOT NULL
   );
   CREATE INDEX audit_log_at ON audit_log (at);
   CREATE INDEX audit_log_session ON audit_log (session_id, at);
@@ -64,12 +68,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE workers (
     id text PRIMARY KEY,
     instance_id text NOT NULL,
-    entry jsonb NOT NULL
+    entry json NOT NULL
   );
   CREATE TABLE mailbox (
     id bigserial PRIMARY KEY,
     to_instance text NOT NULL,
-    body jsonb NOT NULL
+    body json NOT NULL
   );
   CREATE INDEX mailbox_to ON mailbox (to_instance, id);
   `,
