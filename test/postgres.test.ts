@@ -1,10 +1,16 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalRequired } from "@gatehouse/protocol";
+import { GatehouseError } from "../apps/server/src/errors.js";
+import { silentLog } from "../apps/server/src/log.js";
+import { EventFeed } from "../apps/server/src/postgres/event-feed.js";
+import { Listener } from "../apps/server/src/postgres/listener.js";
+import { MAILBOX_CHANNEL, Mailbox } from "../apps/server/src/postgres/mailbox.js";
 import { migrate } from "../apps/server/src/postgres/migrations.js";
-import { PostgresStore } from "../apps/server/src/postgres/store.js";
+import { EVENTS_CHANNEL, PostgresStore } from "../apps/server/src/postgres/store.js";
 import { MIGRATIONS } from "../apps/server/src/postgres/schema.js";
 import { TestPostgres } from "./support/postgres.js";
+import { waitUntil } from "./support/wait.js";
 
 let server: TestPostgres;
 const pools: pg.Pool[] = [];
@@ -99,13 +105,19 @@ describe("the PostgreSQL store", () => {
   it("gives a pending approval to exactly one of 100 takers on two connections pools", async () => {
     const other = await PostgresStore.open(store.pool.options.connectionString!, () => undefined);
     try {
-      await store.putPending({ event: ask("a1", "p"), eventId: 7 });
-      await store.putPending({ event: ask("a2", "q"), eventId: 5 });
+      await store.putPending({ event: ask("a1", "p"), eventId: 100_007 });
+      await store.putPending({ event: ask("a2", "q"), eventId: 100_005 });
       expect((await other.listPending()).map((p) => p.event.approvalId)).toEqual(["a2", "a1"]);
       const takers = Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).takePending("a1"));
       const got = (await Promise.all(takers)).filter((t) => t !== undefined);
-      expect(got).toEqual([{ event: ask("a1", "p"), eventId: 7 }]);
+      expect(got).toEqual([{ event: ask("a1", "p"), eventId: 100_007 }]);
       expect((await store.listPending("q")).length).toBe(1);
+      // An approval stored as an event is pending as soon as any instance can see the event; recording it again after it was taken does not revive it.
+      const stored = await store.appendEvent("p", ask("a3", "p"));
+      expect((await other.listPending("p")).map((p) => [p.event.approvalId, p.eventId])).toEqual([["a3", stored.id]]);
+      expect(await other.takePending("a3")).toEqual({ event: ask("a3", "p"), eventId: stored.id });
+      await store.putPending({ event: ask("a3", "p"), eventId: stored.id });
+      expect(await store.listPending("p")).toEqual([]);
     } finally {
       await other.close();
     }
@@ -135,5 +147,59 @@ describe("the PostgreSQL store", () => {
     expect((await store.runtimeRules("p")).map((r) => r.pattern)).toEqual(["git *", "ls *"]);
     await store.forgetRuntimeRules("p");
     expect((await store.runtimeRules()).map((r) => r.sessionId)).toEqual(["q"]);
+  });
+});
+
+describe("events and letters between instances", () => {
+  it("reach every instance in id order, once each, whoever stored them", async () => {
+    const url = await server.database();
+    const a = await PostgresStore.open(url, () => undefined);
+    const b = await PostgresStore.open(url, () => undefined);
+    const seen: Record<string, number[]> = { a: [], b: [] };
+    const feeds = { a: new EventFeed(a, (e) => seen.a!.push(e.id), silentLog), b: new EventFeed(b, (e) => seen.b!.push(e.id), silentLog) };
+    const listeners = Object.entries(feeds).map(([, feed]) => {
+      const l = new Listener(url, silentLog, () => feed.resync());
+      l.on(EVENTS_CHANNEL, (p) => feed.notified(p));
+      return l;
+    });
+    try {
+      await Promise.all(listeners.map((l) => l.start()));
+      await Promise.all(Object.values(feeds).map((f) => f.start()));
+      const publish = async (store: PostgresStore, feed: EventFeed, n: number) => {
+        for (let i = 0; i < n; i++) await feed.stored(await store.appendEvent("s", { type: "user_message", sessionId: "s", at: "", text: String(i) }));
+      };
+      await Promise.all([publish(a, feeds.a, 150), publish(b, feeds.b, 150), publish(a, feeds.a, 50)]);
+      const all = (await a.eventsAfter(0)).map((e) => e.id);
+      expect(all.length).toBe(350);
+      await waitUntil(() => seen.a!.length === 350 && seen.b!.length === 350, 10_000, "every event on both instances");
+      expect(seen.a).toEqual(all);
+      expect(seen.b).toEqual(all);
+    } finally {
+      await Promise.all(listeners.map((l) => l.close()));
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("carry requests and their replies, errors with their codes, and time out when nobody answers", async () => {
+    const url = await server.database();
+    const store = await PostgresStore.open(url, () => undefined);
+    const serve = async (r: { kind: string }) => {
+      if (r.kind === "fail") throw new GatehouseError("NOT_FOUND", "no such thing");
+      return { echoed: r };
+    };
+    const boxes = [new Mailbox(store.pool, "one", serve, silentLog), new Mailbox(store.pool, "two", serve, silentLog)];
+    const listener = new Listener(url, silentLog, () => undefined);
+    listener.on(MAILBOX_CHANNEL, (p) => boxes.forEach((b) => b.notified(p)));
+    try {
+      await listener.start();
+      expect(await boxes[0]!.request("two", { kind: "echo", n: 1 }, 5000)).toEqual({ echoed: { kind: "echo", n: 1 } });
+      await expect(boxes[1]!.request("one", { kind: "fail" }, 5000)).rejects.toMatchObject({ code: "NOT_FOUND", message: "no such thing" });
+      await expect(boxes[0]!.request("nobody", { kind: "echo" }, 300)).rejects.toThrow(/server instance nobody did not answer a echo request within 300 ms/);
+    } finally {
+      await listener.close();
+      boxes.forEach((b) => b.close());
+      await store.close();
+    }
   });
 });

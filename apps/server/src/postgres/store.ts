@@ -73,13 +73,18 @@ export class PostgresStore implements Store {
     return rows.map((r) => r.message);
   }
 
-  /** One statement: take the ordering lock, insert, and notify the other instances when it commits. */
+  /**
+   * One statement: take the ordering lock, insert, and notify the other instances when it commits.
+   * An approval's pending record is committed with its event, so no instance can show it unanswerable.
+   */
   async appendEvent(sessionId: string, event: GatehouseEvent): Promise<StoredEvent> {
+    const approvalId = event.type === "tool_approval_required" ? event.approvalId : null;
     const { rows } = await this.pool.query<{ id: number }>(
       `WITH ordered AS (SELECT pg_advisory_xact_lock($3)),
-            stored AS (INSERT INTO events (session_id, event) SELECT $1, $2 FROM ordered RETURNING id)
+            stored AS (INSERT INTO events (session_id, event) SELECT $1, $2 FROM ordered RETURNING id),
+            held AS (INSERT INTO pending_approvals (approval_id, session_id, event_id, event) SELECT $4, $1, id, $2 FROM stored WHERE $4::text IS NOT NULL)
        SELECT id, pg_notify('${EVENTS_CHANNEL}', id::text) FROM stored`,
-      [sessionId, event, EVENT_ORDER_LOCK],
+      [sessionId, event, EVENT_ORDER_LOCK, approvalId],
     );
     return { id: rows[0]!.id, sessionId, event };
   }
@@ -145,13 +150,13 @@ export class PostgresStore implements Store {
     return rowCount ?? 0;
   }
 
+  /** Records an approval whose event was not stored here (one stored here is recorded already, and may be taken since). */
   async putPending(record: PendingRecord): Promise<void> {
-    await this.pool.query("INSERT INTO pending_approvals (approval_id, session_id, event_id, event) VALUES ($1, $2, $3, $4)", [
-      record.event.approvalId,
-      record.event.sessionId,
-      record.eventId,
-      record.event,
-    ]);
+    await this.pool.query(
+      `INSERT INTO pending_approvals (approval_id, session_id, event_id, event) SELECT $1, $2, $3, $4
+       WHERE NOT EXISTS (SELECT 1 FROM events WHERE id = $3) ON CONFLICT (approval_id) DO NOTHING`,
+      [record.event.approvalId, record.event.sessionId, record.eventId, record.event],
+    );
   }
 
   /** The row is deleted by one statement: however many instances ask at once, one gets it back. */
