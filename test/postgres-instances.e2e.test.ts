@@ -1,0 +1,100 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Events } from "./support/cluster.js";
+import { Instances } from "./support/instances.js";
+import { TestPostgres } from "./support/postgres.js";
+
+let postgres: TestPostgres;
+let set: Instances | undefined;
+beforeAll(async () => {
+  postgres = await TestPostgres.start();
+}, 60_000);
+afterAll(() => postgres?.stop());
+afterEach(async () => {
+  await set?.stop();
+  set = undefined;
+});
+
+const RULES = `{"*": "ask", "read_file": "allow"}`;
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+
+describe("several server instances on one PostgreSQL database", () => {
+  it("share sessions, events, workers and answers: a session on A runs its calls on B's worker and is approved from B", async () => {
+    set = await Instances.start(await postgres.database(), ["a", "b"], { rules: RULES });
+    await set.worker("w1", "a");
+    await set.worker("w2", "b");
+    const onA = set.client("a");
+    const onB = set.client("b");
+    expect((await onA.workers.list.query()).map((w) => [w.id, w.connected]).sort()).toEqual([
+      ["w1", true],
+      ["w2", true],
+    ]);
+    const file = set.scenario("spread", [{ toolCalls: [{ tool: "read_file", args: { path: "note.txt" } }, shell("echo ran-on-w2")] }, { text: "saw {{lastResult}}" }]);
+    const session = await onA.session.create.mutate({ workerId: "w2", scenario: file });
+    expect((await onB.session.list.query()).map((s) => s.id)).toContain(session.id);
+    const watchB = new Events(onB, { sessionId: session.id });
+    const watchA = new Events(onA, { sessionId: session.id });
+    await new Promise((r) => setTimeout(r, 200));
+    await onB.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    const ask = await watchB.next("tool_approval_required");
+    expect(await watchB.next("tool_result", (e) => e.toolName === "read_file")).toMatchObject({ ok: false });
+    expect(await onB.tool.approve.mutate({ sessionId: session.id, approvalId: ask.approvalId })).toEqual({ applied: true });
+    expect(await watchA.next("tool_result", (e) => e.toolName === "shell_exec")).toMatchObject({ ok: true, output: "ran-on-w2\n" });
+    await watchB.next("turn_ended");
+    expect(watchB.of("assistant_message").at(-1)?.message.text).toBe("saw ran-on-w2\n");
+    // Both instances saw the same events in the same order, each once.
+    await watchA.next("turn_ended");
+    expect(watchA.list.map((e) => e.id)).toEqual(watchB.list.map((e) => e.id));
+    expect(new Set(watchA.list.map((e) => e.id)).size).toBe(watchA.list.length);
+  });
+
+  it("apply exactly one of 100 answers racing on two instances", async () => {
+    set = await Instances.start(await postgres.database(), ["a", "b"], { rules: RULES });
+    await set.worker("w1", "b");
+    const onA = set.client("a");
+    const onB = set.client("b");
+    const session = await onA.session.create.mutate({ workerId: "w1", scenario: set.scenario("race", [{ toolCalls: [shell("echo once >> ran.txt")] }]) });
+    const watch = new Events(onB, { sessionId: session.id });
+    await new Promise((r) => setTimeout(r, 200));
+    await onA.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    const ask = await watch.next("tool_approval_required");
+    const answers = Array.from({ length: 100 }, (_, i) => {
+      const client = i % 2 ? onA : onB;
+      const input = { sessionId: session.id, approvalId: ask.approvalId };
+      return i % 3 ? client.tool.approve.mutate(input) : client.tool.deny.mutate(input);
+    });
+    const applied = (await Promise.all(answers)).filter((r) => r.applied);
+    expect(applied).toHaveLength(1);
+    await watch.next("turn_ended");
+    expect(watch.of("tool_approval_resolved")).toHaveLength(1);
+    expect(watch.of("tool_result")).toHaveLength(1);
+  });
+
+  it("take over the sessions of an instance killed with an approval pending: the approval is answered on another and the turn completes", async () => {
+    set = await Instances.start(await postgres.database(), ["a", "b"], { rules: RULES });
+    await set.worker("w1", "b");
+    const onA = set.client("a");
+    const session = await onA.session.create.mutate({
+      workerId: "w1",
+      scenario: set.scenario("takeover", [{ toolCalls: [shell("echo after-takeover")] }, { text: "then {{lastResult}}" }]),
+    });
+    const watchA = new Events(onA, { sessionId: session.id });
+    await new Promise((r) => setTimeout(r, 200));
+    await onA.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    const ask = await watchA.next("tool_approval_required");
+    await set.kill("a");
+    const onB = set.client("b");
+    const watchB = new Events(onB, { sessionId: session.id, lastEventId: watchA.lastId() ?? null });
+    const shown = await watchB.next("tool_approval_required", () => true, 10_000);
+    expect(shown.approvalId).toBe(ask.approvalId);
+    const started = Date.now();
+    let applied = false;
+    while (!applied && Date.now() - started < 15_000) {
+      applied = (await onB.tool.approve.mutate({ sessionId: session.id, approvalId: ask.approvalId })).applied;
+      if (!applied) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(applied).toBe(true);
+    expect(await watchB.next("tool_result", () => true, 15_000)).toMatchObject({ ok: true, output: "after-takeover\n" });
+    expect(await watchB.next("turn_ended")).toMatchObject({ reason: "completed" });
+    expect(watchB.of("assistant_message").at(-1)?.message.text).toBe("then after-takeover\n");
+  });
+});
