@@ -9,6 +9,7 @@ import { MAILBOX_CHANNEL, Mailbox } from "../apps/server/src/postgres/mailbox.js
 import { migrate } from "../apps/server/src/postgres/migrations.js";
 import { EVENTS_CHANNEL, PostgresStore } from "../apps/server/src/postgres/store.js";
 import { MIGRATIONS } from "../apps/server/src/postgres/schema.js";
+import { describeStoreContract } from "../apps/server/test/store-contract.js";
 import { TestPostgres } from "./support/postgres.js";
 import { waitUntil } from "./support/wait.js";
 
@@ -27,6 +28,8 @@ async function pool(): Promise<pg.Pool> {
   pools.push(p);
   return p;
 }
+
+describeStoreContract("PostgreSQL", async () => PostgresStore.open(await server.database(), (err) => console.error(err)));
 
 describe("schema migrations", () => {
   it("run once when several instances start at the same moment", async () => {
@@ -80,8 +83,8 @@ describe("the PostgreSQL store", () => {
   it("keeps sessions, messages and events, with NUL characters and ids that rise", async () => {
     await store.putSession(session("p"));
     await store.putSession(session("c", "p", "w2"));
-    await store.putSession({ ...session("p"), mode: "plan" });
-    expect((await store.getSession("p"))?.mode).toBe("plan");
+    await store.putSession({ ...session("p"), mode: "strict" });
+    expect((await store.getSession("p"))?.mode).toBe("strict");
     expect((await store.listSessions()).map((s) => s.id)).toEqual(["p", "c"]);
     expect((await store.listSessions({ parentId: null })).map((s) => s.id)).toEqual(["p"]);
     expect((await store.listSessions({ workerId: "w2" })).map((s) => s.id)).toEqual(["c"]);

@@ -64,7 +64,7 @@ export class TestPostgres {
     const client = new pg.Client({ connectionString: this.url() });
     await client.connect();
     try {
-      await client.query(`CREATE DATABASE ${name}`);
+      await client.query(`CREATE DATABASE ${name} STRATEGY = FILE_COPY`);
     } finally {
       await client.end();
     }

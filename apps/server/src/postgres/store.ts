@@ -74,19 +74,49 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One statement: take the ordering lock, insert, and notify the other instances when it commits.
-   * An approval's pending record is committed with its event, so no instance can show it unanswerable.
+   * Events wait here while a batch is being written; they are written together next, in the
+   * order they came, so ids rise in the order of the calls and one round trip serves many.
    */
-  async appendEvent(sessionId: string, event: GatehouseEvent): Promise<StoredEvent> {
-    const approvalId = event.type === "tool_approval_required" ? event.approvalId : null;
-    const { rows } = await this.pool.query<{ id: number }>(
+  private queued: { sessionId: string; event: GatehouseEvent; resolve: (e: StoredEvent) => void; reject: (err: Error) => void }[] = [];
+  private writing = false;
+
+  appendEvent(sessionId: string, event: GatehouseEvent): Promise<StoredEvent> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ sessionId, event, resolve, reject });
+      if (!this.writing) void this.writeEvents();
+    });
+  }
+
+  private async writeEvents(): Promise<void> {
+    this.writing = true;
+    while (this.queued.length > 0) {
+      const batch = this.queued.splice(0, 500);
+      try {
+        const ids = await this.insertEvents(batch);
+        batch.forEach((b, i) => b.resolve({ id: ids[i]!, sessionId: b.sessionId, event: b.event }));
+      } catch (err) {
+        for (const b of batch) b.reject(err as Error);
+      }
+    }
+    this.writing = false;
+  }
+
+  /**
+   * One statement: take the ordering lock, insert in order, record the approvals among the events
+   * (so no instance can show one that is not yet answerable), and notify the other instances of
+   * the newest id when it commits.
+   */
+  private async insertEvents(batch: { sessionId: string; event: GatehouseEvent }[]): Promise<number[]> {
+    const { rows } = await this.pool.query<{ ids: number[] }>(
       `WITH ordered AS (SELECT pg_advisory_xact_lock($3)),
-            stored AS (INSERT INTO events (session_id, event) SELECT $1, $2 FROM ordered RETURNING id),
-            held AS (INSERT INTO pending_approvals (approval_id, session_id, event_id, event) SELECT $4, $1, id, $2 FROM stored WHERE $4::text IS NOT NULL)
-       SELECT id, pg_notify('${EVENTS_CHANNEL}', id::text) FROM stored`,
-      [sessionId, event, EVENT_ORDER_LOCK, approvalId],
+            input AS (SELECT s, e, n FROM unnest($1::text[], $2::json[]) WITH ORDINALITY AS t (s, e, n)),
+            stored AS (INSERT INTO events (session_id, event) SELECT s, e FROM input, ordered ORDER BY n RETURNING id, session_id, event),
+            held AS (INSERT INTO pending_approvals (approval_id, session_id, event_id, event)
+                     SELECT event->>'approvalId', session_id, id, event FROM stored WHERE event->>'type' = 'tool_approval_required')
+       SELECT array_agg(id::float8 ORDER BY id) AS ids, pg_notify('${EVENTS_CHANNEL}', max(id)::text) FROM stored`,
+      [batch.map((b) => b.sessionId), batch.map((b) => JSON.stringify(b.event)), EVENT_ORDER_LOCK],
     );
-    return { id: rows[0]!.id, sessionId, event };
+    return rows[0]!.ids;
   }
 
   async eventsAfter(afterId: number, sessionId?: string | readonly string[], limit?: number): Promise<StoredEvent[]> {
