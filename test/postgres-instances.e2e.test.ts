@@ -43,7 +43,7 @@ describe("several server instances on one PostgreSQL database", () => {
     expect(await onB.tool.approve.mutate({ sessionId: session.id, approvalId: ask.approvalId })).toEqual({ applied: true });
     expect(await watchA.next("tool_result", (e) => e.toolName === "shell_exec")).toMatchObject({ ok: true, output: "ran-on-w2\n" });
     await watchB.next("turn_ended");
-    expect(watchB.of("assistant_message").at(-1)?.message).toMatchObject({ text: "saw ran-on-w2\n" });
+    expect(watchB.of("assistant_message").at(-1)?.message.text).toMatch(/^saw ran-on-w2\n/);
     // Both instances saw the same events in the same order, each once.
     await watchA.next("turn_ended");
     expect(watchA.list.map((e) => e.id)).toEqual(watchB.list.map((e) => e.id));
@@ -98,6 +98,6 @@ describe("several server instances on one PostgreSQL database", () => {
     expect(applied).toBe(true);
     expect(await watchB.next("tool_result", () => true, 15_000)).toMatchObject({ ok: true, output: "after-takeover\n" });
     expect(await watchB.next("turn_ended")).toMatchObject({ reason: "completed" });
-    expect(watchB.of("assistant_message").at(-1)?.message).toMatchObject({ text: "then after-takeover\n" });
+    expect(watchB.of("assistant_message").at(-1)?.message.text).toMatch(/^then after-takeover\n/);
   });
 });

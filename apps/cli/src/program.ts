@@ -41,6 +41,7 @@ export const SERVER_OPTIONS = {
   port: { value: "N", help: "the port (0 picks a free one)", env: "GATEHOUSE_PORT", parse: wholeNumber },
   host: { value: "HOST", help: "the address to listen on", env: "GATEHOUSE_HOST" },
   "data-dir": LOCAL_OPTIONS["data-dir"],
+  postgres: { value: "URL", help: "keep state in this PostgreSQL database, which several servers can share", env: "GATEHOUSE_POSTGRES_URL" },
   scenario: LOCAL_OPTIONS.scenario,
   "approval-timeout-ms": { value: "N", help: "pending approvals time out after N ms", parse: wholeNumber },
   ...MODEL_OPTIONS,

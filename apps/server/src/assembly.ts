@@ -9,6 +9,8 @@ import { createHandlers } from "./handlers/index.js";
 import type { Log } from "./log.js";
 import { Models } from "./models.js";
 import { PersonShell } from "./person-shell.js";
+import type { PostgresCluster } from "./postgres/cluster.js";
+import { routeToOwners } from "./postgres/session-routing.js";
 import { present } from "./presentation.js";
 import { loadScenario, parseScenario } from "./providers/scripted.js";
 import type { Store } from "./store.js";
@@ -34,8 +36,9 @@ export interface Assembly {
 }
 
 /** Builds the event hub, worker registry, gate, models, runner and handlers around a store, from the config. */
-export async function assemble(config: ServerConfig, log: Log, store: Store): Promise<Assembly> {
+export async function assemble(config: ServerConfig, log: Log, store: Store, cluster?: PostgresCluster): Promise<Assembly> {
   const hub = new EventHub(store, undefined, log);
+  if (cluster) hub.relayThrough((stored) => cluster.stored(stored));
   const permissions = new WorkerPermissions(config.dataDir);
   const models = new Models(config, FALLBACK_SCENARIO);
   models.check(config.model);
@@ -129,5 +132,9 @@ export async function assemble(config: ServerConfig, log: Log, store: Store): Pr
       models.open(session, file ? loadScenario(file) : undefined);
     },
   });
-  return { store, registry, gate, handlers };
+  if (!cluster) return { store, registry, gate, handlers };
+  registry.shareWith(cluster.otherInstances());
+  const routed = routeToOwners(handlers, cluster);
+  await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume: async () => undefined });
+  return { store, registry, gate, handlers: routed.handlers };
 }

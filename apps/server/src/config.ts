@@ -88,10 +88,20 @@ const Tls = z.union([
 ]);
 export type TlsSetting = z.infer<typeof Tls>;
 
+const PostgresUrl = z.string().regex(/^postgres(ql)?:\/\//, { error: "store.url must be a PostgreSQL URL: postgres://user:password@host:port/database" });
+const StoreSetting = z.discriminatedUnion(
+  "kind",
+  [z.strictObject({ kind: z.literal("memory") }), z.strictObject({ kind: z.literal("postgres"), url: PostgresUrl })],
+  { error: 'store must be { "kind": "memory" } or { "kind": "postgres", "url": "postgres://…" }' },
+);
+export type StoreSetting = z.infer<typeof StoreSetting>;
+
 export const ServerConfig = z.strictObject({
   host: z.string().default("127.0.0.1"),
   port: z.number().int().min(0).max(65535).default(7420),
   dataDir: z.string().default(path.join(os.homedir(), ".gatehouse")),
+  /** Where state is kept: in memory, or in PostgreSQL, which several server instances can share (docs/operations.md). */
+  store: StoreSetting.default({ kind: "memory" }),
   workerTokens: z.array(WorkerToken).default([]),
   clientTokens: z.array(ClientToken).default([]),
   /** A worker id registering while a connection for it is online replaces that one instead of being refused. */

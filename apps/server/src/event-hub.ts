@@ -11,6 +11,8 @@ export class EventHub {
   private readonly listeners = new Set<Listener>();
   /** The last delivery: events reach listeners in the order they were published, which is id order. */
   private delivered: Promise<unknown> = Promise.resolve();
+  /** Where a stored event goes on its way to subscribers: to them directly, or through a feed shared by several instances. */
+  private route: (stored: StoredEvent) => Promise<void> | void = (stored) => this.deliver(stored);
 
   constructor(
     private readonly store: Store,
@@ -36,11 +38,24 @@ export class EventHub {
     });
     const delivered = this.delivered.then(async () => {
       const stored = await ready;
-      for (const l of this.listeners) l(stored);
+      await this.route(stored);
       return stored;
     });
     this.delivered = delivered.catch(() => undefined);
     return delivered;
+  }
+
+  /**
+   * Sends this hub's stored events through `route`, which hands them (with those other instances
+   * stored) back to `deliver` in id order.
+   */
+  relayThrough(route: (stored: StoredEvent) => Promise<void>): void {
+    this.route = route;
+  }
+
+  /** Hands a stored event to this process's subscribers. */
+  deliver(stored: StoredEvent): void {
+    for (const l of this.listeners) l(stored);
   }
 
   /** Events after an id, of some sessions or of all, oldest first. */

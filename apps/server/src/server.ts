@@ -16,6 +16,7 @@ import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { MemoryStore } from "./memory-store.js";
+import { joinCluster } from "./postgres/cluster.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { closeReason, Connections, streamPeer } from "./connections.js";
@@ -62,8 +63,9 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const log = quietRepeats(opts.log ?? createLog());
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
-  const store = opts.store ?? new MemoryStore();
-  const { registry, gate, handlers } = await assemble(config, log, store);
+  const cluster = opts.store ? undefined : await joinCluster(config.store, log);
+  const store = opts.store ?? cluster?.store ?? new MemoryStore();
+  const { registry, gate, handlers } = await assemble(config, log, store, cluster);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
   const connections = new Connections(() => limits.connectionsPerToken, log);
@@ -184,6 +186,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await closed;
+      await cluster?.close();
       await store.close();
     },
   };

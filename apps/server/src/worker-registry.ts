@@ -38,6 +38,18 @@ class Connection {
   ) {}
 }
 
+/** The workers connected to other server instances on the same database, and how this instance tells them of its own. */
+export interface OtherInstances {
+  get(workerId: string): WorkerEntry | undefined;
+  list(): WorkerEntry[];
+  /** Runs a call on a worker of another instance; undefined when no instance has it. */
+  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId" | "streamOutput">, signal?: AbortSignal): Promise<ToolOutput> | undefined;
+  /** This instance holds the worker's connection (or its tools changed). */
+  announce(entry: WorkerEntry): void;
+  /** This instance lost the worker's connection. */
+  withdraw(workerId: string): void;
+}
+
 export interface RegistryEvents {
   connected(workerId: string): void;
   disconnected(workerId: string, lostSessions: string[]): void;
@@ -48,6 +60,7 @@ export class WorkerRegistry {
   private readonly entries = new Map<string, WorkerEntry>();
   private readonly connections = new Map<string, Connection>();
   private readonly timer: NodeJS.Timeout;
+  private others: OtherInstances | undefined;
 
   constructor(
     private readonly events: RegistryEvents,
@@ -58,6 +71,11 @@ export class WorkerRegistry {
   ) {
     this.timer = setInterval(() => this.reapSilent(), Math.max(250, heartbeatTimeoutMs / 4));
     this.timer.unref();
+  }
+
+  /** Shares this instance's workers with other instances, and theirs with it. */
+  shareWith(others: OtherInstances): void {
+    this.others = others;
   }
 
   /** Refuses a worker id that is online, unless replacing is allowed: one id, one connection. */
@@ -88,18 +106,23 @@ export class WorkerRegistry {
     return entry;
   }
 
+  /** A worker registered here, or connected to another instance when it is not connected here. */
   get(workerId: string): WorkerEntry | undefined {
-    return this.entries.get(workerId);
+    const here = this.entries.get(workerId);
+    return here?.connected ? here : (this.others?.get(workerId) ?? here);
   }
 
   list(): WorkerEntry[] {
-    return [...this.entries.values()];
+    const ids = new Set([...this.entries.keys(), ...(this.others?.list() ?? []).map((w) => w.id)]);
+    return [...ids].map((id) => this.get(id)!);
   }
 
   /** A registered worker's tools changed (an MCP server came or went): later steps see the new list. */
   setTools(workerId: string, tools: ToolDescriptor[]): void {
     const entry = this.entries.get(workerId);
-    if (entry) entry.tools = tools;
+    if (!entry) return;
+    entry.tools = tools;
+    if (this.connections.has(workerId)) this.others?.announce(entry);
   }
 
   heartbeat(workerId: string): void {
@@ -121,6 +144,7 @@ export class WorkerRegistry {
     entry.connected = true;
     entry.lastSeen = Date.now();
     this.log.info("worker connected", { workerId });
+    this.others?.announce(entry);
     this.events.connected(workerId);
     return () => {
       if (this.connections.get(workerId) === conn) this.disconnect(workerId, "its connection closed");
@@ -152,8 +176,22 @@ export class WorkerRegistry {
     }
   }
 
-  /** Sends a tool call to the worker and waits for its result; with `onOutput`, the worker streams its output there as it comes. */
+  /**
+   * Sends a tool call to the worker, here or on the instance it is connected to, and waits for its
+   * result; with `onOutput`, a worker connected here streams its output there as it comes.
+   */
   dispatch(
+    workerId: string,
+    message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
+    signal?: AbortSignal,
+    onOutput?: (text: string) => void,
+  ): Promise<ToolOutput> {
+    if (this.connections.has(workerId)) return this.dispatchHere(workerId, message, signal, onOutput);
+    return this.others?.dispatch(workerId, message, signal) ?? this.dispatchHere(workerId, message, signal, onOutput);
+  }
+
+  /** Sends a tool call to the worker when it is connected to this instance. */
+  dispatchHere(
     workerId: string,
     message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
     signal?: AbortSignal,
@@ -211,6 +249,7 @@ export class WorkerRegistry {
     }
     conn.inflight.clear();
     conn.end(why);
+    this.others?.withdraw(workerId);
     this.log.info("worker disconnected", { workerId, why, failedCalls });
     this.events.disconnected(workerId, [...sessions]);
   }

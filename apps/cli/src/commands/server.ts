@@ -11,6 +11,7 @@ export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>)
     port: values.port,
     host: values.host,
     dataDir: values["data-dir"],
+    store: values.postgres === undefined ? undefined : { kind: "postgres" as const, url: values.postgres },
     scenario: values.scenario,
     approvalTimeoutMs: values["approval-timeout-ms"],
     ...modelChoice(values),

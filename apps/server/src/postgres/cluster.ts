@@ -1,21 +1,45 @@
 import type { Log } from "@gatehouse/log";
 import type { Principal, ToolOutput } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
+import type { StoreSetting } from "../config.js";
 import { GatehouseError } from "../errors.js";
 import type { StoredEvent } from "../store.js";
-import type { WorkerRegistry } from "../worker-registry.js";
+import type { OtherInstances, WorkerRegistry } from "../worker-registry.js";
 import { EventFeed } from "./event-feed.js";
 import { DEFAULT_LEASE_TIMING, Instances, type LeaseTiming } from "./instances.js";
 import { Listener } from "./listener.js";
-import { MAILBOX_CHANNEL, Mailbox, type Request } from "./mailbox.js";
+import { MAILBOX_CHANNEL, Mailbox, NoAnswer, type Request } from "./mailbox.js";
 import { RemoteWorkers, WORKERS_CHANNEL } from "./remote-workers.js";
 import { EVENTS_CHANNEL, PostgresStore } from "./store.js";
 
+/** The cluster of instances on the configured PostgreSQL database; undefined for a store of one process. */
+export async function joinCluster(setting: StoreSetting, log: Log): Promise<PostgresCluster | undefined> {
+  if (setting.kind !== "postgres") return undefined;
+  const where = redactedUrl(setting.url);
+  let store: PostgresStore;
+  try {
+    store = await PostgresStore.open(setting.url, (err) => log.warn("a PostgreSQL connection failed", { error: err.message }));
+  } catch (err) {
+    if (err instanceof GatehouseError) throw err;
+    throw new GatehouseError("CONFIG", `cannot use the PostgreSQL store at ${where}: ${(err as Error).message}`);
+  }
+  log.info("state kept in PostgreSQL", { url: where });
+  return new PostgresCluster(store, setting.url, log);
+}
+
+/** A database URL fit for logs and errors: its password left out. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(an unreadable URL)";
+  }
+}
+
 /** A procedure on a session that only the instance running the session's turns may carry out. */
 export type SessionCommand = (p: Principal, input: { sessionId: string }) => Promise<unknown>;
-
-/** How long an instance waits for another to carry out a session command. */
-const COMMAND_TIMEOUT_MS = 15_000;
 
 /** What the cluster needs from the rest of the server, given once it is assembled. */
 export interface ClusterParts {
@@ -47,6 +71,8 @@ export class PostgresCluster {
   private readonly calls = new Map<string, AbortController>();
   /** Sessions of this instance that must be made whole before a command runs on them (taken over, not yet resumed). */
   private readonly resuming = new Map<string, Promise<void>>();
+  /** Top-level sessions whose turns this instance runs (created here or taken over and resumed). */
+  private readonly owned = new Set<string>();
 
   constructor(
     readonly store: PostgresStore,
@@ -95,7 +121,7 @@ export class PostgresCluster {
       const taken = await this.instances.takeExpired();
       if (taken.length > 0) {
         this.log.info("took over sessions of a server instance that stopped", { sessions: taken.length });
-        await this.workers.forgetGone(await this.instances.alive());
+        await this.forgetGone();
         await this.resume(taken);
       }
     } catch (err) {
@@ -106,6 +132,7 @@ export class PostgresCluster {
   }
 
   private resume(sessionIds: string[]): Promise<void> {
+    for (const id of sessionIds) this.owned.add(id);
     const done = this.parts!.resume(sessionIds).catch((err: unknown) => this.log.error("sessions taken over could not be resumed", { err }));
     for (const id of sessionIds) this.resuming.set(id, done);
     return done.finally(() => {
@@ -116,20 +143,41 @@ export class PostgresCluster {
   /** A new session: this instance runs its turns. */
   async adopt(sessionId: string): Promise<void> {
     await this.instances.claim(sessionId);
+    this.owned.add(sessionId);
+  }
+
+  /** The top-level session a session belongs to: a subagent's turns run with its parent's. */
+  private async rootOf(sessionId: string): Promise<string> {
+    let id = sessionId;
+    for (let depth = 0; depth < 100; depth++) {
+      const parent = (await this.store.getSession(id))?.parentId;
+      if (!parent) return id;
+      id = parent;
+    }
+    return id;
   }
 
   /**
    * Carries out a command on the instance that owns the session: here (taking the session over
-   * first when its owner is gone), or on its owner through the database.
+   * first when its owner is gone), or on its owner through the database. An owner that does not
+   * answer before its lease runs out is taken to be gone, and the command tried again.
    */
   async onOwner(name: string, p: Principal, input: { sessionId: string }, local: SessionCommand): Promise<unknown> {
-    const lease = await this.instances.claim(input.sessionId);
-    if (lease.ours) {
-      const pending = this.resuming.get(input.sessionId);
-      if (pending) await pending;
-      return local(p, input);
+    const root = await this.rootOf(input.sessionId);
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.instances.claim(root);
+      if (lease.ours) {
+        if (!this.owned.has(root)) await this.resume([root]);
+        await this.resuming.get(root);
+        return local(p, input);
+      }
+      try {
+        return await this.mailbox.request(lease.holder, { kind: "session", name, principal: p, input }, Math.max(5000, lease.expiresInMs + 1000));
+      } catch (err) {
+        if (!(err instanceof NoAnswer) || attempt >= 2) throw err;
+        this.log.warn("a server instance did not answer; trying again", { instance: lease.holder, command: name });
+      }
     }
-    return this.mailbox.request(lease.holder, { kind: "session", name, principal: p, input }, COMMAND_TIMEOUT_MS);
   }
 
   /** What another instance asked of this one. */
@@ -152,10 +200,29 @@ export class PostgresCluster {
     const callId = String(r.callId);
     this.calls.set(callId, controller);
     try {
-      return await registry.dispatch(String(r.workerId), r.message as Parameters<WorkerRegistry["dispatch"]>[1], controller.signal);
+      return await registry.dispatchHere(String(r.workerId), r.message as Parameters<WorkerRegistry["dispatch"]>[1], controller.signal);
     } finally {
       this.calls.delete(callId);
     }
+  }
+
+  /** Forgets the workers and letters of instances that are gone. */
+  private async forgetGone(): Promise<void> {
+    const alive = await this.instances.alive();
+    await this.workers.forgetGone(alive);
+    await this.store.pool.query("DELETE FROM mailbox WHERE to_instance <> ALL($1::text[])", [[...alive]]);
+  }
+
+  /** The workers of other instances, as the registry asks for them. */
+  otherInstances(): OtherInstances {
+    const warn = (what: string) => (err: unknown) => this.log.warn(`could not tell other instances that a worker ${what}`, { err });
+    return {
+      get: (id) => this.workers.get(id),
+      list: () => this.workers.list(),
+      dispatch: (id, message, signal) => this.workers.dispatch(id, message, signal),
+      announce: (entry) => void this.workers.announce(entry).catch(warn("connected")),
+      withdraw: (id) => void this.workers.withdraw(id).catch(warn("left")),
+    };
   }
 
   /** Leaves the cluster: the sessions it ran are free for the others at once. */

@@ -37,7 +37,7 @@ export class Instances {
   }
 
   /** Takes a session's lease when it is free, expired or already ours; the holder it has afterwards. */
-  async claim(sessionId: string): Promise<{ holder: string; ours: boolean }> {
+  async claim(sessionId: string): Promise<{ holder: string; ours: boolean; expiresInMs: number }> {
     const { rows } = await this.pool.query<{ instance_id: string }>(
       `INSERT INTO session_leases AS l (session_id, instance_id, expires_at) VALUES ($1, $2, now() + $3::interval)
        ON CONFLICT (session_id) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
@@ -45,9 +45,13 @@ export class Instances {
        RETURNING instance_id`,
       [sessionId, this.id, this.ttl],
     );
-    if (rows[0]) return { holder: this.id, ours: true };
-    const held = await this.pool.query<{ instance_id: string }>("SELECT instance_id FROM session_leases WHERE session_id = $1", [sessionId]);
-    return { holder: held.rows[0]?.instance_id ?? this.id, ours: false };
+    if (rows[0]) return { holder: this.id, ours: true, expiresInMs: this.timing.ttlMs };
+    const held = await this.pool.query<{ instance_id: string; ms: number }>(
+      "SELECT instance_id, extract(epoch FROM expires_at - now()) * 1000 AS ms FROM session_leases WHERE session_id = $1",
+      [sessionId],
+    );
+    const row = held.rows[0];
+    return row ? { holder: row.instance_id, ours: false, expiresInMs: Math.max(0, Number(row.ms)) } : this.claim(sessionId);
   }
 
   /** Takes the leases that their instances stopped renewing, a batch at a time; the sessions taken. */

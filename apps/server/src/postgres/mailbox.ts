@@ -17,6 +17,9 @@ type Letter =
   | { type: "reply"; requestId: string; ok: false; code: string; message: string }
   | { type: "signal"; request: Request };
 
+/** The instance asked did not answer in time (it may be gone). */
+export class NoAnswer extends GatehouseError {}
+
 type Serve = (request: Request) => Promise<unknown>;
 
 interface Waiting {
@@ -111,7 +114,7 @@ export class Mailbox {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(requestId);
-        reject(new GatehouseError("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
+        reject(new NoAnswer("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(requestId, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.send(to, { type: "request", requestId, from: this.instanceId, request }).catch((err: Error) => {

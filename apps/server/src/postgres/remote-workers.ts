@@ -8,7 +8,7 @@ import type { Mailbox } from "./mailbox.js";
 
 export const WORKERS_CHANNEL = "gatehouse_workers";
 
-type RunMessage = Omit<Extract<WorkerMessage, { type: "run" }>, "type" | "requestId">;
+type RunMessage = Omit<Extract<WorkerMessage, { type: "run" }>, "type" | "requestId" | "streamOutput">;
 
 /** How long past a call's own timeout its instance may take to answer before the call fails. */
 const REPLY_MARGIN_MS = 10_000;
