@@ -29,6 +29,15 @@ export interface RunnerOptions {
   log: Log;
 }
 
+/** What one call of a batch has before it runs: its decision (null when invalid), the approval it waits for, or already its result. */
+interface Prepared {
+  decision: Decision | null;
+  approval: { approvalId: string; settled: Promise<Resolution> } | null;
+  result?: CallResult;
+  /** It had its result before the turn was carried on. */
+  done?: boolean;
+}
+
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
 
 const now = () => new Date().toISOString();
@@ -56,14 +65,21 @@ export class AgentRunner {
   }
 
   /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
-  async runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
+  runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
+    return this.play(session, controller, async (usage) => {
+      await this.options.store.appendMessage(session.id, { role: "user", text });
+      await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
+      return this.turn(session.id, controller.signal, usage);
+    });
+  }
+
+  /** Runs a turn's body as the session's running turn, and ends it with `turn_ended` however it goes. */
+  private async play(session: SessionInfo, controller: AbortController, body: (usage: Usage) => Promise<TurnEnd>): Promise<TurnEnd> {
     this.running.set(session.id, controller);
     const usage: Usage = { inputTokens: null, outputTokens: null };
     let end: TurnEnd;
     try {
-      await this.options.store.appendMessage(session.id, { role: "user", text });
-      await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
-      end = await this.turn(session.id, controller.signal, usage);
+      end = await body(usage);
     } catch (err) {
       if (!controller.signal.aborted) {
         const code = err instanceof GatehouseError ? err.code : "INTERNAL";
@@ -77,6 +93,55 @@ export class AgentRunner {
     const reason = controller.signal.aborted ? "aborted" : end;
     await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
     return reason;
+  }
+
+  /**
+   * Carries on the turn that another process left unfinished (a server instance that stopped):
+   * of the last step's calls, those without a result are settled — a held one waits for its
+   * approval again, one that was running is recorded as failed, the rest are decided now — and
+   * the turn goes on. False when the session's last turn had ended.
+   */
+  async resume(sessionId: string): Promise<boolean> {
+    if (this.running.has(sessionId)) return false;
+    const unfinished = await unfinishedTurn(this.options.store, sessionId);
+    if (!unfinished) return false;
+    const session = await this.session(sessionId);
+    for (const id of (await this.options.subagents.family(sessionId)).slice(1)) await this.cancelOrphaned(id);
+    const held = new Map((await this.options.store.listPending(sessionId)).map((p) => [p.event.callId, p]));
+    const known: (Prepared | undefined)[] = [];
+    for (const call of unfinished.calls) {
+      const record = held.get(call.callId);
+      if (unfinished.answered.has(call.callId)) known.push({ decision: null, approval: null, done: true });
+      else if (record) known.push({ decision: record.event.decision, approval: await this.options.gate.adopt(record, session) });
+      else if (unfinished.started.has(call.callId))
+        known.push({
+          decision: null,
+          approval: null,
+          result: notRun("failed", toolMessages.failed(call.toolName, "the server running it stopped before the tool finished")),
+        });
+      else known.push(undefined);
+    }
+    await this.options.gate.reloadRules(sessionId);
+    this.options.log.info("carrying on a turn left unfinished", { sessionId, held: held.size });
+    const controller = new AbortController();
+    void this.play(session, controller, async (usage) => {
+      if (unfinished.completed) return "completed";
+      if (unfinished.calls.length > 0) {
+        const outcome = await this.runCalls(session, unfinished.calls, await this.prepare(session, unfinished.calls, known), controller.signal);
+        if (outcome !== "continue") return outcome;
+      }
+      return this.turn(sessionId, controller.signal, usage);
+    });
+    return true;
+  }
+
+  /** A subagent's approvals left by a process that stopped: its turn went with that process, so they are cancelled. */
+  private async cancelOrphaned(sessionId: string): Promise<void> {
+    const session = await this.session(sessionId);
+    for (const record of await this.options.store.listPending(sessionId)) {
+      const { approvalId } = await this.options.gate.adopt(record, session);
+      await this.options.gate.cancel(approvalId, null);
+    }
   }
 
   /** An event at the end of a turn: a store that fails then is logged, and the turn still ends. */
@@ -127,7 +192,13 @@ export class AgentRunner {
 
   /** Evaluates the whole batch up front, raises every ask at once, then runs the calls in order. */
   private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
-    const decisions = calls.map((c) => (c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
+    return this.runCalls(session, calls, await this.prepare(session, calls, []), signal);
+  }
+
+  /** The decision and the approval of each call of a batch; a call already `known` (an unfinished turn carried on) keeps what it has. */
+  private async prepare(session: SessionInfo, calls: ModelToolCall[], known: (Prepared | undefined)[]): Promise<Prepared[]> {
+    const fresh = (i: number) => known[i] === undefined;
+    const decisions = calls.map((c, i) => (!fresh(i) || c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
     const asks = (i: number) => decisions[i]?.action === "ask";
     const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.options.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
     const approvals = await Promise.all(
@@ -141,20 +212,31 @@ export class AgentRunner {
         return this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
       }),
     );
+    return calls.map((_, i) => known[i] ?? { decision: decisions[i] ?? null, approval: approvals[i] ?? null });
+  }
+
+  private async runCalls(
+    session: SessionInfo,
+    calls: ModelToolCall[],
+    prepared: Prepared[],
+    signal: AbortSignal,
+  ): Promise<"continue" | "rejected" | "aborted"> {
     const cancelRest = async (from: number) => {
-      for (const a of approvals.slice(from)) if (a) await this.options.gate.cancel(a.approvalId, null);
+      for (const p of prepared.slice(from)) if (p.approval) await this.options.gate.cancel(p.approval.approvalId, null);
     };
     let hardRejected = false;
     for (const [i, call] of calls.entries()) {
+      const { decision, approval, result: known, done } = prepared[i]!;
+      if (done) continue;
       if (signal.aborted) return cancelRest(i).then(() => "aborted");
       const started = performance.now();
-      const decision = decisions[i];
-      if (hardRejected && approvals[i]) await this.options.gate.cancel(approvals[i].approvalId, null);
+      if (hardRejected && approval) await this.options.gate.cancel(approval.approvalId, null);
       const result: CallResult = hardRejected
         ? notRun("rejected", toolMessages.batchRejected(call.toolName))
-        : decision
-          ? await this.settle(session, call, decision, approvals[i]?.settled, signal)
-          : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""));
+        : (known ??
+          (decision
+            ? await this.settle(session, call, decision, approval?.settled, signal)
+            : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
       await this.options.store.appendMessage(session.id, {
@@ -256,4 +338,29 @@ export class AgentRunner {
       ...(by ? { by } : {}),
     });
   }
+}
+
+/** The turn a session's log shows begun and not ended: the last step's calls, those answered and those started. */
+async function unfinishedTurn(
+  store: Store,
+  sessionId: string,
+): Promise<{ calls: ModelToolCall[]; answered: Set<string>; started: Set<string>; completed: boolean } | undefined> {
+  const events = (await store.eventsAfter(0, sessionId)).map((e) => e.event);
+  const begun = events.findLastIndex((e) => e.type === "user_message");
+  if (begun < 0 || events.findLastIndex((e) => e.type === "turn_ended") > begun) return undefined;
+  const started = new Set(events.slice(begun).flatMap((e) => (e.type === "tool_call_started" ? [e.callId] : [])));
+  const messages = await store.messages(sessionId);
+  const step = messages.findLastIndex((m) => m.role === "assistant");
+  const last = messages[step];
+  if (!last || last.role !== "assistant" || messages.findLastIndex((m) => m.role === "user") > step)
+    return { calls: [], answered: new Set(), started, completed: false };
+  const answered = new Set(messages.slice(step).flatMap((m) => (m.role === "tool" ? [m.callId] : [])));
+  const calls = last.toolCalls.map((c): ModelToolCall => {
+    try {
+      return { callId: c.callId, toolName: c.toolName, args: JSON.parse(c.arguments) as Record<string, unknown> };
+    } catch {
+      return { callId: c.callId, toolName: c.toolName, args: {}, invalid: "its arguments are not valid JSON" };
+    }
+  });
+  return { calls, answered, started, completed: calls.length === 0 };
 }

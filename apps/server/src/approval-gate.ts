@@ -7,7 +7,7 @@ import type { EventHub } from "./event-hub.js";
 import { InvalidRules } from "./invalid-rules.js";
 import { PendingApprovals, type Resolution, type Scope } from "./pending-approvals.js";
 import { RuntimeRules } from "./runtime-rules.js";
-import type { Store } from "./store.js";
+import type { PendingRecord, Store } from "./store.js";
 import { workerGuard } from "./worker-guard.js";
 
 export type { Resolution, Scope } from "./pending-approvals.js";
@@ -87,6 +87,17 @@ export class ApprovalGate {
     presentation: Presentation | null,
   ): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
     return this.pending.raise(session, callId, call, decision, batch, presentation);
+  }
+
+  /** Holds again a call another process raised (see PendingApprovals.adopt), with its session's runtime rules as the store has them now. */
+  async adopt(record: PendingRecord, session: SessionInfo): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
+    await this.runtime.load(session.id);
+    return this.pending.adopt(record, session);
+  }
+
+  /** Reads a session's runtime rules again: another process may have added some. */
+  reloadRules(sessionId: string): Promise<void> {
+    return this.runtime.load(sessionId);
   }
 
   async approve(by: string, input: ApproveInput): Promise<boolean> {

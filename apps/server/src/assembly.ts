@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Handlers, SessionInfo } from "@gatehouse/protocol";
 import { homeDirectory } from "@gatehouse/policy/node";
 import { AgentRunner } from "./agent-runner.js";
@@ -7,7 +8,7 @@ import type { ServerConfig } from "./config.js";
 import { EventHub } from "./event-hub.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Log } from "./log.js";
-import { Models } from "./models.js";
+import { Models, ScenarioBook } from "./models.js";
 import { PersonShell } from "./person-shell.js";
 import type { PostgresCluster } from "./postgres/cluster.js";
 import { routeToOwners } from "./postgres/session-routing.js";
@@ -40,7 +41,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
   const hub = new EventHub(store, undefined, log);
   if (cluster) hub.relayThrough((stored) => cluster.stored(stored));
   const permissions = new WorkerPermissions(config.dataDir);
-  const models = new Models(config, FALLBACK_SCENARIO);
+  const models = new Models(config, FALLBACK_SCENARIO, process.env, new ScenarioBook(path.join(config.dataDir, "scenarios")));
   models.check(config.model);
   const agentLayers = new AgentLayers(homeDirectory());
   /** Tells a worker's sessions it came or went; a lost worker's pending approvals are cancelled. */
@@ -135,6 +136,12 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
   if (!cluster) return { store, registry, gate, handlers };
   registry.shareWith(cluster.otherInstances());
   const routed = routeToOwners(handlers, cluster);
-  await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume: async () => undefined });
+  const resume = async (sessionIds: string[]) => {
+    for (const id of sessionIds) {
+      await gate.reloadRules(id);
+      await runner.resume(id);
+    }
+  };
+  await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume });
   return { store, registry, gate, handlers: routed.handlers };
 }

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { SessionInfo } from "@gatehouse/protocol";
 import type { ProviderConfig, ServerConfig } from "./config.js";
 import { GatehouseError } from "./errors.js";
@@ -16,6 +18,28 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderConfig>> = {
   llamacpp: { api: "openai-compatible", baseURL: "http://127.0.0.1:8080/v1" },
   vllm: { api: "openai-compatible", baseURL: "http://127.0.0.1:8000/v1" },
 };
+
+/** Where scripted sessions' scenarios are kept: one JSON file a session in a folder. */
+export class ScenarioBook {
+  constructor(private readonly dir: string) {}
+
+  private file(sessionId: string): string {
+    return path.join(this.dir, `${sessionId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
+  }
+
+  save(sessionId: string, scenario: Scenario): void {
+    fs.mkdirSync(this.dir, { recursive: true });
+    fs.writeFileSync(this.file(sessionId), JSON.stringify(scenario));
+  }
+
+  load(sessionId: string): Scenario | undefined {
+    try {
+      return JSON.parse(fs.readFileSync(this.file(sessionId), "utf8")) as Scenario;
+    } catch {
+      return undefined;
+    }
+  }
+}
 
 type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKeyEnv" | "modelRetries" | "maxOutputTokens">;
 
@@ -83,7 +107,14 @@ export class Models {
     private readonly config: ModelConfig,
     private readonly fallback: Scenario,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Keeps each scripted session's scenario, so another process can carry the session on; none when undefined. */
+    private readonly scenarios?: ScenarioBook,
   ) {}
+
+  private play(sessionId: string, scenario: Scenario): void {
+    this.scripted.set(sessionId, new ScriptedProvider(scenario));
+    this.scenarios?.save(sessionId, scenario);
+  }
 
   /** The model a new session uses; throws a CONFIG error naming what is missing. */
   check(model: string): void {
@@ -93,7 +124,7 @@ export class Models {
   /** A top-level session: its model, and for a scripted one the scenario it plays. */
   open(session: SessionInfo, scenario: Scenario | undefined): void {
     if (session.model !== SCRIPTED) return this.check(session.model);
-    this.scripted.set(session.id, new ScriptedProvider(scenario ?? this.fallback));
+    this.play(session.id, scenario ?? this.fallback);
   }
 
   /** A subagent session, after its parent. */
@@ -101,14 +132,21 @@ export class Models {
     if (child.model !== SCRIPTED) return this.check(child.model);
     const agents = this.scripted.get(parent.id)?.scenario.agents ?? {};
     const part = agents[child.agent];
-    this.scripted.set(child.id, new ScriptedProvider(part ? { name: `${child.agent} part`, steps: part.steps, agents } : this.fallback));
+    this.play(child.id, part ? { name: `${child.agent} part`, steps: part.steps, agents } : this.fallback);
   }
 
   providerFor(session: SessionInfo): Provider {
-    if (session.model === SCRIPTED) return this.scripted.get(session.id) ?? new ScriptedProvider(this.fallback);
+    if (session.model === SCRIPTED) return this.scripted.get(session.id) ?? this.resumeScripted(session.id);
     let provider = this.real.get(session.model);
     if (!provider)
       this.real.set(session.model, (provider = new SdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
+    return provider;
+  }
+
+  /** A scripted session opened by another process: its kept scenario, from where its history left it. */
+  private resumeScripted(sessionId: string): ScriptedProvider {
+    const provider = new ScriptedProvider(this.scenarios?.load(sessionId) ?? this.fallback);
+    this.scripted.set(sessionId, provider);
     return provider;
   }
 

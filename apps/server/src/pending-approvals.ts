@@ -2,7 +2,7 @@ import { suggestPatterns, type Decision, type ToolCall } from "@gatehouse/policy
 import type { ApprovalOutcome, ApprovalRequired, BatchContext, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import type { EventHub } from "./event-hub.js";
-import type { Store } from "./store.js";
+import type { PendingRecord, Store } from "./store.js";
 
 export type { Scope } from "@gatehouse/policy";
 import type { Scope } from "@gatehouse/policy";
@@ -70,6 +70,20 @@ export class PendingApprovals {
     await this.hub.publish(event, (stored) => this.store.putPending({ event, eventId: stored.id }));
     this.startTimer(approvalId);
     return { approvalId, settled };
+  }
+
+  /**
+   * Holds again a call whose approval another process raised and could not see through (it
+   * restarted, or was a server instance that stopped): the approval stays the one clients were shown.
+   */
+  adopt(record: PendingRecord, session: SessionInfo): { approvalId: string; settled: Promise<Resolution> } {
+    const { event } = record;
+    let settle!: (r: Resolution) => void;
+    const settled = new Promise<Resolution>((resolve) => (settle = resolve));
+    const call: ToolCall = { tool: event.toolName, args: JSON.parse(event.arguments) as ToolCall["args"] };
+    this.pending.set(event.approvalId, { event, call, session, settle, timer: undefined });
+    this.startTimer(event.approvalId);
+    return { approvalId: event.approvalId, settled };
   }
 
   private startTimer(approvalId: string): void {

@@ -80,19 +80,46 @@ function lastOf<R extends Message["role"]>(history: Message[], role: R): Extract
  */
 export class ScriptedProvider implements Provider {
   readonly name = "scripted";
-  private position = 0;
+  /** The next step to try; unknown until the first response, when it is found from the history. */
+  private position: number | undefined;
 
   constructor(readonly scenario: Scenario) {}
+
+  /** The step that answers after `position`, given the last tool result and user message; its index, or none. */
+  private match(position: number, lastResult: string, lastUser: string): number | undefined {
+    for (let i = position; i < this.scenario.steps.length; i++) {
+      const w = this.scenario.steps[i]!.when;
+      if (w?.resultContains !== undefined && !lastResult.includes(w.resultContains)) continue;
+      if (w?.userContains !== undefined && !lastUser.includes(w.userContains)) continue;
+      return i;
+    }
+    return undefined;
+  }
+
+  /**
+   * Where a session's history leaves the scenario: each answer in it played the step that
+   * matched then. So a session carried on by another process (a restart, another instance) goes
+   * on where it was.
+   */
+  private positionAfter(history: Message[]): number {
+    let position = 0;
+    let lastResult = "";
+    let lastUser = "";
+    for (const m of history) {
+      if (m.role === "tool") lastResult = m.content;
+      else if (m.role === "user") lastUser = m.text;
+      else position = (this.match(position, lastResult, lastUser) ?? this.scenario.steps.length - 1) + 1;
+    }
+    return position;
+  }
 
   async respond(req: ModelRequest): Promise<ModelResponse> {
     const lastResult = lastOf(req.history, "tool")?.content ?? "";
     const lastUser = lastOf(req.history, "user")?.text ?? "";
-    const steps = this.scenario.steps;
-    while (this.position < steps.length) {
-      const step = steps[this.position++]!;
-      const w = step.when;
-      if (w?.resultContains !== undefined && !lastResult.includes(w.resultContains)) continue;
-      if (w?.userContains !== undefined && !lastUser.includes(w.userContains)) continue;
+    const at = this.match((this.position ??= this.positionAfter(req.history)), lastResult, lastUser);
+    if (at !== undefined) {
+      const step = this.scenario.steps[at]!;
+      this.position = at + 1;
       const text = step.text.replaceAll("{{lastResult}}", lastResult).replaceAll("{{lastUser}}", lastUser);
       for (const word of text.split(/(?<= )/)) {
         if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
@@ -101,6 +128,7 @@ export class ScriptedProvider implements Provider {
       const toolCalls = step.toolCalls.map((c, i) => ({ callId: `call_${this.position}_${i}`, toolName: c.tool, args: c.args }));
       return { text, toolCalls, stopReason: toolCalls.length > 0 ? "tool-calls" : "stop", usage: NO_USAGE };
     }
+    this.position = this.scenario.steps.length;
     const text = "(the scripted scenario has no more steps)";
     req.onText(text);
     return { text, toolCalls: [], stopReason: "stop", usage: NO_USAGE };
