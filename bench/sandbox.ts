@@ -56,12 +56,21 @@ const cpuBefore = process.cpuUsage();
 const unchanged = timed(() => runner.profile(guard), RUNS);
 const cpuUnchanged = process.cpuUsage(cpuBefore);
 const afterNewFile: number[] = [];
-for (let i = 0; i < 20; i++) {
+for (let i = 0; i < RUNS; i++) {
   fs.writeFileSync(path.join(repo, "p0", "m0", "f0", `new${i}.ts`), "x");
   t0 = performance.now();
   runner.profile(guard);
   afterNewFile.push(performance.now() - t0);
 }
+// New rules: one for another tool (a shell command approved for the session), one for read_file.
+const withRule = (tool: string, pattern: string) => new FileGuard({ ...guardRules, runtime: [{ tool, pattern, action: "allow", origin: "approval" }] }, repo);
+const [shellGuard, readGuard] = [withRule("shell_exec", "git status"), withRule("read_file", "docs/**")];
+t0 = performance.now();
+runner.profile(shellGuard);
+const shellRule = performance.now() - t0;
+t0 = performance.now();
+runner.profile(readGuard);
+const readRule = performance.now() - t0;
 const tree = new WorkTree(repo);
 tree.refresh();
 const folders = [...tree.listings()].map(([dir]) => dir);
@@ -73,6 +82,7 @@ console.log(`profile of the 20,000-file repository (${folders.length} folders; $
 console.log(
   `  first call ${ms(first)}; nothing changed ${figures(unchanged)} (CPU ${ms((cpuUnchanged.user + cpuUnchanged.system) / 1000 / RUNS)} a call); after a new file ${figures(afterNewFile)}`,
 );
+console.log(`  first call after a rule for shell_exec is added ${ms(shellRule)}; after a rule for read_file ${ms(readRule)}`);
 console.log(`  one stat of each folder, bare: ${figures(statAll)}`);
 const empty = path.join(root, "empty");
 fs.writeFileSync(empty, "", { mode: 0o000 });

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { decideFile, evaluate, FILE_WRITE_TOOLS, isInside, Ruleset, type EvaluationContext, type Rule } from "@gatehouse/policy";
+import { decideFile, evaluate, FILE_TOOLS, FILE_WRITE_TOOLS, isInside, Ruleset, toolKeyMatches, type EvaluationContext, type Rule } from "@gatehouse/policy";
 import { evaluationContext } from "@gatehouse/policy/node";
 import type { Guard } from "@gatehouse/protocol";
 
@@ -13,6 +13,9 @@ export class ToolRefused extends Error {
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 
+const forFileTools = (rules: Guard["static"] | null) =>
+  (rules ?? []).filter((r) => [...FILE_TOOLS].some((t) => toolKeyMatches(r.tool, t))).map((r) => [r.tool, r.pattern, r.action, r.origin]);
+
 /**
  * The worker's own check before it touches a file: the server's file rules applied again on the
  * real path (symlinks resolved), protected paths, and writes that a symlink leads out of the
@@ -23,6 +26,12 @@ export class FileGuard {
   readonly context: EvaluationContext;
   /** Every rule of every layer, as the server sent them. */
   readonly rules: Guard["static"];
+  /**
+   * What the file tools' decisions depend on, as text: their rules in each layer, the protected
+   * paths and the folders. Guards with equal keys decide every path alike, whatever their rules
+   * for other tools (an approval for a shell command adds one).
+   */
+  readonly fileKey: string;
 
   constructor(
     guard: Guard,
@@ -31,6 +40,16 @@ export class FileGuard {
     const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
     this.context = evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath });
     this.rules = [...(guard.agent ?? []), ...guard.static, ...guard.runtime];
+    const { cwd, home, protectedPaths } = this.context;
+    this.fileKey = JSON.stringify([
+      cwd,
+      home,
+      protectedPaths,
+      guard.agent === null,
+      forFileTools(guard.agent),
+      forFileTools(guard.static),
+      forFileTools(guard.runtime),
+    ]);
     this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
   }
 

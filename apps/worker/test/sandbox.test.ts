@@ -160,11 +160,16 @@ describe("a command in the sandbox", () => {
     expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(path.join(work, "deep", "er", "prod.env"));
   });
 
-  it("judges the cached walk again under new rules", () => {
+  it("judges the cached walk again under new rules for files, and only then", () => {
     const stricter = new FileGuard({ ...guardRules, runtime: [rule("read_file", "nested/deep/keep.txt", "deny")] }, work);
+    const approved = new FileGuard({ ...guardRules, runtime: [rule("shell_exec", "git status", "allow")] }, work);
     const keep = path.join(work, "nested", "deep", "keep.txt");
     expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(keep);
+    const judged = runner.foldersJudged;
+    expect(runner.profile(approved)).toEqual(runner.profile(guard));
+    expect(runner.foldersJudged).toBe(judged);
     expect(runner.profile(stricter).masked.map((m) => m.path)).toContain(keep);
+    expect(runner.foldersJudged).toBeGreaterThan(judged);
     expect(runner.profile(guard).masked.map((m) => m.path)).not.toContain(keep);
   });
 

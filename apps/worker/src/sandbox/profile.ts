@@ -43,6 +43,19 @@ interface Judged {
   dangling: boolean;
 }
 
+/**
+ * What was judged under one set of rules: each folder's judgement by the listing it was made
+ * from, and the sum over each tree for as long as no folder of it changes (and none has a
+ * dangling symlink).
+ */
+interface Memo {
+  folders: Map<string, Judged & { stamp: number }>;
+  totals: Map<WorkTree, Judged & { version: number }>;
+}
+
+// Rules sets whose judgements are kept: a session's agent and runtime rules make a set of their own.
+const MEMO_KEYS = 8;
+
 // The sandbox has its own /tmp, /dev and /proc: host paths under them are not there to hide.
 const PRIVATE_ROOTS = ["/tmp", "/dev", "/proc"];
 const OUTSIDE_WALK_LIMIT = 20_000;
@@ -99,9 +112,9 @@ function staticBase(pattern: string): { base: string; isGlob: boolean } {
 export class ProfileBuilder {
   private readonly tree: WorkTree;
   private readonly outside = new Map<string, WorkTree>();
-  private readonly judged = new WeakMap<object, Map<string, Judged & { stamp: number }>>();
-  /** The same summed over a whole tree, for as long as no folder of it changes (and none has a dangling symlink). */
-  private readonly totals = new WeakMap<object, Map<WorkTree, Judged & { version: number }>>();
+  private readonly memos = new Map<string, Memo>();
+  /** Folders judged so far, for diagnostics: it grows only when listings or rules change. */
+  foldersJudged = 0;
 
   constructor(
     readonly workDir: string,
@@ -111,8 +124,12 @@ export class ProfileBuilder {
     this.tree = new WorkTree(workDir, maxEntries);
   }
 
-  /** The profile for a call under these rules (`key` identifies the rules: the same object for the same rules). */
-  build(key: object, ctx: DecideContext, rules: readonly { tool: string; pattern: string; action: string }[]): SandboxProfile {
+  /**
+   * The profile for a call under these rules. `key` names what the file tools' decisions depend
+   * on (their rules in their layers, the protected paths, the folders): calls whose keys are equal
+   * share what was judged.
+   */
+  build(key: string, ctx: DecideContext, rules: readonly { tool: string; pattern: string; action: string }[]): SandboxProfile {
     const found: Found = { masked: [], readOnly: [] };
     try {
       this.tree.refresh();
@@ -120,8 +137,9 @@ export class ProfileBuilder {
       if (err instanceof TreeTooLarge) throw new SandboxRefused(err.message);
       throw err;
     }
-    this.collect(key, this.tree, ctx, found);
-    for (const base of this.outsideBases(rules)) this.collectOutside(key, base, ctx, found);
+    const memo = this.memo(key);
+    this.collect(memo, this.tree, ctx, found);
+    for (const base of this.outsideBases(rules)) this.collectOutside(memo, base, ctx, found);
     const tidy = this.tidy(found);
     return {
       workDir: this.workDir,
@@ -137,25 +155,35 @@ export class ProfileBuilder {
     return { workDir: this.workDir, network: this.network, pinned: [], readOnly: [], masked: [], hidden: this.hidden(protectedPaths) };
   }
 
-  private collect(key: object, tree: WorkTree, ctx: DecideContext, into: Found): void {
-    let totals = this.totals.get(key);
-    if (!totals) this.totals.set(key, (totals = new Map()));
-    let total = totals.get(tree);
-    if (total?.version !== tree.version || total.dangling) totals.set(tree, (total = { version: tree.version, ...this.judgeTree(key, tree, ctx) }));
+  /** What was judged under one key, the most recently used kept. */
+  private memo(key: string): Memo {
+    let memo = this.memos.get(key);
+    if (memo) this.memos.delete(key);
+    else {
+      memo = { folders: new Map(), totals: new Map() };
+      if (this.memos.size >= MEMO_KEYS) this.memos.delete(this.memos.keys().next().value!);
+    }
+    this.memos.set(key, memo);
+    return memo;
+  }
+
+  private collect(memo: Memo, tree: WorkTree, ctx: DecideContext, into: Found): void {
+    let total = memo.totals.get(tree);
+    if (total?.version !== tree.version || total.dangling) memo.totals.set(tree, (total = { version: tree.version, ...this.judgeTree(memo, tree, ctx) }));
     into.masked.push(...total.found.masked);
     into.readOnly.push(...total.found.readOnly);
   }
 
   /** What the rules deny in every folder of the tree; a folder is judged again only when its listing changed. */
-  private judgeTree(key: object, tree: WorkTree, ctx: DecideContext): Judged {
+  private judgeTree(memo: Memo, tree: WorkTree, ctx: DecideContext): Judged {
     const found: Found = { masked: [], readOnly: [] };
     let dangling = false;
-    let memo = this.judged.get(key);
-    if (!memo) this.judged.set(key, (memo = new Map()));
     for (const [dir, listing] of tree.listings()) {
-      let entry = memo.get(dir);
-      if (entry?.stamp !== listing.stamp || entry.dangling)
-        memo.set(dir, (entry = { stamp: listing.stamp, ...judgeFolder(dir, listing, ctx, dir === tree.root) }));
+      let entry = memo.folders.get(dir);
+      if (entry?.stamp !== listing.stamp || entry.dangling) {
+        memo.folders.set(dir, (entry = { stamp: listing.stamp, ...judgeFolder(dir, listing, ctx, dir === tree.root) }));
+        this.foldersJudged++;
+      }
       found.masked.push(...entry.found.masked);
       found.readOnly.push(...entry.found.readOnly);
       dangling ||= entry.dangling;
@@ -174,7 +202,7 @@ export class ProfileBuilder {
     return [...bases];
   }
 
-  private collectOutside(key: object, base: string, ctx: DecideContext, into: Found): void {
+  private collectOutside(memo: Memo, base: string, ctx: DecideContext, into: Found): void {
     const real = resolveRealPath(base);
     const kind = kindAt(real);
     if (!kind) return;
@@ -194,7 +222,7 @@ export class ProfileBuilder {
       return;
     }
     const found: Found = { masked: [], readOnly: [] };
-    this.collect(key, tree, ctx, found);
+    this.collect(memo, tree, ctx, found);
     into.masked.push(...found.masked);
   }
 

@@ -28,10 +28,15 @@ export class ShellRunner {
     this.profiles = new ProfileBuilder(workDir, info.network);
   }
 
+  /** Folders judged against the rules so far (for tests and diagnostics). */
+  get foldersJudged(): number {
+    return this.profiles.foldersJudged;
+  }
+
   /** The profile a command of this origin would run under now (for tests and diagnostics). */
   profile(guard: FileGuard, origin: ShellOrigin = "model"): SandboxProfile {
     if (origin === "person") return this.profiles.base(guard.context.protectedPaths ?? []);
-    return this.profiles.build(guard, guard.context, guard.rules);
+    return this.profiles.build(guard.fileKey, guard.context, guard.rules);
   }
 
   /** Starts `command`; throws ToolRefused (from the guard) or SandboxRefused before anything runs. */
