@@ -1493,6 +1493,15 @@ const APPENDED: Case[] = [
   stretch("awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", secret),
   stretch("awk 'BEGIN { ARGV[ARGC++] = \".env\" } 1'", secret),
 ];
+// Variables set by `${v:=word}`, which no assignment shows.
+const EXPANSION_ASSIGNMENTS: Case[] = [
+  hidden(": ${CDPATH:=$HOME}; cd .ssh && cat id_rsa", { printed: KEY }),
+  hidden("echo ${CDPATH=$HOME} >/dev/null; cd .ssh; cat id_rsa", { printed: KEY }),
+  hidden("x=${CDPATH:=~}; cd .ssh; head id_rsa", { printed: KEY }),
+  stretch(": ${CDPATH:=$HOME}; cd .ssh && cat id_rsa", { printed: KEY }),
+  stretch("unset PATH; : ${PATH:=$PWD/bin}; ls"),
+  stretch("unset IFS; : ${IFS:=/}; ls"),
+];
 const NAME_LISTS: Case[] = [
   hidden("printf '.env\\0' | sort --files0-from=-", secret),
   hidden("sort --files0-from=list.txt"),
@@ -1583,7 +1592,7 @@ const GROUPS: [string, Case[]][] = [
   ["3 environment", [...ENVIRONMENT, ...ENVIRONMENT_MORE]],
   ["4 runners", [...RUNNERS, ...RUNNERS_MORE, ...MODULES, ...TOOLCHAIN]],
   ["5 reads", [...READS, ...READS_MORE, ...OPTION_FILES, ...NAME_LISTS]],
-  ["6 paths", [...PATHS, ...PATHS_MORE]],
+  ["6 paths", [...PATHS, ...PATHS_MORE, ...EXPANSION_ASSIGNMENTS]],
   ["7 order", [...ORDER, ...ORDER_MORE, ...APPENDED]],
 ];
 

@@ -425,6 +425,8 @@ const COMMANDS: string[] = [
   "tsc -p tsconfig.json --noEmit",
   "vitest run --config vitest.config.ts",
   "pytest -q -k smoke",
+  'echo "${NODE_ENV:=development}"',
+  'echo "${1:-default}" "${name=anon}"',
 ];
 
 const tally = new Tally("everyday allowed");

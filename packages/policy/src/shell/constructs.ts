@@ -104,6 +104,11 @@ export function expansionArithmetic(text: string, into: string[]): void {
   for (const name of expr.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) into.push(name);
 }
 
+/** The variable `${v:=word}` or `${v=word}` assigns when it is unset, or null. */
+export function expansionAssignment(text: string): string | null {
+  return /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(text)?.[1] ?? null;
+}
+
 /** `${x@P}` runs the substitutions in x's value; `${!x}` reads the variable x names. */
 export function riskyExpansion(text: string): string | null {
   if (/^\$\{[^}]*@P\}$/.test(text)) return `the prompt expansion ${text} runs the substitutions in the variable's value`;

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from "./parser.js";
-import { arithmeticNames, constructOf, expansionArithmetic, riskyExpansion, type Construct } from "./constructs.js";
+import { arithmeticNames, constructOf, expansionArithmetic, expansionAssignment, riskyExpansion, type Construct } from "./constructs.js";
 import { literalWord, resolveWord, type ShellWord } from "./words.js";
 
 export type StdinSource = "pipe" | "heredoc" | "herestring";
@@ -175,6 +175,9 @@ class Extractor {
       case "expansion": {
         const why = riskyExpansion(node.text);
         if (why) this.out.unmodelled.push(why);
+        // `${CDPATH:=/x}` sets the variable as an assignment would, to a value known only at run time.
+        const assigned = expansionAssignment(node.text);
+        if (assigned) this.out.assignments.push({ name: assigned, value: { text: "", raw: node.text, dynamic: true, glob: false } });
         return expansionArithmetic(node.text, this.out.arithmetic);
       }
       case "variable-test": {
