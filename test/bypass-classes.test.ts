@@ -1859,6 +1859,12 @@ const SECRET_READS: [string, Expected][] = [
   ["cat /proc/1/environ", "not-allow"],
   ["dd if=/proc/4242/mem of=/tmp/m", "not-allow"],
   ["cat /proc/self/cwd/../../proc/self/environ", "deny"],
+  ["grep -ra TOKEN /proc/", "not-allow"],
+  ["grep -rah GATEHOUSE /", "not-allow"],
+  ["cd /; grep -r TOKEN proc", "not-allow"],
+  ["rg -a --no-ignore TOKEN /proc", "not-allow"],
+  ["tar -cf - /proc 2>/dev/null | tar -xOf - | strings", "not-allow"],
+  ["cd /proc && grep -r TOKEN .", "not-allow"],
 ];
 const SECRET_FILE_READS: [string, string, Expected][] = [
   ["read_file", "/proc/self/environ", "deny"],

@@ -427,6 +427,9 @@ const COMMANDS: string[] = [
   "pytest -q -k smoke",
   'echo "${NODE_ENV:=development}"',
   'echo "${1:-default}" "${name=anon}"',
+  "ls /proc",
+  "du -sh / 2>/dev/null",
+  "grep -rn TODO src",
 ];
 
 const tally = new Tally("everyday allowed");

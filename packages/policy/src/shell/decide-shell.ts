@@ -282,6 +282,7 @@ class ShellJudge {
       ...cmd.reads.map((w) => this.file("read_file", w, "it reads")),
       ...(c?.reads ?? []).map((w) => this.file("read_file", w, `${c!.name} reads`)),
       ...(c?.reads ?? []).map((w) => this.insideDenied(w, c!.name)),
+      ...(c?.reads ?? []).map((w) => this.insideProcesses(w, c!.name)),
       ...(c?.writes ?? []).map((w) => this.file("write_file", w, `${c!.name} writes`)),
     ];
     for (const f of checks) if (f && isStricter(f.action, v.action)) v = atLeast(v, f.action, f.reason, f.rule);
@@ -298,6 +299,14 @@ class ShellJudge {
     return v?.action === "deny" && v.rule?.pattern.startsWith("/")
       ? { ...v, action: "ask", reason: `${program} may read inside ${file}, where a rule denies reading: ${v.reason}` }
       : null;
+  }
+
+  /** A directory given to a reader that holds every process's files (`/`, `/proc`): the worker's environment among them. */
+  private insideProcesses(word: ShellWord, program: string): Verdict | null {
+    const file = knownPath(word);
+    if (file === null || file === "" || file.includes("\0") || (this.dirs.unknown && !file.startsWith("/"))) return null;
+    const holds = this.dirs.resolve(file).find((p) => p === "/" || p === "/proc");
+    return holds ? { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${holds}, which holds the files of every process` } : null;
   }
 
   /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */
