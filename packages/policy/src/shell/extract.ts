@@ -246,6 +246,9 @@ class Extractor {
       const gap = redirectNodes[0] ? this.source.slice(body.endIndex, redirectNodes[0].startIndex).trim() : "";
       if (gap === "-") this.out.commands[this.out.commands.length - 1]?.words.push(literalWord("-"));
       else if (gap !== "") this.out.parseError = true;
+      // `bash 0< x`: tree-sitter reads the descriptor as the last word; bash reads it as part of the redirection.
+      const last = body.lastNamedChild;
+      if (last?.type === "number" && last.endIndex === redirectNodes[0]?.startIndex) this.out.commands[this.out.commands.length - 1]?.words.pop();
     } else {
       this.out.loose.writes.push(...redirects.writes);
       this.out.loose.reads.push(...redirects.reads);
