@@ -4,6 +4,7 @@ import type { ApprovalRequired } from "@gatehouse/protocol";
 import { GatehouseError } from "../apps/server/src/errors.js";
 import { silentLog } from "../apps/server/src/log.js";
 import { EventFeed } from "../apps/server/src/postgres/event-feed.js";
+import { Instances } from "../apps/server/src/postgres/instances.js";
 import { Listener } from "../apps/server/src/postgres/listener.js";
 import { MAILBOX_CHANNEL, Mailbox } from "../apps/server/src/postgres/mailbox.js";
 import { migrate } from "../apps/server/src/postgres/migrations.js";
@@ -150,6 +151,35 @@ describe("the PostgreSQL store", () => {
     expect((await store.runtimeRules("p")).map((r) => r.pattern)).toEqual(["git *", "ls *"]);
     await store.forgetRuntimeRules("p");
     expect((await store.runtimeRules()).map((r) => r.sessionId)).toEqual(["q"]);
+  });
+});
+
+describe("leases of sessions", () => {
+  it("hold while their instance renews, and pass to another once it stops", async () => {
+    const store = await PostgresStore.open(await server.database(), () => undefined);
+    const timing = { ttlMs: 300, renewMs: 100 };
+    const [x, y] = [new Instances(store.pool, "x", timing), new Instances(store.pool, "y", timing)];
+    try {
+      await x.renew();
+      await y.renew();
+      expect(await x.claim("s1")).toMatchObject({ holder: "x", ours: true });
+      expect(await y.claim("s1")).toMatchObject({ holder: "x", ours: false });
+      expect(await y.takeExpired()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 200));
+      await x.renew();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await y.claim("s1")).toMatchObject({ holder: "x", ours: false });
+      await y.renew();
+      await new Promise((r) => setTimeout(r, 350));
+      await y.renew();
+      expect(await y.takeExpired()).toEqual(["s1"]);
+      expect(await x.claim("s1")).toMatchObject({ holder: "y", ours: false });
+      await y.leave();
+      await x.renew();
+      expect(await x.claim("s1")).toMatchObject({ holder: "x", ours: true });
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -37,9 +37,14 @@ export class Instances {
     return path.join(this.root, "work");
   }
 
-  static async start(databaseUrl: string, names: string[], opts: { rules?: string; config?: Record<string, unknown> } = {}): Promise<Instances> {
+  static async start(
+    databaseUrl: string,
+    names: string[],
+    opts: { rules?: string; config?: Record<string, unknown>; files?: Record<string, string> } = {},
+  ): Promise<Instances> {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-instances-")));
     fs.mkdirSync(path.join(root, "work"));
+    for (const [name, text] of Object.entries(opts.files ?? {})) fs.writeFileSync(path.join(root, "work", name), text);
     const config = {
       port: 0,
       store: { kind: "postgres", url: databaseUrl },

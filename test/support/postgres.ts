@@ -32,7 +32,8 @@ function run(program: string, args: string[]): string {
 
 /**
  * A throwaway PostgreSQL server: its own cluster in a temporary folder, on a free loopback port,
- * durable writes off (nothing here must outlive the test). One per test file; a database per test.
+ * durable writes off unless asked (nothing here must outlive the test). One per test file; a
+ * database per test.
  */
 export class TestPostgres {
   private databases = 0;
@@ -42,14 +43,16 @@ export class TestPostgres {
     readonly port: number,
   ) {}
 
-  static async start(): Promise<TestPostgres> {
+  /** With `durable`, writes are flushed as in production (for benchmarks); tests do without. */
+  static async start(opts: { durable?: boolean } = {}): Promise<TestPostgres> {
     const bin = binDir();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-pg-"));
     if (process.getuid?.() === 0) execFileSync("chown", ["postgres:postgres", dir]);
     const data = path.join(dir, "data");
     run(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
     const port = await freePort();
-    const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
+    const fast = opts.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
+    const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", ...fast];
     run(path.join(bin, "pg_ctl"), ["-D", data, "-l", path.join(dir, "log"), "-o", options.join(" "), "-w", "-t", "60", "start"]);
     return new TestPostgres(dir, port);
   }

@@ -68,6 +68,8 @@ export class PostgresCluster {
   private parts: ClusterParts | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  /** The instances alive at the last renewal. */
+  private alive = new Set<string>();
   private readonly calls = new Map<string, AbortController>();
   /** Sessions of this instance that must be made whole before a command runs on them (taken over, not yet resumed). */
   private readonly resuming = new Map<string, Promise<void>>();
@@ -118,10 +120,14 @@ export class PostgresCluster {
     this.ticking = true;
     try {
       await this.instances.renew();
+      const alive = await this.instances.alive();
+      if (!sameSet(alive, this.alive)) {
+        this.alive = alive;
+        await this.forgetGone(alive);
+      }
       const taken = await this.instances.takeExpired();
       if (taken.length > 0) {
         this.log.info("took over sessions of a server instance that stopped", { sessions: taken.length });
-        await this.forgetGone();
         await this.resume(taken);
       }
     } catch (err) {
@@ -207,8 +213,7 @@ export class PostgresCluster {
   }
 
   /** Forgets the workers and letters of instances that are gone. */
-  private async forgetGone(): Promise<void> {
-    const alive = await this.instances.alive();
+  private async forgetGone(alive: Set<string>): Promise<void> {
     await this.workers.forgetGone(alive);
     await this.store.pool.query("DELETE FROM mailbox WHERE to_instance <> ALL($1::text[])", [[...alive]]);
   }
@@ -232,4 +237,8 @@ export class PostgresCluster {
     await this.listener.close();
     await this.instances.leave().catch((err: unknown) => this.log.warn("could not free this instance's leases", { err }));
   }
+}
+
+function sameSet(a: Set<string>, b: Set<string>): boolean {
+  return a.size === b.size && [...a].every((x) => b.has(x));
 }

@@ -12,8 +12,9 @@ export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 5000, renewMs: 1000 };
 
 /**
  * This instance among the others on one database: its liveness row, and the leases of the
- * sessions whose turns it runs. A lease is renewed with the instance; one not renewed in time
- * is free for any instance to take.
+ * sessions whose turns it runs. A lease holds while its instance is alive, so renewing the
+ * instance renews them all in one write; the leases of an instance that stopped renewing are
+ * free for any instance to take.
  */
 export class Instances {
   constructor(
@@ -22,45 +23,46 @@ export class Instances {
     readonly timing: LeaseTiming,
   ) {}
 
-  private get ttl(): string {
-    return `${this.timing.ttlMs} milliseconds`;
-  }
-
-  /** Renews this instance's liveness and every lease it holds. */
+  /** Renews this instance's liveness, and with it every lease it holds. */
   async renew(): Promise<void> {
     await this.pool.query(
-      `WITH me AS (INSERT INTO instances (id, alive_until) VALUES ($1, now() + $2::interval)
-                   ON CONFLICT (id) DO UPDATE SET alive_until = EXCLUDED.alive_until RETURNING id)
-       UPDATE session_leases SET expires_at = now() + $2::interval WHERE instance_id = (SELECT id FROM me)`,
-      [this.id, this.ttl],
+      `INSERT INTO instances (id, alive_until) VALUES ($1, now() + $2::interval) ON CONFLICT (id) DO UPDATE SET alive_until = EXCLUDED.alive_until`,
+      [this.id, `${this.timing.ttlMs} milliseconds`],
     );
   }
 
-  /** Takes a session's lease when it is free, expired or already ours; the holder it has afterwards. */
+  /**
+   * Takes a session's lease when it is free, held by an instance that is gone, or already ours;
+   * says who holds it afterwards and, when another does, how long that one has left to renew.
+   */
   async claim(sessionId: string): Promise<{ holder: string; ours: boolean; expiresInMs: number }> {
     const { rows } = await this.pool.query<{ instance_id: string }>(
-      `INSERT INTO session_leases AS l (session_id, instance_id, expires_at) VALUES ($1, $2, now() + $3::interval)
-       ON CONFLICT (session_id) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
-         WHERE l.instance_id = EXCLUDED.instance_id OR l.expires_at < now()
+      `INSERT INTO session_leases AS l (session_id, instance_id) VALUES ($1, $2)
+       ON CONFLICT (session_id) DO UPDATE SET instance_id = EXCLUDED.instance_id
+         WHERE l.instance_id = EXCLUDED.instance_id
+            OR NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = l.instance_id AND i.alive_until >= now())
        RETURNING instance_id`,
-      [sessionId, this.id, this.ttl],
+      [sessionId, this.id],
     );
     if (rows[0]) return { holder: this.id, ours: true, expiresInMs: this.timing.ttlMs };
-    const held = await this.pool.query<{ instance_id: string; ms: number }>(
-      "SELECT instance_id, extract(epoch FROM expires_at - now()) * 1000 AS ms FROM session_leases WHERE session_id = $1",
+    const held = await this.pool.query<{ instance_id: string; ms: number | null }>(
+      `SELECT l.instance_id, extract(epoch FROM i.alive_until - now()) * 1000 AS ms
+       FROM session_leases l LEFT JOIN instances i ON i.id = l.instance_id WHERE l.session_id = $1`,
       [sessionId],
     );
     const row = held.rows[0];
-    return row ? { holder: row.instance_id, ours: false, expiresInMs: Math.max(0, Number(row.ms)) } : this.claim(sessionId);
+    return row ? { holder: row.instance_id, ours: false, expiresInMs: Math.max(0, Number(row.ms ?? 0)) } : this.claim(sessionId);
   }
 
-  /** Takes the leases that their instances stopped renewing, a batch at a time; the sessions taken. */
+  /** Takes the leases of instances that stopped renewing, a batch at a time; the sessions taken. */
   async takeExpired(limit = 200): Promise<string[]> {
     const { rows } = await this.pool.query<{ session_id: string }>(
-      `UPDATE session_leases SET instance_id = $1, expires_at = now() + $2::interval
-       WHERE session_id IN (SELECT session_id FROM session_leases WHERE expires_at < now() ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      `UPDATE session_leases SET instance_id = $1
+       WHERE session_id IN (
+         SELECT l.session_id FROM session_leases l LEFT JOIN instances i ON i.id = l.instance_id
+         WHERE i.id IS NULL OR i.alive_until < now() LIMIT $2 FOR UPDATE OF l SKIP LOCKED)
        RETURNING session_id`,
-      [this.id, this.ttl, limit],
+      [this.id, limit],
     );
     return rows.map((r) => r.session_id);
   }
@@ -71,11 +73,8 @@ export class Instances {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** Leaves: this instance's leases are freed for the others at once, and its row goes. */
+  /** Leaves: this instance's leases are free for the others at once. */
   async leave(): Promise<void> {
-    await this.pool.query(
-      "WITH gone AS (DELETE FROM instances WHERE id = $1) UPDATE session_leases SET expires_at = now() - interval '1 second' WHERE instance_id = $1",
-      [this.id],
-    );
+    await this.pool.query("DELETE FROM instances WHERE id = $1", [this.id]);
   }
 }

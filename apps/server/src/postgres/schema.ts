@@ -61,10 +61,9 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE session_leases (
     session_id text PRIMARY KEY,
-    instance_id text NOT NULL,
-    expires_at timestamptz NOT NULL
+    instance_id text NOT NULL
   );
-  CREATE INDEX session_leases_expiry ON session_leases (expires_at);
+  CREATE INDEX session_leases_instance ON session_leases (instance_id);
   CREATE TABLE workers (
     id text PRIMARY KEY,
     instance_id text NOT NULL,
