@@ -9,6 +9,9 @@ import pg from "pg";
 import { CLIENT_TOKEN, Instances } from "../test/support/instances.js";
 import { TestPostgres } from "../test/support/postgres.js";
 
+// BENCH_ONLY set to another part (shell, say) leaves these figures out.
+if (process.env.BENCH_ONLY && process.env.BENCH_ONLY !== "postgres") process.exit(0);
+
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 function collect(client: GatehouseClient, input: { sessionId?: string }, onEvent: (e: GatehouseEvent) => void): { unsubscribe(): void } {

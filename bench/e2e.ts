@@ -8,6 +8,8 @@ import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehou
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { allowShell, generateRepository, shellCalls, startShellWorker } from "./shell-sandbox.js";
 
+// BENCH_ONLY=postgres: only the figures of bench/e2e-postgres.ts, which `pnpm bench:e2e` runs next.
+if (process.env.BENCH_ONLY === "postgres") process.exit(0);
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 // BENCH_PROFILE=DIR writes CPU profiles of the server and the worker there.
 const NODE_ARGS = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
