@@ -1505,6 +1505,13 @@ const EXPANSION_ASSIGNMENTS: Case[] = [
   stretch(": ${CDPATH:=$HOME}; cd .ssh && cat id_rsa", { printed: KEY }),
   stretch("unset PATH; : ${PATH:=$PWD/bin}; ls"),
   stretch("unset IFS; : ${IFS:=/}; ls"),
+  hidden("grep -r KEY ~", { printed: KEY }),
+  hidden("cd; grep -rh . .", { printed: KEY }),
+  hidden("tar -cf - ~ 2>/dev/null | tar -xOf -", { printed: KEY }),
+  hidden("cp -r ~ k && cat k/.ssh/id_rsa"),
+  hidden("zip -qr - ~ | cat"),
+  hidden("man ~/.ssh/id_rsa"),
+  hidden("man -l ~/.ssh/id_rsa"),
 ];
 const NAME_LISTS: Case[] = [
   hidden("printf '.env\\0' | sort --files0-from=-", secret),

@@ -430,6 +430,7 @@ const COMMANDS: string[] = [
   "ls /proc",
   "du -sh / 2>/dev/null",
   "grep -rn TODO src",
+  "find ~ -maxdepth 1 -name '.*rc'",
 ];
 
 const tally = new Tally("everyday allowed");

@@ -305,8 +305,26 @@ class ShellJudge {
   private insideProcesses(word: ShellWord, program: string): Verdict | null {
     const file = knownPath(word);
     if (file === null || file === "" || file.includes("\0") || (this.dirs.unknown && !file.startsWith("/"))) return null;
-    const holds = this.dirs.resolve(file).find((p) => p === "/" || p === "/proc");
-    return holds ? { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${holds}, which holds the files of every process` } : null;
+    const dirs = this.dirs.resolve(file);
+    const holds = dirs.find((p) => p === "/" || p === "/proc");
+    if (holds) return { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${holds}, which holds the files of every process` };
+    // `grep -r KEY ~` reaches ~/.ssh, which a rule with an absolute pattern denies reading.
+    const denied = this.deniedUnder(dirs);
+    return denied
+      ? { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${file}, which holds ${denied}, denied to read_file` }
+      : null;
+  }
+
+  /** The first absolute read_file deny pattern whose files lie under one of these directories. */
+  private deniedUnder(dirs: readonly string[]): string | null {
+    for (const layer of ORDER_LAST_FIRST) {
+      for (const { rule } of this.ctx.layers[layer]?.forTool("read_file") ?? []) {
+        if (rule.action !== "deny" || !rule.pattern.startsWith("/")) continue;
+        const prefix = rule.pattern.slice(0, rule.pattern.search(/[*?[{]|$/));
+        if (dirs.some((d) => prefix.startsWith(d === "/" ? d : `${d}/`))) return rule.pattern;
+      }
+    }
+    return null;
   }
 
   /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */

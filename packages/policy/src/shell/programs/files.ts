@@ -236,6 +236,7 @@ export const EDITOR_PROGRAMS: Record<string, SpecInput> = {
   man: {
     options:
       "-a -k -f -w -W -l! --local-file! -c -i -I -L:text -M:path -S:text -s:text -P:runs --pager:runs -H?=runs --html?=runs -T?=text -E:text -R:text -7 --ascii --where --whatis --apropos",
-    operands: "text",
+    // A page named with a slash is a file man reads and shows.
+    operands: "path",
   },
 };
