@@ -1,6 +1,6 @@
 import type { Tool } from "../tool.js";
 import type { McpServerConfig } from "./config.js";
-import { McpConnection, type ConnectionOptions } from "./connection.js";
+import type { ConnectionOptions, McpConnection } from "./connection.js";
 
 export interface McpServersOptions extends Omit<ConnectionOptions, "onToolsChanged"> {
   /** The worker's tool list changed: tell the server. */
@@ -11,18 +11,22 @@ export interface McpServersOptions extends Omit<ConnectionOptions, "onToolsChang
 
 /** The worker's MCP servers: started together, each restarting on its own; their tools as one list. */
 export class McpServers {
-  private readonly connections: McpConnection[];
+  private connections: McpConnection[] = [];
   private overflowNoted = 0;
 
   constructor(
-    configs: readonly McpServerConfig[],
+    private readonly configs: readonly McpServerConfig[],
     private readonly options: McpServersOptions,
-  ) {
-    this.connections = configs.map((c) => new McpConnection(c, options));
-  }
+  ) {}
 
-  /** Starts every server; resolves when each has connected or failed its first attempt. */
+  /**
+   * Starts every server; resolves when each has connected or failed its first attempt. The MCP
+   * SDK loads only here, and only when there are servers: most workers have none.
+   */
   async start(): Promise<void> {
+    if (this.configs.length === 0) return;
+    const { McpConnection } = await import("./connection.js");
+    this.connections = this.configs.map((c) => new McpConnection(c, this.options));
     await Promise.all(this.connections.map((c) => c.start()));
   }
 
