@@ -39,6 +39,10 @@ export class TreeTooLarge extends Error {
   readonly code = "TREE_TOO_LARGE";
 }
 
+// One counter for every tree: trees may overlap (folders named by two absolute patterns), and a
+// folder's judgement is remembered by its path and stamp.
+let stamps = 0;
+
 const kindOf = (d: fs.Dirent): EntryKind => (d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : "other");
 
 /**
@@ -49,7 +53,6 @@ const kindOf = (d: fs.Dirent): EntryKind => (d.isSymbolicLink() ? "symlink" : d.
  */
 export class WorkTree {
   private readonly folders = new Map<string, FolderListing>();
-  private stamps = 0;
   private lastStamp = 0;
   private passes = 0;
   /** Changes whenever any folder was read again or dropped. */
@@ -88,7 +91,7 @@ export class WorkTree {
         }
       }
     }
-    this.lastStamp = this.stamps;
+    this.lastStamp = stamps;
     if (changed) this.version++;
   }
 
@@ -119,7 +122,7 @@ export class WorkTree {
     }
     const prefix = dir === "/" ? "/" : `${dir}/`;
     const subfolders = entries.filter((e) => e.kind === "dir").map((e) => prefix + e.name);
-    const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, stamp: ++this.stamps, pass: 0 };
+    const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, stamp: ++stamps, pass: 0 };
     this.folders.set(dir, fresh);
     return fresh;
   }
