@@ -25,9 +25,12 @@ function whyClosed(err: Error): string {
 
 /** The short form of a protocol error, in words a person can act on. */
 export function describeError(err: unknown, url: string): string {
-  const e = err as { message?: string };
+  const e = err as { message?: string; cause?: { name?: string; message?: string } };
   const code = codeOf(err);
   if (code === "UNAUTHORIZED" || code === "FORBIDDEN") return `the server at ${url} refused the token (${code})`;
+  // A request cut off with its connection has no answer of the server's, only the client's "Unknown error".
+  if (code === undefined && (e.cause?.name === "TRPCWebSocketClosedError" || e.message === "Unknown error"))
+    return `the connection to ${url} closed before the server answered`;
   return e.message ?? String(err);
 }
 
