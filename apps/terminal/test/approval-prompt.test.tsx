@@ -5,7 +5,14 @@ import { ApprovalPrompt } from "../src/components/approval-prompt.js";
 import type { Answer } from "../src/session-controller.js";
 import { approval, decision } from "./fixtures.js";
 
-const tick = () => new Promise((r) => setTimeout(r, 30));
+/**
+ * Lets a key's render and its effects happen. React runs them from setImmediate; on a busy
+ * machine a timer alone can fire first, while the next stage's input handler is not yet there.
+ */
+const tick = async () => {
+  await new Promise((r) => setTimeout(r, 30));
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+};
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
