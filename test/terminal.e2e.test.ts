@@ -2,10 +2,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CLIENT_TOKEN, Cluster, waitUntil } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
 import { Tmux } from "./support/tmux.js";
+
+// Each test drives a whole session through tmux; on a busy machine one can take half a minute.
+vi.setConfig({ testTimeout: 60_000 });
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const RULES = `{
@@ -256,7 +259,7 @@ describe("gatehouse connect", () => {
     }
     t.keys("C-c");
     await t.waitFor(/EXITED 0/, "a clean exit");
-  }, 60_000);
+  });
 
   it("a refused token is one line naming the server, exit 1", () => {
     return Cluster.start().then((c) => {

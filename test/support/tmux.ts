@@ -33,7 +33,8 @@ export class Tmux {
     return this.tmux("capture-pane", "-p", "-e", "-t", "main");
   }
 
-  async waitFor(pattern: RegExp, what = String(pattern), timeoutMs = 10_000): Promise<string> {
+  // Generous: a match returns at once, and a machine shared by many builds can take seconds for a frame.
+  async waitFor(pattern: RegExp, what = String(pattern), timeoutMs = 20_000): Promise<string> {
     let last = "";
     try {
       await waitUntil(() => pattern.test((last = this.screen())), timeoutMs, what);
