@@ -91,8 +91,15 @@ export type TlsSetting = z.infer<typeof Tls>;
 const PostgresUrl = z.string().regex(/^postgres(ql)?:\/\//, { error: "store.url must be a PostgreSQL URL: postgres://user:password@host:port/database" });
 const StoreSetting = z.discriminatedUnion(
   "kind",
-  [z.strictObject({ kind: z.literal("memory") }), z.strictObject({ kind: z.literal("postgres"), url: PostgresUrl })],
-  { error: 'store must be { "kind": "memory" } or { "kind": "postgres", "url": "postgres://…" }' },
+  [
+    /** SQLite in the data directory (or at `path`): durable, no setup. */
+    z.strictObject({ kind: z.literal("embedded"), path: z.string().min(1).optional() }),
+    /** In this process only: a restart loses everything. */
+    z.strictObject({ kind: z.literal("memory") }),
+    /** A PostgreSQL database that several servers may share. */
+    z.strictObject({ kind: z.literal("postgres"), url: PostgresUrl }),
+  ],
+  { error: 'store must be { "kind": "embedded" }, { "kind": "memory" } or { "kind": "postgres", "url": "postgres://…" }' },
 );
 export type StoreSetting = z.infer<typeof StoreSetting>;
 
@@ -100,8 +107,8 @@ export const ServerConfig = z.strictObject({
   host: z.string().default("127.0.0.1"),
   port: z.number().int().min(0).max(65535).default(7420),
   dataDir: z.string().default(path.join(os.homedir(), ".gatehouse")),
-  /** Where state is kept: in memory, or in PostgreSQL, which several server instances can share (docs/operations.md). */
-  store: StoreSetting.default({ kind: "memory" }),
+  /** Where state is kept: SQLite in the data directory, in memory, or in PostgreSQL, which several server instances can share (docs/state.md). */
+  store: StoreSetting.default({ kind: "embedded" }),
   workerTokens: z.array(WorkerToken).default([]),
   clientTokens: z.array(ClientToken).default([]),
   /** A worker id registering while a connection for it is online replaces that one instead of being refused. */
@@ -134,6 +141,8 @@ export const ServerConfig = z.strictObject({
   scenario: z.string().optional(),
   /** Paths no tool may write besides the data directory (the worker's own configuration, say). */
   protectedPaths: z.array(z.string()).default([]),
+  /** Audit entries older than this many days are dropped (checked hourly); kept for ever when absent. */
+  auditRetentionDays: z.number().positive().optional(),
   /** The Telegram bot run inside the server process; its fields are checked by the bot (docs/telegram.md). */
   telegram: z.record(z.string(), z.unknown(), { error: "telegram must be an object (docs/telegram.md)" }).optional(),
 });
@@ -155,3 +164,14 @@ export function loadServerConfig(file: string | undefined, overrides: ServerConf
   if (!parsed.success) throw new GatehouseError("CONFIG", parsed.error.issues.map((i) => describeConfigIssue(doc, i)).join("; "));
   return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
 }
+
+/**
+ * A store setting written as one word, for a flag or the environment: `embedded`, `memory`,
+ * `embedded:FILE`, or a `postgres://` URL.
+ */
+export function storeFromText(text: string): StoreSettingInput {
+  if (/^postgres(ql)?:\/\//.test(text)) return { kind: "postgres", url: text };
+  if (text.startsWith("embedded:")) return { kind: "embedded", path: text.slice("embedded:".length) };
+  return { kind: text } as StoreSettingInput;
+}
+type StoreSettingInput = z.input<typeof StoreSetting>;

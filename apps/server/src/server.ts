@@ -15,7 +15,7 @@ import { ApprovalGate } from "./approval-gate.js";
 import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
-import { MemoryStore } from "./memory-store.js";
+import { openStore } from "./open-store.js";
 import { joinCluster } from "./postgres/cluster.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
@@ -41,7 +41,7 @@ export interface RunningServer {
 
 export interface ServerOptions {
   log?: Log;
-  /** The store to keep state in; an in-memory one when not given. */
+  /** The store to keep state in; the one the config names when not given. */
   store?: Store;
 }
 
@@ -64,7 +64,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   await ApprovalGate.ready();
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const cluster = opts.store ? undefined : await joinCluster(config.store, log);
-  const store = opts.store ?? cluster?.store ?? new MemoryStore();
+  const store = opts.store ?? cluster?.store ?? (await openStore(config.store, config.dataDir));
   const { registry, gate, handlers } = await assemble(config, log, store, cluster);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;

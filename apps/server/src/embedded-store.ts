@@ -1,0 +1,284 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
+import { GatehouseError } from "./errors.js";
+import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
+
+/** Versioned schema changes, applied in order at start; the database's `user_version` says how many it has. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, worker_id TEXT NOT NULL, parent_id TEXT, data TEXT NOT NULL);
+   CREATE INDEX sessions_worker ON sessions (worker_id);
+   CREATE INDEX sessions_parent ON sessions (parent_id);
+   CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, data TEXT NOT NULL);
+   CREATE INDEX messages_session ON messages (session_id, id);
+   CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, data TEXT NOT NULL);
+   CREATE INDEX events_session ON events (session_id, id);
+   CREATE TABLE runtime_rules (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, tool TEXT NOT NULL, pattern TEXT NOT NULL);
+   CREATE INDEX runtime_rules_session ON runtime_rules (session_id);
+   CREATE TABLE audit (id INTEGER PRIMARY KEY, at TEXT NOT NULL, session_id TEXT NOT NULL, worker_id TEXT NOT NULL, tool_name TEXT NOT NULL,
+     arguments TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, rule TEXT, by TEXT);
+   CREATE INDEX audit_at ON audit (at);
+   CREATE INDEX audit_session ON audit (session_id);
+   CREATE TABLE pending (approval_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, event_id INTEGER NOT NULL, data TEXT NOT NULL);`,
+];
+
+/** Brings a database to the newest schema; one that a newer Gatehouse wrote is refused, not guessed at. */
+function migrate(db: Database.Database, file: string): void {
+  const version = db.pragma("user_version", { simple: true }) as number;
+  if (version > MIGRATIONS.length)
+    throw new GatehouseError(
+      "CONFIG",
+      `${file}: the state has schema version ${version}, newer than this server knows (${MIGRATIONS.length}); run a newer Gatehouse`,
+    );
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+}
+
+interface AuditRow {
+  at: string;
+  session_id: string;
+  worker_id: string;
+  tool_name: string;
+  arguments: string;
+  action: string;
+  reason: string;
+  rule: string | null;
+  by: string | null;
+}
+
+const fromAuditRow = (r: AuditRow): AuditEntry => ({
+  at: r.at,
+  sessionId: r.session_id,
+  workerId: r.worker_id,
+  toolName: r.tool_name,
+  arguments: r.arguments,
+  action: r.action,
+  reason: r.reason,
+  rule: r.rule,
+  ...(r.by !== null ? { by: r.by } : {}),
+});
+
+const AUDIT_FILTERS: [keyof AuditQuery, string][] = [
+  ["sessionId", "session_id = ?"],
+  ["workerId", "worker_id = ?"],
+  ["toolName", "tool_name = ?"],
+  ["action", "action = ?"],
+  ["by", "by = ?"],
+  ["since", "at >= ?"],
+  ["until", "at < ?"],
+];
+
+/**
+ * The embedded store: SQLite in the data directory, in WAL mode. Writes run at once (so event ids
+ * follow call order) inside a transaction that is committed once per turn of the event loop; each
+ * write's promise resolves when that commit is done. Reads wait for an open commit, so nothing
+ * uncommitted reaches a client. No event is kept in memory: the log is read from disk.
+ */
+export class EmbeddedStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements;
+  private readonly cache = new Map<string, Database.Statement>();
+  private batch: { done: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | null = null;
+
+  constructor(readonly file: string) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    try {
+      this.db = new Database(file);
+      this.db.pragma("journal_mode = WAL");
+      // In WAL mode a commit survives the process being killed; only a power cut can lose the last ones.
+      this.db.pragma("synchronous = NORMAL");
+      this.db.pragma("busy_timeout = 5000");
+      migrate(this.db, file);
+    } catch (err) {
+      if (err instanceof GatehouseError) throw err;
+      throw new GatehouseError("CONFIG", `${file}: cannot open the state database: ${(err as Error).message}`);
+    }
+    const db = this.db;
+    this.statements = {
+      putSession: db.prepare(
+        `INSERT INTO sessions (id, worker_id, parent_id, data) VALUES (?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET worker_id = excluded.worker_id, parent_id = excluded.parent_id, data = excluded.data`,
+      ),
+      getSession: db.prepare(`SELECT data FROM sessions WHERE id = ?`).pluck(),
+      appendMessage: db.prepare(`INSERT INTO messages (session_id, data) VALUES (?, ?)`),
+      messages: db.prepare(`SELECT data FROM messages WHERE session_id = ? ORDER BY id`).pluck(),
+      appendEvent: db.prepare(`INSERT INTO events (session_id, data) VALUES (?, ?)`),
+      eventsAfter: db.prepare(`SELECT id, session_id, data FROM events WHERE id > ? ORDER BY id LIMIT ?`),
+      eventsAfterOf: db.prepare(`SELECT id, session_id, data FROM events WHERE id > ? AND session_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`),
+      lastEventId: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).pluck(),
+      addRule: db.prepare(`INSERT INTO runtime_rules (session_id, tool, pattern) VALUES (?, ?, ?)`),
+      rules: db.prepare(`SELECT session_id AS sessionId, tool, pattern FROM runtime_rules ORDER BY id`),
+      rulesOf: db.prepare(`SELECT session_id AS sessionId, tool, pattern FROM runtime_rules WHERE session_id = ? ORDER BY id`),
+      forgetRules: db.prepare(`DELETE FROM runtime_rules WHERE session_id = ?`),
+      appendAudit: db.prepare(
+        `INSERT INTO audit (at, session_id, worker_id, tool_name, arguments, action, reason, rule, by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      pruneAudit: db.prepare(`DELETE FROM audit WHERE at < ?`),
+      putPending: db.prepare(`INSERT OR REPLACE INTO pending (approval_id, session_id, event_id, data) VALUES (?, ?, ?, ?)`),
+      takePending: db.prepare(`DELETE FROM pending WHERE approval_id = ? RETURNING event_id, data`),
+      pending: db.prepare(`SELECT event_id, data FROM pending ORDER BY event_id`),
+      pendingOf: db.prepare(`SELECT event_id, data FROM pending WHERE session_id = ? ORDER BY event_id`),
+    };
+  }
+
+  /** A statement built from parts (the filters a query uses), prepared once. */
+  private prepared(sql: string): Database.Statement {
+    let found = this.cache.get(sql);
+    if (!found) this.cache.set(sql, (found = this.db.prepare(sql)));
+    return found;
+  }
+
+  /** Runs a write now, inside this turn's transaction; resolves once that transaction is committed. */
+  private write<T>(run: () => T): Promise<T> {
+    if (!this.batch) {
+      this.db.exec("BEGIN");
+      let resolve!: () => void;
+      let reject!: (err: unknown) => void;
+      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      this.batch = { done, resolve, reject };
+      setImmediate(() => this.commit());
+    }
+    let result: T;
+    try {
+      result = run();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.batch.done.then(() => result);
+  }
+
+  private commit(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = null;
+    try {
+      this.db.exec("COMMIT");
+      batch.resolve();
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      batch.reject(err);
+    }
+  }
+
+  /** Reads once no write is waiting for its commit. */
+  private async read<T>(run: () => T): Promise<T> {
+    while (this.batch) await this.batch.done.catch(() => undefined);
+    return run();
+  }
+
+  putSession(session: SessionInfo): Promise<void> {
+    return this.write(() => void this.statements.putSession.run(session.id, session.workerId, session.parentId, JSON.stringify(session)));
+  }
+
+  getSession(id: string): Promise<SessionInfo | undefined> {
+    return this.read(() => {
+      const data = this.statements.getSession.get(id) as string | undefined;
+      return data === undefined ? undefined : (JSON.parse(data) as SessionInfo);
+    });
+  }
+
+  listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    return this.read(() => {
+      const where = [
+        filter.workerId !== undefined && "worker_id = ?",
+        filter.parentId === null ? "parent_id IS NULL" : filter.parentId !== undefined && "parent_id = ?",
+      ];
+      const args = [filter.workerId, filter.parentId ?? undefined].filter((a) => a !== undefined);
+      const used = where.filter((w) => w !== false);
+      const sql = `SELECT data FROM sessions ${used.length ? `WHERE ${used.join(" AND ")}` : ""} ORDER BY seq`;
+      return (this.prepared(sql).all(...args) as { data: string }[]).map((r) => JSON.parse(r.data) as SessionInfo);
+    });
+  }
+
+  appendMessage(sessionId: string, message: Message): Promise<void> {
+    return this.write(() => void this.statements.appendMessage.run(sessionId, JSON.stringify(message)));
+  }
+
+  messages(sessionId: string): Promise<Message[]> {
+    return this.read(() => (this.statements.messages.all(sessionId) as string[]).map((d) => JSON.parse(d) as Message));
+  }
+
+  appendEvent(sessionId: string, event: GatehouseEvent): Promise<StoredEvent> {
+    return this.write(() => {
+      const id = Number(this.statements.appendEvent.run(sessionId, JSON.stringify(event)).lastInsertRowid);
+      return { id, sessionId, event };
+    });
+  }
+
+  eventsAfter(afterId: number, sessionId?: string | readonly string[], limit = -1): Promise<StoredEvent[]> {
+    return this.read(() => {
+      const rows = (
+        sessionId === undefined
+          ? this.statements.eventsAfter.all(afterId, limit)
+          : this.statements.eventsAfterOf.all(afterId, JSON.stringify(typeof sessionId === "string" ? [sessionId] : sessionId), limit)
+      ) as { id: number; session_id: string; data: string }[];
+      return rows.map((r) => ({ id: r.id, sessionId: r.session_id, event: JSON.parse(r.data) as GatehouseEvent }));
+    });
+  }
+
+  lastEventId(): Promise<number> {
+    return this.read(() => Number(this.statements.lastEventId.get() ?? 0));
+  }
+
+  addRuntimeRules(sessionId: string, tool: string, patterns: readonly string[]): Promise<void> {
+    return this.write(() => {
+      for (const pattern of patterns) this.statements.addRule.run(sessionId, tool, pattern);
+    });
+  }
+
+  runtimeRules(sessionId?: string): Promise<RuntimeRuleRecord[]> {
+    return this.read(() => (sessionId === undefined ? this.statements.rules.all() : this.statements.rulesOf.all(sessionId)) as RuntimeRuleRecord[]);
+  }
+
+  forgetRuntimeRules(sessionId: string): Promise<void> {
+    return this.write(() => void this.statements.forgetRules.run(sessionId));
+  }
+
+  appendAudit(e: AuditEntry): Promise<void> {
+    return this.write(
+      () => void this.statements.appendAudit.run(e.at, e.sessionId, e.workerId, e.toolName, e.arguments, e.action, e.reason, e.rule, e.by ?? null),
+    );
+  }
+
+  queryAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return this.read(() => {
+      const used = AUDIT_FILTERS.filter(([key]) => query[key] !== undefined);
+      const where = used.length ? `WHERE ${used.map(([, sql]) => sql).join(" AND ")}` : "";
+      const sql = `SELECT * FROM audit ${where} ORDER BY id DESC LIMIT ?`;
+      const rows = this.prepared(sql).all(...used.map(([key]) => query[key]), query.limit ?? -1) as AuditRow[];
+      return rows.reverse().map(fromAuditRow);
+    });
+  }
+
+  pruneAudit(before: string): Promise<number> {
+    return this.write(() => this.statements.pruneAudit.run(before).changes);
+  }
+
+  putPending(record: PendingRecord): Promise<void> {
+    return this.write(() => void this.statements.putPending.run(record.event.approvalId, record.event.sessionId, record.eventId, JSON.stringify(record.event)));
+  }
+
+  takePending(approvalId: string): Promise<PendingRecord | undefined> {
+    return this.write(() => {
+      const row = this.statements.takePending.get(approvalId) as { event_id: number; data: string } | undefined;
+      return row && { eventId: row.event_id, event: JSON.parse(row.data) as PendingRecord["event"] };
+    });
+  }
+
+  listPending(sessionId?: string): Promise<PendingRecord[]> {
+    return this.read(() => {
+      const rows = (sessionId === undefined ? this.statements.pending.all() : this.statements.pendingOf.all(sessionId)) as { event_id: number; data: string }[];
+      return rows.map((r) => ({ eventId: r.event_id, event: JSON.parse(r.data) as PendingRecord["event"] }));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.commit();
+    if (this.db.open) this.db.close();
+  }
+}

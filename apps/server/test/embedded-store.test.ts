@@ -1,0 +1,40 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../src/embedded-store.js";
+import { describeStoreContract } from "./store-contract.js";
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "gh-store-"));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => path.join(root, `state-${n++}.db`);
+
+describeStoreContract("embedded", async () => new EmbeddedStore(fresh()));
+
+describe("the embedded store on disk", () => {
+  it("keeps everything across a reopen, and event ids go on rising", async () => {
+    const file = fresh();
+    const first = new EmbeddedStore(file);
+    await first.appendEvent("s1", { type: "user_message", sessionId: "s1", at: "x", text: "a" });
+    await first.appendEvent("s1", { type: "user_message", sessionId: "s1", at: "x", text: "b" });
+    await first.addRuntimeRules("s1", "shell_exec", ["make"]);
+    await first.close();
+    const again = new EmbeddedStore(file);
+    expect(await again.lastEventId()).toBe(2);
+    expect((await again.appendEvent("s1", { type: "user_message", sessionId: "s1", at: "x", text: "c" })).id).toBe(3);
+    expect(await again.runtimeRules("s1")).toHaveLength(1);
+    await again.close();
+  });
+
+  it("refuses a database written by a newer schema, naming the file", async () => {
+    const file = fresh();
+    const store = new EmbeddedStore(file);
+    await store.close();
+    const Database = (await import("better-sqlite3")).default;
+    const db = new Database(file);
+    db.pragma("user_version = 99");
+    db.close();
+    expect(() => new EmbeddedStore(file)).toThrow(new RegExp(`${file}: the state has schema version 99`));
+  });
+});
