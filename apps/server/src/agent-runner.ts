@@ -9,7 +9,9 @@ import { modelHistory } from "./model-history.js";
 import type { ModelToolCall, Provider } from "./providers/provider.js";
 import type { Store } from "./store.js";
 import { Subagents } from "./subagents.js";
+import { patchSession } from "./session-updates.js";
 import { TASK_TOOL } from "./task-tool.js";
+import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
@@ -26,6 +28,8 @@ export interface RunnerOptions {
   toolTimeoutMs: number;
   maxToolResultChars: number;
   systemPrompt: (session: SessionInfo) => string;
+  /** Resolves once the worker is online, or after a while without it: a turn carried on after a restart waits for it. */
+  whenWorkerOnline?: (workerId: string, signal: AbortSignal) => Promise<void>;
   log: Log;
 }
 
@@ -79,6 +83,7 @@ export class AgentRunner {
     const usage: Usage = { inputTokens: null, outputTokens: null };
     let end: TurnEnd;
     try {
+      if (session.status !== "running") await patchSession(this.options.store, session.id, { status: "running" });
       end = await body(usage);
     } catch (err) {
       if (!controller.signal.aborted) {
@@ -92,6 +97,10 @@ export class AgentRunner {
     this.running.delete(session.id);
     const reason = controller.signal.aborted ? "aborted" : end;
     await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
+    if (!session.parentId)
+      await patchSession(this.options.store, session.id, { status: "idle" }).catch((err: unknown) =>
+        this.options.log.error("a session's status could not be stored", { err, sessionId: session.id }),
+      );
     return reason;
   }
 
@@ -126,6 +135,7 @@ export class AgentRunner {
     const controller = new AbortController();
     void this.play(session, controller, async (usage) => {
       if (unfinished.completed) return "completed";
+      await this.options.whenWorkerOnline?.(session.workerId, controller.signal);
       if (unfinished.calls.length > 0) {
         const outcome = await this.runCalls(session, unfinished.calls, await this.prepare(session, unfinished.calls, known), controller.signal);
         if (outcome !== "continue") return outcome;
@@ -167,13 +177,17 @@ export class AgentRunner {
   private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd> {
     for (let step = 0; step < this.options.maxSteps; step++) {
       const session = await this.session(sessionId);
-      const response = await this.options.providerFor(session).respond({
-        system: this.options.systemPrompt(session),
-        history: modelHistory(await this.options.store.messages(sessionId), this.options.maxToolResultChars),
-        tools: await this.options.toolsFor(session),
-        signal,
-        onText: (text) => this.options.hub.notify({ type: "assistant_text_delta", sessionId, at: now(), text }),
-      });
+      const deltas = new TextDeltas((text) => this.options.hub.notify({ type: "assistant_text_delta", sessionId, at: now(), text }));
+      const response = await this.options
+        .providerFor(session)
+        .respond({
+          system: this.options.systemPrompt(session),
+          history: modelHistory(await this.options.store.messages(sessionId), this.options.maxToolResultChars),
+          tools: await this.options.toolsFor(session),
+          signal,
+          onText: (text) => deltas.push(text),
+        })
+        .finally(() => deltas.flush());
       if (signal.aborted) return "aborted";
       addUsage(usage, response.usage);
       const message: Message = {

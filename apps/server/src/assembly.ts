@@ -13,6 +13,7 @@ import { PersonShell } from "./person-shell.js";
 import type { PostgresCluster } from "./postgres/cluster.js";
 import { routeToOwners } from "./postgres/session-routing.js";
 import { present } from "./presentation.js";
+import { patchSession } from "./session-updates.js";
 import { loadScenario, parseScenario } from "./providers/scripted.js";
 import type { Store } from "./store.js";
 import { Subagents } from "./subagents.js";
@@ -108,6 +109,10 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       const spawns = maySpawn(s, findAgent(worker, s.agent), (await subagents.depth(s)) + 1);
       return [...(worker?.tools ?? []), ...(spawns ? [taskTool(agentsOf(worker))] : [])];
     },
+    whenWorkerOnline: async (workerId, signal) => {
+      const until = Date.now() + 3 * config.heartbeatTimeoutMs;
+      while (!registry.get(workerId)?.connected && Date.now() < until && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
+    },
     maxSteps: config.maxSteps,
     toolTimeoutMs: config.toolTimeoutMs,
     maxToolResultChars: config.maxToolResultChars,
@@ -133,7 +138,10 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       models.open(session, file ? loadScenario(file) : undefined);
     },
   });
-  if (!cluster) return { store, registry, gate, handlers };
+  if (!cluster) {
+    await carryOnAfterRestart(store, runner, log);
+    return { store, registry, gate, handlers };
+  }
   registry.shareWith(cluster.otherInstances());
   const routed = routeToOwners(handlers, cluster);
   const resume = async (sessionIds: string[]) => {
@@ -144,4 +152,13 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
   };
   await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume });
   return { store, registry, gate, handlers: routed.handlers };
+}
+
+/** Turns that were running when this server last stopped (their sessions say so) are carried on. */
+async function carryOnAfterRestart(store: Store, runner: AgentRunner, log: Log): Promise<void> {
+  for (const session of await store.listSessions({ parentId: null })) {
+    if (session.status !== "running") continue;
+    if (!(await runner.resume(session.id))) await patchSession(store, session.id, { status: "idle" });
+    else log.info("a turn the server's stop cut short is carried on", { sessionId: session.id });
+  }
 }

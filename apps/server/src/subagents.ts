@@ -2,6 +2,7 @@ import type { SessionInfo } from "@gatehouse/protocol";
 import { agentNames, findAgent, MAX_SUBAGENT_DEPTH, nestsTooDeep } from "./agents.js";
 import type { EventHub } from "./event-hub.js";
 import { depthOf, familyOf } from "./session-family.js";
+import { patchSession } from "./session-updates.js";
 import type { Store } from "./store.js";
 import { type CallResult, notRun, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
@@ -59,7 +60,7 @@ export class Subagents {
 
   /** Closes a child whose turn ended and turns its last answer into the `task` call's result. */
   async finish(child: SessionInfo, end: string): Promise<CallResult> {
-    await this.options.store.putSession({ ...child, status: "closed" });
+    await patchSession(this.options.store, child.id, { status: "closed" });
     const answer = (await this.options.store.messages(child.id)).findLast((m) => m.role === "assistant")?.text.trim() ?? "";
     if (end === "completed") return { ok: true, outcome: "ok", output: answer || `(the ${child.agent} subagent gave no answer)` };
     return notRun(end === "aborted" ? "cancelled" : "failed", toolMessages.subagentEnded(child.agent, child.id, end, answer));

@@ -27,6 +27,7 @@ function runnerFor(steps: unknown[]) {
     toolTimeoutMs: 5000,
     maxToolResultChars: 1000,
     systemPrompt: () => "test",
+    whenWorkerOnline: async () => undefined,
   });
 }
 

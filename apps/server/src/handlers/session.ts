@@ -2,6 +2,7 @@ import type { Handlers, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import { agentNames, findAgent } from "../agents.js";
 import { GatehouseError } from "../errors.js";
+import { patchSession } from "../session-updates.js";
 import { type Services, guarded, now, sessionOf, workerOf } from "./services.js";
 
 /** The `session` router: create, list, get, mode, and a person's own shell command. */
@@ -34,7 +35,7 @@ export function sessionHandlers(services: Services): Handlers["session"] {
     },
     async setMode(_p, input) {
       const current = await sessionOf(services, input.sessionId);
-      await services.store.putSession({ ...current, mode: input.mode });
+      await patchSession(services.store, current.id, { mode: input.mode });
       await services.hub.publish({ type: "mode_changed", sessionId: current.id, at: now(), mode: input.mode });
       await services.gate.recheck(current.id);
       return { applied: true };

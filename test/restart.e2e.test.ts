@@ -1,0 +1,99 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { GatehouseEvent } from "@gatehouse/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { Cluster, Events, waitUntil } from "./support/cluster.js";
+
+let cluster: Cluster | undefined;
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gh-restart-"));
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === "fail") console.log(cluster?.serverLog.slice(-30).join("\n"));
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+
+/** A cluster whose server plays `steps` for every session, from the config, so a restarted server plays them on. */
+async function clusterPlaying(name: string, steps: unknown[], rules: string) {
+  const scenario = path.join(scratch, `${name}.json`);
+  fs.writeFileSync(scenario, JSON.stringify({ name, steps }));
+  cluster = await Cluster.start({ rules, config: { scenario } });
+  return cluster;
+}
+
+const ids = (list: { id: string }[]) => list.map((e) => Number(e.id));
+
+describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000 }, () => {
+  it("keeps a pending approval answerable; approved, the call runs and the turn completes; a client resumes by lastEventId with nothing missed or twice", async () => {
+    const c = await clusterPlaying(
+      "pending",
+      [{ text: "Working.", toolCalls: [shell("echo one"), shell("touch approved.txt"), shell("echo three")] }, { text: "Done: {{lastResult}}" }],
+      `{ "*": "ask", "shell_exec": { "echo *": "allow" } }`,
+    );
+    const before = c.client();
+    const s = await before.session.create.mutate({ workerId: "w1", agent: "general" });
+    const seen = new Events(before, { sessionId: s.id });
+    await before.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const ask = await seen.next("tool_approval_required");
+    await seen.next("tool_result");
+    const lastSeen = seen.lastId()!;
+    seen.close();
+
+    await c.restartServer();
+    const after = c.client();
+    const resumed = new Events(after, { sessionId: s.id, lastEventId: lastSeen });
+    const again = await resumed.next("tool_approval_required", () => true, 15_000);
+    expect(again).toEqual(ask);
+    expect(await after.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });
+    await resumed.next("turn_ended", (e) => e.reason === "completed", 15_000);
+    expect(fs.existsSync(path.join(c.workDir, "approved.txt"))).toBe(true);
+    expect(resumed.of("tool_result").map((r) => [r.toolName, r.outcome])).toEqual([
+      ["shell_exec", "ok"],
+      ["shell_exec", "ok"],
+    ]);
+    expect((resumed.of("assistant_message").at(-1)!.message as { text: string }).text).toBe("Done: three\n\nexit code: 0");
+
+    // The pending approval is shown again under its own id; every other event comes once, in order, after what was seen.
+    const later = resumed.list.slice(1);
+    expect(resumed.list[0]!.id).toBe(seen.list.find((e) => e.event.type === "tool_approval_required")!.id);
+    expect(ids(later)).toEqual([...new Set(ids(later))].sort((a, b) => a - b));
+    expect(Math.min(...ids(later))).toBeGreaterThan(Number(lastSeen));
+    const whole = new Events(after, { sessionId: s.id, lastEventId: "0" });
+    await waitUntil(() => whole.of("turn_ended").length === 1, 5000, "the whole log");
+    expect(ids(whole.list).filter((id) => id > Number(lastSeen))).toEqual(ids(later));
+    expect(ids(whole.list)).toEqual(expect.arrayContaining(ids(seen.list)));
+
+    const history = await after.session.get.query({ sessionId: s.id });
+    expect(history.session.status).toBe("idle");
+    expect(history.history.filter((m) => m.role === "tool")).toHaveLength(3);
+  });
+
+  it("fails a call that was running when the server died, tells the model, and ends the turn", async () => {
+    const c = await clusterPlaying(
+      "running",
+      [{ text: "Sleeping.", toolCalls: [shell("sleep 30")] }, { text: "Told: {{lastResult}}" }],
+      `{ "shell_exec": "allow" }`,
+    );
+    const client = c.client();
+    const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const seen = new Events(client, { sessionId: s.id });
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    await seen.next("tool_call_started");
+    await new Promise((r) => setTimeout(r, 200));
+
+    await c.restartServer();
+    const ended = await seen.next("turn_ended", () => true, 20_000);
+    expect(ended.reason).toBe("completed");
+    const result = seen.of("tool_result")[0]!;
+    expect(result).toMatchObject({ outcome: "failed", ok: false });
+    expect(result.output).toContain("the server running it stopped before the tool finished");
+    const told = (seen.of("assistant_message").at(-1)!.message as { text: string }).text;
+    expect(told).toContain("Told: ToolError: shell_exec failed: the server running it stopped before the tool finished");
+    expect(seen.of("tool_call_started")).toHaveLength(1);
+    const types = seen.list.map((e) => e.event.type as GatehouseEvent["type"]);
+    expect(types.filter((t) => t === "turn_ended")).toHaveLength(1);
+    expect((await client.session.list.query()).find((x) => x.id === s.id)?.status).toBe("idle");
+  });
+});
