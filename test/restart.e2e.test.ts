@@ -1,9 +1,12 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { GatehouseEvent } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cluster, Events, waitUntil } from "./support/cluster.js";
+import { CLIENT_TOKEN, Cluster, Events, waitUntil } from "./support/cluster.js";
+
+const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 
 let cluster: Cluster | undefined;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gh-restart-"));
@@ -29,15 +32,21 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
   it("keeps a pending approval answerable; approved, the call runs and the turn completes; a client resumes by lastEventId with nothing missed or twice", async () => {
     const c = await clusterPlaying(
       "pending",
-      [{ text: "Working.", toolCalls: [shell("echo one"), shell("touch approved.txt"), shell("echo three")] }, { text: "Done: {{lastResult}}" }],
+      [
+        { text: "First.", toolCalls: [shell("sleep 0")] },
+        { text: "Working.", toolCalls: [shell("echo one"), shell("touch approved.txt"), shell("echo three")] },
+        { text: "Done: {{lastResult}}" },
+      ],
       `{ "*": "ask", "shell_exec": { "echo *": "allow" } }`,
     );
     const before = c.client();
     const s = await before.session.create.mutate({ workerId: "w1", agent: "general" });
     const seen = new Events(before, { sessionId: s.id });
     await before.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    const ask = await seen.next("tool_approval_required");
-    await seen.next("tool_result");
+    const first = await seen.next("tool_approval_required");
+    await before.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId, scope: "session", pattern: "sleep *" });
+    const ask = await seen.next("tool_approval_required", (e) => e.approvalId !== first.approvalId);
+    await seen.next("tool_result", (e) => e.output.startsWith("one"));
     const lastSeen = seen.lastId()!;
     seen.close();
 
@@ -46,6 +55,10 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
     const resumed = new Events(after, { sessionId: s.id, lastEventId: lastSeen });
     const again = await resumed.next("tool_approval_required", () => true, 15_000);
     expect(again).toEqual(ask);
+    // The session's rule from before the restart still holds.
+    await waitUntil(async () => (await after.workers.list.query()).some((w) => w.connected), 15_000, "the worker to come back");
+    const explained = await after.permissions.explain.query({ workerId: "w1", sessionId: s.id, tool: "shell_exec", args: { command: "sleep 1" } });
+    expect(explained.decision, JSON.stringify(explained.decision)).toMatchObject({ action: "allow", layer: "runtime" });
     expect(await after.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });
     await resumed.next("turn_ended", (e) => e.reason === "completed", 15_000);
     expect(fs.existsSync(path.join(c.workDir, "approved.txt"))).toBe(true);
@@ -57,7 +70,7 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
 
     // The pending approval is shown again under its own id; every other event comes once, in order, after what was seen.
     const later = resumed.list.slice(1);
-    expect(resumed.list[0]!.id).toBe(seen.list.find((e) => e.event.type === "tool_approval_required")!.id);
+    expect(resumed.list[0]!.id).toBe(seen.list.find((e) => e.event.type === "tool_approval_required" && e.event.approvalId === ask.approvalId)!.id);
     expect(ids(later)).toEqual([...new Set(ids(later))].sort((a, b) => a - b));
     expect(Math.min(...ids(later))).toBeGreaterThan(Number(lastSeen));
     const whole = new Events(after, { sessionId: s.id, lastEventId: "0" });
@@ -67,7 +80,23 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
 
     const history = await after.session.get.query({ sessionId: s.id });
     expect(history.session.status).toBe("idle");
-    expect(history.history.filter((m) => m.role === "tool")).toHaveLength(3);
+    expect(history.history.filter((m) => m.role === "tool")).toHaveLength(4);
+
+    // The audit log, from before and after the restart, by `gatehouse audit`.
+    const audit = (...flags: string[]) =>
+      execFileSync(process.execPath, [BIN, "audit", "--server", c.url, "--token", CLIENT_TOKEN, "--session", s.id, "--json", ...flags], { encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { action: string; toolName: string; arguments: string; by?: string });
+    expect(audit().map((e) => [e.action, JSON.parse(e.arguments).command])).toEqual([
+      ["ask", "sleep 0"],
+      ["approved", "sleep 0"],
+      ["allow", "echo one"],
+      ["ask", "touch approved.txt"],
+      ["approved", "touch approved.txt"],
+      ["allow", "echo three"],
+    ]);
+    expect(audit("--action", "approved", "--limit", "1")).toMatchObject([{ by: "ada", arguments: JSON.stringify({ command: "touch approved.txt" }) }]);
   });
 
   it("fails a call that was running when the server died, tells the model, and ends the turn", async () => {

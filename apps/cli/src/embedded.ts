@@ -53,6 +53,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     dataDir: opts.dataDir,
     scenario: opts.scenario,
     ...opts.model,
+    // Tokens and sessions live as long as this process: nothing to keep, and two of them may share a data directory.
+    store: { kind: "memory" },
     workerTokens: [{ token: workerToken, name: "local-worker", workers: [opts.workerId] }],
     clientTokens: [{ token: clientToken, name: os.userInfo().username, role: "admin" }],
   });

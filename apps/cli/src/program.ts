@@ -44,7 +44,27 @@ export const SERVER_OPTIONS = {
   postgres: { value: "URL", help: "keep state in this PostgreSQL database, which several servers can share", env: "GATEHOUSE_POSTGRES_URL" },
   scenario: LOCAL_OPTIONS.scenario,
   "approval-timeout-ms": { value: "N", help: "pending approvals time out after N ms", parse: wholeNumber },
+  store: {
+    value: "STORE",
+    help: "where state is kept: embedded (SQLite in the data directory, the default), embedded:FILE or memory; --postgres for PostgreSQL",
+    env: "GATEHOUSE_STORE",
+  },
   ...MODEL_OPTIONS,
+} as const satisfies OptionTable;
+
+export const AUDIT_OPTIONS = {
+  server: { value: "URL", help: "the server, ws:// or wss://", required: true },
+  token: { ...CLIENT_TOKEN, help: "an admin token of the server", required: true },
+  session: { value: "ID", help: "entries of this session" },
+  worker: { value: "ID", help: "entries of this worker" },
+  tool: { value: "NAME", help: "entries of this tool" },
+  action: { value: "ACTION", help: "allow, deny, ask, approved, denied, cancelled, timed_out or user_shell" },
+  by: { value: "NAME", help: "answers given by this token's name" },
+  since: { value: "TIME", help: "entries at or after this ISO 8601 time" },
+  until: { value: "TIME", help: "entries before this ISO 8601 time" },
+  limit: { value: "N", help: "the newest N entries (default 1000)", parse: wholeNumber },
+  json: { help: "one JSON object a line" },
+  ...TRUST_OPTIONS,
 } as const satisfies OptionTable;
 
 export const WORKER_OPTIONS = {
@@ -183,6 +203,17 @@ export function buildProgram(done: (exitCode: number) => void): Command {
       options: WORKER_OPTIONS,
       footer: TRUST_HELP,
       run: async (values) => (await import("./commands/worker.js")).workerCommand(values),
+    },
+    done,
+  );
+  define(
+    program,
+    {
+      name: "audit",
+      summary: "the server's audit log of decisions and answers, filtered",
+      options: AUDIT_OPTIONS,
+      footer: TRUST_HELP,
+      run: async (values) => (await import("./commands/audit.js")).auditCommand(values),
     },
     done,
   );

@@ -39,6 +39,35 @@ function migrate(db: Database.Database, file: string): void {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * One server per state file: a lock file holds the owner's pid. A second server is refused while
+ * that process lives; the lock of one that died (kill -9) is taken over. Returns the release.
+ */
+function lock(file: string): () => void {
+  const lockFile = `${file}.lock`;
+  for (;;) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: "wx" });
+      return () => fs.rmSync(lockFile, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const owner = Number(fs.readFileSync(lockFile, "utf8"));
+    if (owner && owner !== process.pid && alive(owner))
+      throw new GatehouseError("CONFIG", `${file}: in use by another Gatehouse server (process ${owner}); one server per data directory`);
+    fs.rmSync(lockFile, { force: true });
+  }
+}
+
 interface AuditRow {
   at: string;
   session_id: string;
@@ -82,11 +111,13 @@ const AUDIT_FILTERS: [keyof AuditQuery, string][] = [
 export class EmbeddedStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly unlock: () => void;
   private readonly cache = new Map<string, Database.Statement>();
   private batch: { done: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | null = null;
 
   constructor(readonly file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.unlock = lock(file);
     try {
       this.db = new Database(file);
       this.db.pragma("journal_mode = WAL");
@@ -95,6 +126,7 @@ export class EmbeddedStore implements Store {
       this.db.pragma("busy_timeout = 5000");
       migrate(this.db, file);
     } catch (err) {
+      this.unlock();
       if (err instanceof GatehouseError) throw err;
       throw new GatehouseError("CONFIG", `${file}: cannot open the state database: ${(err as Error).message}`);
     }
@@ -280,5 +312,6 @@ export class EmbeddedStore implements Store {
   async close(): Promise<void> {
     this.commit();
     if (this.db.open) this.db.close();
+    this.unlock();
   }
 }

@@ -1,5 +1,5 @@
 export { startServer, type RunningServer } from "./server.js";
-export { loadServerConfig, ServerConfig, type ServerConfigInput } from "./config.js";
+export { loadServerConfig, ServerConfig, storeFromText, type ServerConfigInput } from "./config.js";
 export { parseScenario, loadScenario, ScriptedProvider, type Scenario } from "./providers/scripted.js";
 export { GatehouseError } from "./errors.js";
 export { workerRulesFile } from "./worker-permissions.js";

@@ -15,6 +15,7 @@ import { ApprovalGate } from "./approval-gate.js";
 import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
+import { keepAuditFor } from "./audit-retention.js";
 import { openStore } from "./open-store.js";
 import { joinCluster } from "./postgres/cluster.js";
 import type { Store } from "./store.js";
@@ -66,6 +67,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const cluster = opts.store ? undefined : await joinCluster(config.store, log);
   const store = opts.store ?? cluster?.store ?? (await openStore(config.store, config.dataDir));
   const { registry, gate, handlers } = await assemble(config, log, store, cluster);
+  const stopPruning = keepAuditFor(store, config.auditRetentionDays, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
   const connections = new Connections(() => limits.connectionsPerToken, log);
@@ -178,6 +180,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       log.info("server stopping");
       registry.close();
       gate.close();
+      stopPruning();
       wsHandler.broadcastReconnectNotification();
       for (const client of [...wss.clients, ...links.clients]) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

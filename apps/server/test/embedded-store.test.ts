@@ -38,3 +38,16 @@ describe("the embedded store on disk", () => {
     expect(() => new EmbeddedStore(file)).toThrow(new RegExp(`${file}: the state has schema version 99`));
   });
 });
+
+describe("the embedded store's lock", () => {
+  it("refuses a second server on the same file while the first one lives, and takes over from a dead one", async () => {
+    const file = fresh();
+    fs.writeFileSync(`${file}.lock`, String(process.ppid));
+    expect(() => new EmbeddedStore(file)).toThrow(/in use by another Gatehouse server \(process \d+\)/);
+    fs.writeFileSync(`${file}.lock`, "999999999");
+    const store = new EmbeddedStore(file);
+    expect(fs.readFileSync(`${file}.lock`, "utf8")).toBe(String(process.pid));
+    await store.close();
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+});

@@ -89,6 +89,36 @@ export const PermissionsExplainInput = z.object({
 });
 export const PermissionsExplainOutput = z.object({ decision: Decision, suggestedPatterns: z.array(z.string()) });
 
+const IsoTime = z.iso.datetime({ offset: true, error: "a time in ISO 8601, such as 2026-01-31T12:00:00Z" });
+
+/** Which audit entries to read; every field narrows (docs/protocol.md). */
+export const AuditQueryInput = z.object({
+  sessionId: SessionId.optional(),
+  workerId: WorkerId.optional(),
+  toolName: z.string().min(1).max(200).optional(),
+  /** allow, deny, ask, approved, denied, cancelled, timed_out, user_shell */
+  action: z.string().min(1).max(50).optional(),
+  /** Who answered or typed the command. */
+  by: z.string().min(1).max(200).optional(),
+  /** Entries at or after this time. */
+  since: IsoTime.optional(),
+  /** Entries before this time. */
+  until: IsoTime.optional(),
+  /** The newest this many (returned oldest first); 1000 when absent. */
+  limit: z.number().int().min(1).max(100_000).default(1000),
+});
+export const AuditEntry = z.object({
+  at: z.string(),
+  sessionId: z.string(),
+  workerId: z.string(),
+  toolName: z.string(),
+  arguments: z.string(),
+  action: z.string(),
+  reason: z.string(),
+  rule: z.string().nullable(),
+  by: z.string().optional(),
+});
+
 /** Who a client token is and what its role lets it do (docs/operations.md). */
 export const WhoAmI = z.object({
   name: z.string(),

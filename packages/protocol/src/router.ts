@@ -3,6 +3,8 @@ import { z, ZodError } from "zod";
 import { describeIssues } from "./issues.js";
 import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
+  AuditEntry,
+  AuditQueryInput,
   Applied,
   ApproveInput,
   DenyInput,
@@ -81,6 +83,9 @@ export interface Handlers {
   };
   workers: {
     list(p: Principal): Promise<Out<typeof WorkerInfo>[]>;
+  };
+  audit: {
+    query(p: Principal, input: In<typeof AuditQueryInput>): Promise<Out<typeof AuditEntry>[]>;
   };
   permissions: {
     get(p: Principal, input: In<typeof WorkerRef>): Promise<Out<typeof PermissionsGetOutput>>;
@@ -168,6 +173,12 @@ export function createAppRouter(handlers: Handlers) {
     }),
     workers: t.router({
       list: client.output(z.array(WorkerInfo)).query(({ ctx }) => handlers.workers.list(ctx.principal)),
+    }),
+    audit: t.router({
+      query: client
+        .input(AuditQueryInput)
+        .output(z.array(AuditEntry))
+        .query(({ ctx, input }) => handlers.audit.query(ctx.principal, input)),
     }),
     permissions: t.router({
       get: client

@@ -1,5 +1,5 @@
 import { createLog } from "@gatehouse/log";
-import { guardProcess, loadServerConfig, startServer, watchConfig } from "@gatehouse/server";
+import { guardProcess, loadServerConfig, startServer, storeFromText, watchConfig } from "@gatehouse/server";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { SERVER_OPTIONS } from "../program.js";
@@ -11,9 +11,14 @@ export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>)
     port: values.port,
     host: values.host,
     dataDir: values["data-dir"],
-    store: values.postgres === undefined ? undefined : { kind: "postgres" as const, url: values.postgres },
     scenario: values.scenario,
     approvalTimeoutMs: values["approval-timeout-ms"],
+    store:
+      values.postgres !== undefined
+        ? { kind: "postgres" as const, url: values.postgres }
+        : values.store !== undefined
+          ? storeFromText(values.store)
+          : undefined,
     ...modelChoice(values),
   };
   const config = loadServerConfig(values.config, overrides);

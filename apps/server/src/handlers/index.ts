@@ -1,5 +1,6 @@
 import type { Handlers } from "@gatehouse/protocol";
 import { agentHandlers } from "./agent.js";
+import { auditHandlers } from "./audit.js";
 import { permissionsHandlers } from "./permissions.js";
 import type { Services } from "./services.js";
 import { sessionHandlers } from "./session.js";
@@ -18,5 +19,6 @@ export function createHandlers(services: Services): Handlers {
     workers: workersHandlers(services),
     worker: workerHandlers(services),
     permissions: permissionsHandlers(services),
+    audit: auditHandlers(services),
   };
 }

@@ -74,6 +74,9 @@ export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers
     workers: {
       list: async (p) => (await handlers.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
     },
+    audit: {
+      query: async (p, i) => (admin(p, "read the audit log"), handlers.audit.query(p, i)),
+    },
     permissions: {
       get: async (p, i) => (admin(p, "read permissions files"), handlers.permissions.get(p, i)),
       explain: async (p, i) => (admin(p, "explain permissions"), handlers.permissions.explain(p, i)),

@@ -1,0 +1,35 @@
+import { closeClient } from "@gatehouse/protocol";
+import { describeError } from "@gatehouse/terminal";
+import { CliError } from "../cli-error.js";
+import type { OptionValues } from "../options.js";
+import type { AUDIT_OPTIONS } from "../program.js";
+import { connectClient } from "../remote.js";
+import { trustOptions } from "../trust-flags.js";
+
+/** `gatehouse audit`: the server's audit log, filtered; a line an entry, or JSON lines. */
+export async function auditCommand(values: OptionValues<typeof AUDIT_OPTIONS>): Promise<number> {
+  const client = await connectClient(values.server, values.token, trustOptions(values));
+  try {
+    const entries = await client.audit.query.query({
+      sessionId: values.session,
+      workerId: values.worker,
+      toolName: values.tool,
+      action: values.action,
+      by: values.by,
+      since: values.since,
+      until: values.until,
+      limit: values.limit,
+    });
+    for (const e of entries) {
+      const line = values.json
+        ? JSON.stringify(e)
+        : [e.at, e.action.padEnd(9), e.by ?? "-", `${e.workerId}/${e.sessionId}`, e.toolName, e.arguments, `(${e.rule ?? e.reason})`].join("  ");
+      process.stdout.write(`${line}\n`);
+    }
+    return 0;
+  } catch (err) {
+    throw new CliError(describeError(err, values.server), 1);
+  } finally {
+    await closeClient(client);
+  }
+}
