@@ -88,7 +88,10 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l) as { action: string; toolName: string; arguments: string; by?: string });
-    expect(audit().map((e) => [e.action, JSON.parse(e.arguments).command])).toEqual([
+    expect(
+      audit().map((e) => [e.action, JSON.parse(e.arguments).command]),
+      JSON.stringify(audit()),
+    ).toEqual([
       ["ask", "sleep 0"],
       ["approved", "sleep 0"],
       ["allow", "echo one"],

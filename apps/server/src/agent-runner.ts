@@ -40,6 +40,8 @@ interface Prepared {
   result?: CallResult;
   /** It had its result before the turn was carried on. */
   done?: boolean;
+  /** Its approval was raised, and its decision audited, before the turn was carried on. */
+  adopted?: boolean;
 }
 
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
@@ -121,7 +123,7 @@ export class AgentRunner {
     for (const call of unfinished.calls) {
       const record = held.get(call.callId);
       if (unfinished.answered.has(call.callId)) known.push({ decision: null, approval: null, done: true });
-      else if (record) known.push({ decision: record.event.decision, approval: await this.options.gate.adopt(record, session) });
+      else if (record) known.push({ decision: record.event.decision, approval: await this.options.gate.adopt(record, session), adopted: true });
       else if (unfinished.started.has(call.callId))
         known.push({
           decision: null,
@@ -249,7 +251,7 @@ export class AgentRunner {
         ? notRun("rejected", toolMessages.batchRejected(call.toolName))
         : (known ??
           (decision
-            ? await this.settle(session, call, decision, approval?.settled, signal)
+            ? await this.settle(session, call, decision, approval?.settled, signal, prepared[i]!.adopted)
             : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
@@ -280,14 +282,16 @@ export class AgentRunner {
     decision: Decision,
     approval: Promise<Resolution> | undefined,
     signal: AbortSignal,
+    adopted = false,
   ): Promise<CallResult> {
-    await this.audit(
-      session,
-      call,
-      decision.action,
-      decision.reason,
-      decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null,
-    );
+    if (!adopted)
+      await this.audit(
+        session,
+        call,
+        decision.action,
+        decision.reason,
+        decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null,
+      );
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     if (approval) {
       const r = await approval;
