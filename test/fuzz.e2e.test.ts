@@ -79,6 +79,16 @@ const PROCEDURES = {
   "auth.whoami": fc.oneof(fc.constant(undefined), junk),
   "workers.list": fc.oneof(fc.constant(undefined), junk),
   "permissions.explain": fc.record({ workerId, sessionId: maybe(sessionId), tool, args, mode: maybe(mode) }),
+  "audit.query": fc.oneof(
+    fc.record({
+      sessionId: maybe(sessionId),
+      workerId: maybe(workerId),
+      action: maybe(fc.oneof(fc.constantFrom("allow", "ask", "approved"), str)),
+      since: maybe(fc.oneof(fc.constantFrom("2026-01-01T00:00:00Z", "yesterday"), str)),
+      limit: maybe(fc.oneof(fc.integer({ min: -5, max: 200_000 }), junk)),
+    }),
+    junk,
+  ),
   "agent.onEvents": fc.oneof(fc.record({ sessionId: maybe(sessionId), lastEventId: maybe(fc.oneof(fc.constantFrom("0", "-1", "1e9", "NaN"), str)) }), junk),
   "worker.register": fc.record({ workerId, workDir: fc.oneof(fc.constant("/tmp"), str), tools: fc.oneof(fc.array(toolDescriptor, { maxLength: 3 }), junk) }),
   "worker.result": fc.record({ workerId, requestId: fc.oneof(str, junk), ok: fc.oneof(fc.boolean(), junk), output: fc.oneof(str, junk) }),
@@ -87,7 +97,16 @@ const PROCEDURES = {
 } as const;
 
 type Name = keyof typeof PROCEDURES;
-const QUERIES: readonly Name[] = ["session.list", "session.get", "tool.view", "permissions.get", "permissions.explain", "auth.whoami", "workers.list"];
+const QUERIES: readonly Name[] = [
+  "session.list",
+  "session.get",
+  "tool.view",
+  "permissions.get",
+  "permissions.explain",
+  "audit.query",
+  "auth.whoami",
+  "workers.list",
+];
 const ANSWERS: readonly Name[] = ["tool.approve", "tool.deny", "tool.view"];
 const call = fc.oneof(
   ...(Object.keys(PROCEDURES) as Name[]).map((name) => ({
