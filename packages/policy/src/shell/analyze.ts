@@ -1,6 +1,6 @@
 import type { Classified } from "./classify.js";
 import { extractCommands, type Assignment, type FileRedirects, type SubCommand } from "./extract.js";
-import { withShellTree } from "./parser.js";
+import { parseShell } from "./parser.js";
 import { classifyCommand, classifyModule } from "./programs/index.js";
 import { SHELLS } from "./programs/runners.js";
 import { joinContinuations, isLiteral, type ShellWord } from "./words.js";
@@ -80,7 +80,7 @@ class Analyzer {
 
   script(text: string, depth: number, via: string | null, heredoc = false): void {
     const source = joinContinuations(text);
-    const ex = withShellTree(source, (root) => extractCommands(root, source, heredoc));
+    const ex = extractCommands(parseShell(source), source, heredoc);
     this.out.parseError ||= ex.parseError;
     this.out.assignments.push(...ex.assignments);
     this.out.loose.writes.push(...ex.loose.writes);

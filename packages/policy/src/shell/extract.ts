@@ -1,4 +1,4 @@
-import type { SyntaxNode } from "./parser.js";
+import type { ShellTree, SyntaxNode } from "./parser.js";
 import { arithmeticNames, constructOf, expansionArithmetic, expansionAssignment, riskyExpansion, type Construct } from "./constructs.js";
 import { literalWord, resolveWord, type ShellWord } from "./words.js";
 
@@ -322,9 +322,9 @@ function resolveKeyword(node: SyntaxNode): ShellWord {
  * Walks a parsed script and returns every command node at any depth, with its redirections.
  * Heredoc bodies are returned as text to be normalised and parsed again, unless `keepHeredocs`.
  */
-export function extractCommands(root: SyntaxNode, source: string, keepHeredocs = false): Extraction {
+export function extractCommands(tree: ShellTree, source: string, keepHeredocs = false): Extraction {
   const extractor = new Extractor(source, keepHeredocs);
-  extractor.visit(root, null);
-  extractor.out.parseError ||= root.hasError;
+  extractor.visit(tree.root, null);
+  extractor.out.parseError ||= tree.hasError;
   return extractor.out;
 }
