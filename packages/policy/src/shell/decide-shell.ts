@@ -97,12 +97,23 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   return verdict;
 }
 
+interface PathOutcome {
+  holds: string | undefined;
+  strictest: Verdict | null;
+  /** How many of the candidate directories it has been checked in. */
+  covered: number;
+}
+
 class ShellJudge {
   readonly verdicts: Verdict[] = [];
   readonly dirs: ShellDirectories;
   critical: string | null;
   private readonly written = new Set<string>();
-  private readonly seen = new Map<string, Verdict>();
+  /** Decisions by directory and path, for reads and for writes. */
+  private readonly seenReads = new Map<string, Map<string, Verdict>>();
+  private readonly seenWrites = new Map<string, Map<string, Verdict>>();
+  private readonly outcomes = new Map<string, PathOutcome>();
+  private readonly matched = new Map<string, Verdict>();
   private readonly fetches: boolean;
 
   constructor(
@@ -137,26 +148,53 @@ class ShellJudge {
       };
     const relative = !file.startsWith("/") && !file.startsWith("~") && !file.startsWith("$HOME");
     if (relative && this.dirs.unknown) return { action: "ask", subject: file, rule: null, reason: `${how} ${file}, but ${this.dirs.unknown}` };
-    let worst: Verdict | null = null;
-    for (const { dir, absolute } of this.dirs.pairs(file)) {
+    const outcome = this.outcome(tool, file);
+    if (outcome.holds) return verdictOf("deny", file, null, `${how} ${file}, a directory that holds the protected path ${outcome.holds}`);
+    const v = outcome.strictest!;
+    return verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
+  }
+
+  /**
+   * What the directories the line may be in say about one path: the first of the strictest
+   * decisions, or the protected path it holds. A `cd` only ever adds directories, so an answer
+   * is kept and extended to the directories added since.
+   */
+  private outcome(tool: "read_file" | "write_file", file: string): PathOutcome {
+    const key = (tool === "write_file" ? "w" : "r") + file;
+    let outcome = this.outcomes.get(key);
+    if (!outcome) {
+      outcome = { holds: undefined, strictest: null, covered: 0 };
+      this.outcomes.set(key, outcome);
+    }
+    const candidates = this.dirs.candidates;
+    const each = this.dirs.eachDirectory(file);
+    const upTo = each ? candidates.length : 1;
+    while (outcome.holds === undefined && outcome.covered < upTo) {
+      const dir = candidates[outcome.covered++]!;
+      const absolute = this.dirs.resolveIn(file, each ? dir : candidates[0]!);
       if (tool === "write_file") this.written.add(absolute);
       const holds = tool === "write_file" ? holdsProtected(absolute, this.ctx) : undefined;
-      if (holds) return verdictOf("deny", file, null, `${how} ${file}, a directory that holds the protected path ${holds}`);
+      if (holds) {
+        outcome.holds = holds;
+        break;
+      }
       const v = this.decided(tool, file, dir, absolute);
-      if (!worst || isStricter(v.action, worst.action)) worst = verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
+      if (!outcome.strictest || isStricter(v.action, outcome.strictest.action)) outcome.strictest = v;
     }
-    return worst;
+    return outcome;
   }
 
   /** One path's decision; a script names the same files again and again, so each is decided once. */
   private decided(tool: "read_file" | "write_file", file: string, dir: string, absolute: string): Verdict {
-    const key = `${tool}\0${dir}\0${file}`;
-    let v = this.seen.get(key);
+    const byDir = tool === "write_file" ? this.seenWrites : this.seenReads;
+    let byFile = byDir.get(dir);
+    if (!byFile) byDir.set(dir, (byFile = new Map()));
+    let v = byFile.get(file);
     if (!v) {
       v = decideAbsolute(tool, absolute, this.ctx);
       // After `cd link` or through `dir/..`, the kernel resolves the path from where links point.
       if (file.includes("..") || dir !== this.ctx.cwd) v = physically(tool, file, dir, this.ctx, v);
-      this.seen.set(key, v);
+      byFile.set(file, v);
     }
     return v;
   }
@@ -164,7 +202,7 @@ class ShellJudge {
   command(cmd: AnalyzedCommand): Verdict {
     const words = cmd.words.map((w) => w.text);
     if (words.length === 0) return this.assignmentsOnly(cmd);
-    let v = matchCommand(words, this.ctx.layers, cmd.classified);
+    let v = this.match(words, cmd.classified);
     v.command = cmd.wrapper ? { words, wrapper: cmd.wrapper } : { words };
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
     // `env -C DIR cmd`, `tar -C DIR`: what follows works in DIR.
@@ -174,6 +212,19 @@ class ShellJudge {
     v = this.files(cmd, v);
     if (cmd.classified) this.dirs.change(cmd.program, cmd.classified.operands);
     return v;
+  }
+
+  /** matchCommand, once per distinct command of the line: it depends only on the words and the long options' full names. */
+  private match(words: string[], classified: Classified | null): Verdict {
+    let key = "";
+    for (const w of words) key += `${w.length}:${w}`;
+    if (classified && classified.canonical.size > 0) for (const [i, name] of classified.canonical) key += `|${i}:${name.length}:${name}`;
+    let v = this.matched.get(key);
+    if (!v) {
+      v = matchCommand(words, this.ctx.layers, classified);
+      this.matched.set(key, v);
+    }
+    return verdictOf(v.action, v.subject, v.rule, v.reason);
   }
 
   private assignmentsOnly(cmd: AnalyzedCommand): Verdict {
@@ -238,7 +289,7 @@ class ShellJudge {
       if (outside) return atLeast(v, "ask", `${c.name} runs the project files of ${dir.raw}, outside the work directory`);
     }
     const names = PROJECT_FILES.get(cmd.program);
-    if (!names) return v;
+    if (!names || this.written.size === 0) return v;
     const bases = c.projects.length > 0 ? c.projects.flatMap((d) => this.dirs.resolve(d.text)) : this.dirs.candidates;
     const rewritten = bases.flatMap((b) => names.map((n) => `${b}/${n}`)).find((p) => this.written.has(p));
     return rewritten ? atLeast(v, "ask", `${c.name} runs ${rewritten}, which this command line writes`) : v;
@@ -277,15 +328,17 @@ class ShellJudge {
   private files(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const c = cmd.classified;
     const unknown = cmd.words.length > 0 && !c;
-    const checks: (Verdict | null)[] = [
-      ...cmd.writes.map((w) => this.file("write_file", w, "it writes")),
-      ...cmd.reads.map((w) => this.file("read_file", w, "it reads")),
-      ...(c?.reads ?? []).map((w) => this.file("read_file", w, `${c!.name} reads`)),
-      ...(c?.reads ?? []).map((w) => this.insideDenied(w, c!.name)),
-      ...(c?.reads ?? []).map((w) => this.insideProcesses(w, c!.name)),
-      ...(c?.writes ?? []).map((w) => this.file("write_file", w, `${c!.name} writes`)),
-    ];
-    for (const f of checks) if (f && isStricter(f.action, v.action)) v = atLeast(v, f.action, f.reason, f.rule);
+    const fold = (f: Verdict | null): void => {
+      if (f && isStricter(f.action, v.action)) v = atLeast(v, f.action, f.reason, f.rule);
+    };
+    for (const w of cmd.writes) fold(this.file("write_file", w, "it writes"));
+    for (const w of cmd.reads) fold(this.file("read_file", w, "it reads"));
+    if (c) {
+      for (const w of c.reads) fold(this.file("read_file", w, `${c.name} reads`));
+      for (const w of c.reads) fold(this.insideDenied(w, c.name));
+      for (const w of c.reads) fold(this.insideProcesses(w, c.name));
+      for (const w of c.writes) fold(this.file("write_file", w, `${c.name} writes`));
+    }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
     for (const word of named) v = this.named(word, cmd.program, v, unknown);
     return v;

@@ -50,17 +50,21 @@ export class ShellDirectories {
     }
   }
 
-  /** Each candidate directory with the absolute path the word names from it. */
-  pairs(file: string): { dir: string; absolute: string }[] {
-    const absolute = this.resolve(file);
-    return absolute.length === 1 ? [{ dir: this.candidates[0]!, absolute: absolute[0]! }] : absolute.map((a, i) => ({ dir: this.candidates[i]!, absolute: a }));
+  /** Whether a path names a different file from each candidate directory (it is relative), or the same from all. */
+  eachDirectory(file: string): boolean {
+    return !(file.startsWith("/") || file.startsWith("~") || file.startsWith("$HOME"));
+  }
+
+  /** The absolute path a word names from one candidate directory. */
+  resolveIn(file: string, dir: string): string {
+    if (!this.eachDirectory(file)) return absolutePath(file.replace(/^\$PWD(?=\/|$)/, this.candidates[0]!), this.candidates[0]!, this.home);
+    return absolutePath(file.startsWith("$PWD") ? dir + file.slice(4) : file, dir, this.home);
   }
 
   /** Every absolute path a word may name, one per candidate directory. */
   resolve(file: string): string[] {
-    if (file.startsWith("/") || file.startsWith("~") || file.startsWith("$HOME"))
-      return [absolutePath(file.replace(/^\$PWD(?=\/|$)/, this.candidates[0]!), this.candidates[0]!, this.home)];
-    return this.candidates.map((dir) => absolutePath(file.startsWith("$PWD") ? dir + file.slice(4) : file, dir, this.home));
+    if (!this.eachDirectory(file)) return [this.resolveIn(file, this.candidates[0]!)];
+    return this.candidates.map((dir) => this.resolveIn(file, dir));
   }
 }
 
