@@ -51,6 +51,9 @@ function matcher(tests: readonly WordTest[], words: readonly string[]): boolean 
  */
 export function looseMatch(pattern: string, words: readonly string[]): boolean {
   const tests = testsOf(pattern);
-  if (tests.length === 0 || tests[0] === "rest") return false;
+  const first = tests[0];
+  if (first === undefined || first === "rest") return false;
+  // The program's name is not an option, so it is never skipped: the first test must take it.
+  if (words.length > 0 && !isOption(words[0]!) && !first(words[0]!)) return false;
   return matcher(tests, words);
 }

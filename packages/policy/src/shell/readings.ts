@@ -48,7 +48,13 @@ const ALIASES: ReadonlyMap<string, string> = new Map([
   ["kubectl rm", "kubectl delete"],
 ]);
 
+/** The first words of the names above: a command that starts with none of them has no other name. */
+const ALIAS_HEADS: ReadonlySet<string> = new Set([...ALIASES.keys()].map((k) => k.split(" ")[0]!));
+
 function aliased(words: readonly string[]): string[] | null {
+  const first = words[0] ?? "";
+  const blank = first.indexOf(" ");
+  if (!ALIAS_HEADS.has(blank === -1 ? first : first.slice(0, blank))) return null;
   for (const n of [3, 2, 1]) {
     const head = words.slice(0, n).join(" ");
     const to = words.length >= n ? ALIASES.get(head) : undefined;
