@@ -185,6 +185,8 @@ let parser: Parser | undefined;
 let language: Language | undefined;
 /** Set when this module started web-tree-sitter and so holds its binding; otherwise the portable walk is used. */
 let direct: DirectWalk | undefined;
+/** The node types whose children may fill fields, from the grammar's node types; null reads every node's field. */
+let withFields: ReadonlySet<string> | null = null;
 /** Per node type id: its name and whether it is named, read from the grammar once. */
 const typeNames: (string | undefined)[] = [];
 const typeNamed: (boolean | undefined)[] = [];
@@ -205,6 +207,7 @@ export function loadShellParser(): Promise<void> {
     const p = new Parser();
     p.setLanguage(bash);
     if (BINDING_FUNCTIONS.every((name) => typeof binding[name] === "function")) direct = new DirectWalk(binding as CursorBinding);
+    withFields = typesWithFields(require);
     language = bash;
     parser = p;
     return p;
@@ -212,11 +215,21 @@ export function loadShellParser(): Promise<void> {
   return ready.then(() => undefined);
 }
 
+function typesWithFields(require: NodeRequire): ReadonlySet<string> | null {
+  try {
+    const types = require("tree-sitter-bash/src/node-types.json") as { type: string; fields?: Record<string, unknown> }[];
+    // Error recovery keeps the fields of the nodes an ERROR node swallows.
+    return new Set(["ERROR", ...types.filter((t) => Object.keys(t.fields ?? {}).length > 0).map((t) => t.type)]);
+  } catch {
+    return null;
+  }
+}
+
 function nodeAt(walk: Walk, lang: Language, parent: SyntaxNode | null, source: string): SyntaxNode {
   const id = walk.typeId();
   const type = (typeNames[id] ??= lang.types[id] || "ERROR");
   const named = (typeNamed[id] ??= lang.nodeTypeIsNamed(id));
-  const field = parent ? (lang.fields[walk.fieldId()] ?? null) : null;
+  const field = parent && (!withFields || withFields.has(parent.type)) ? (lang.fields[walk.fieldId()] ?? null) : null;
   return new SyntaxNode(type, named, walk.start(), walk.end(), field, parent, source);
 }
 
