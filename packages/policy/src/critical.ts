@@ -1,5 +1,6 @@
 import type { AnalyzedCommand } from "./shell/analyze.js";
 import { runsCode } from "./shell/programs/runners.js";
+import type { ShellWord } from "./shell/words.js";
 
 const SYSTEM_FILES = /^\/etc\/(passwd|shadow|sudoers|group|gshadow)$/;
 const SYSTEM_DIRS = /^\/(home|root|usr|etc|var|bin|sbin|lib|lib64|boot|opt|srv)$/;
@@ -10,7 +11,7 @@ const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "xh"]);
 const STOPS_HOST = new Set(["shutdown", "reboot", "halt", "poweroff"]);
 
 /** Absolute paths a word of the command may name (after `cd`, `~`, `$HOME`, `..`), or none when unknown. */
-export type PathsOf = (word: string) => string[];
+export type PathsOf = (word: string) => readonly string[];
 
 function rmEverything(cmd: AnalyzedCommand, home: string, pathsOf: PathsOf): boolean {
   const words = cmd.words.map((w) => w.text);
@@ -28,21 +29,24 @@ function rmEverything(cmd: AnalyzedCommand, home: string, pathsOf: PathsOf): boo
 /** A destructive pattern in one command, with the paths it names resolved (DESIGN §2.5). */
 export function commandCritical(cmd: AnalyzedCommand, home: string, pathsOf: PathsOf, fetches: boolean): string | null {
   const program = cmd.program;
-  const words = cmd.words.map((w) => w.text);
+  const second = cmd.words[1]?.text ?? "";
   if (program === "rm" && rmEverything(cmd, home, pathsOf)) return "rm -r on / or the home directory (or a system directory)";
   if (/^mkfs(\.|$)/.test(program) || program === "mke2fs" || program === "wipefs") return `${program} formats a file system`;
-  if (program === "dd" && words.some((w) => w.startsWith("of=") && pathsOf(w.slice(3)).some((p) => p.startsWith("/dev/")))) return "dd writes to a device";
+  if (program === "dd" && cmd.words.some(({ text: w }) => w.startsWith("of=") && pathsOf(w.slice(3)).some((p) => p.startsWith("/dev/"))))
+    return "dd writes to a device";
   if (STOPS_HOST.has(program)) return `${program} stops the host`;
-  if (program === "init" && /^[06]$/.test(words[1] ?? "")) return "init stops the host";
-  if (program === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(words[1] ?? "")) return "systemctl stops the host";
+  if (program === "init" && /^[06]$/.test(second)) return "init stops the host";
+  if (program === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(second)) return "systemctl stops the host";
   if (fetches && runsCode(program) && (cmd.stdin === "pipe" || cmd.words.some((w) => w.dynamic))) return "it runs code fetched from the network";
-  const written = [...cmd.writes.map((w) => w.text), ...(cmd.classified?.writes.map((w) => w.text) ?? [])];
-  if (written.some((w) => pathsOf(w).some((p) => SYSTEM_FILES.test(p)))) return "it writes a system account file";
+  const writesAccount = (w: ShellWord): boolean => pathsOf(w.text).some((p) => SYSTEM_FILES.test(p));
+  if (cmd.writes.some(writesAccount) || cmd.classified?.writes.some(writesAccount)) return "it writes a system account file";
   return null;
 }
 
 export function lineCritical(source: string, commands: readonly AnalyzedCommand[]): { forkBomb: string | null; fetches: boolean } {
-  return { forkBomb: FORK_BOMB.test(source) ? "a fork bomb" : null, fetches: commands.some((c) => FETCHERS.has(c.program)) };
+  // The pattern needs `()`; most lines have none, and then the pattern need not be tried at every position.
+  const forkBomb = source.includes("()") && FORK_BOMB.test(source);
+  return { forkBomb: forkBomb ? "a fork bomb" : null, fetches: commands.some((c) => FETCHERS.has(c.program)) };
 }
 
 export function writesSystemFile(absolute: string): boolean {

@@ -92,6 +92,12 @@ function assignmentOf(node: SyntaxNode): Assignment {
   return { name: name.replace(/\+$/, ""), value: value ? resolveWord(value) : null };
 }
 
+/** `\s` of a regular expression, for one character code: the ASCII blanks answered without one. */
+function isBlank(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(String.fromCharCode(code));
+}
+
 class Extractor {
   constructor(
     private readonly source: string,
@@ -160,7 +166,7 @@ class Extractor {
 
   /** tree-sitter drops an escaped blank (`\ `) before a word, which bash keeps as part of it. */
   private afterEscapedBlank(start: number): boolean {
-    if (start < 2 || !/\s/.test(this.source[start - 1]!)) return false;
+    if (start < 2 || !isBlank(this.source.charCodeAt(start - 1))) return false;
     let slashes = 0;
     for (let i = start - 2; i >= 0 && this.source[i] === "\\"; i--) slashes++;
     return slashes % 2 === 1;

@@ -22,8 +22,12 @@ const BRACE_EXPANSION = /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/;
 
 const DYNAMIC = new Set(["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"]);
 
+/** Characters that make unquoted text differ from what it says, or make it a glob. */
+const PLAIN_UNLESS = /[\\*?[]/;
+
 /** Unquoted text: backslash escapes resolve, `\` + newline disappears, globs and braces are noted. */
 function unquoted(text: string): { text: string; glob: boolean } {
+  if (!PLAIN_UNLESS.test(text)) return { text, glob: BRACE_EXPANSION.test(text) };
   let out = "";
   let glob = false;
   for (let i = 0; i < text.length; i++) {
