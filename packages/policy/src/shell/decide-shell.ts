@@ -79,8 +79,11 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   const name = words[0] ?? "";
   const slash = name.lastIndexOf("/");
   const byName = slash >= 0 ? [name.slice(slash + 1), ...words.slice(1)] : words;
-  const readings = [...(slash >= 0 ? [byName] : []), ...readingsOf(byName, classified)];
-  for (const r of [...readings, words]) readings.push(...withoutLeadingOptions(r));
+  const readings: string[][] = slash >= 0 ? [byName] : [];
+  for (const r of readingsOf(byName, classified)) readings.push(r);
+  // Each reading so far, then the words as written, without their leading options.
+  const found = readings.length;
+  for (let i = 0; i <= found; i++) for (const r of withoutLeadingOptions(i < found ? readings[i]! : words)) readings.push(r);
   for (const reading of readings) {
     const seen = reading.join(" ");
     const v = decideSubject(layers, TOOL, text(seen), subject);
@@ -89,8 +92,8 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
       verdict = verdictOf(v.action, subject, v.rule, `seen as "${seen}": ${v.reason}`);
   }
   if (verdict.action !== "deny") {
-    for (const reading of [words, ...readings]) {
-      const loose = looseVerdict(layers, reading, subject);
+    for (let i = -1; i < readings.length; i++) {
+      const loose = looseVerdict(layers, i < 0 ? words : readings[i]!, subject);
       if (loose && isStricter(loose.action, verdict.action)) verdict = loose;
     }
   }
@@ -114,6 +117,7 @@ class ShellJudge {
   private readonly seenWrites = new Map<string, Map<string, Verdict>>();
   private readonly outcomes = new Map<string, PathOutcome>();
   private readonly matched = new Map<string, Verdict>();
+  private absoluteReadDeny: boolean | undefined;
   private readonly fetches: boolean;
 
   constructor(
@@ -126,7 +130,7 @@ class ShellJudge {
     this.fetches = line.fetches;
   }
 
-  private pathsOf = (word: string): string[] => {
+  private pathsOf = (word: string): readonly string[] => {
     const file = knownPath({ text: word, raw: word, dynamic: word.includes("$"), glob: false }) ?? word;
     return this.dirs.unknown && !file.startsWith("/") ? [] : this.dirs.resolve(file);
   };
@@ -214,11 +218,14 @@ class ShellJudge {
     return v;
   }
 
-  /** matchCommand, once per distinct command of the line: it depends only on the words and the long options' full names. */
+  /** matchCommand, once per distinct command of the line: it depends only on the words (and the full names of abbreviated options). */
   private match(words: string[], classified: Classified | null): Verdict {
-    let key = "";
-    for (const w of words) key += `${w.length}:${w}`;
-    if (classified && classified.canonical.size > 0) for (const [i, name] of classified.canonical) key += `|${i}:${name.length}:${name}`;
+    // A line of one command has nothing to share; abbreviated long options are rare, and words
+    // with a NUL byte would make keys ambiguous: these are matched afresh.
+    if (this.analysis.commands.length < 2 || (classified && classified.canonical.size > 0) || words.some((w) => w.includes("\0"))) {
+      return matchCommand(words, this.ctx.layers, classified);
+    }
+    const key = words.join("\0");
     let v = this.matched.get(key);
     if (!v) {
       v = matchCommand(words, this.ctx.layers, classified);
@@ -291,7 +298,7 @@ class ShellJudge {
     const names = PROJECT_FILES.get(cmd.program);
     if (!names || this.written.size === 0) return v;
     const bases = c.projects.length > 0 ? c.projects.flatMap((d) => this.dirs.resolve(d.text)) : this.dirs.candidates;
-    const rewritten = bases.flatMap((b) => names.map((n) => `${b}/${n}`)).find((p) => this.written.has(p));
+    const rewritten = firstWritten(bases, names, this.written);
     return rewritten ? atLeast(v, "ask", `${c.name} runs ${rewritten}, which this command line writes`) : v;
   }
 
@@ -346,6 +353,7 @@ class ShellJudge {
 
   /** A directory given to a reader (`grep -r`, `diff -r`) under which a rule denies reading. */
   private insideDenied(word: ShellWord, program: string): Verdict | null {
+    if (!this.readDenyByPath()) return null;
     const file = knownPath(word);
     if (file === null || file === "" || file.includes("\0")) return null;
     const v = this.file("read_file", { ...word, text: `${file.replace(/\/+$/, "")}/gatehouse-any-file` }, `${program} reads`);
@@ -378,6 +386,14 @@ class ShellJudge {
       }
     }
     return null;
+  }
+
+  /** Whether a rule denies reading by an absolute path: without one, no directory has a denied inside. */
+  private readDenyByPath(): boolean {
+    this.absoluteReadDeny ??= ORDER_LAST_FIRST.some((layer) =>
+      (this.ctx.layers[layer]?.forTool("read_file") ?? []).some(({ rule }) => rule.action === "deny" && rule.pattern.startsWith("/")),
+    );
+    return this.absoluteReadDeny;
   }
 
   /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */
@@ -454,6 +470,22 @@ function fileLikeParts(word: ShellWord): ShellWord[] {
   }
   const at = t.lastIndexOf("@");
   return at >= 0 ? [word, { ...word, text: t.slice(at + 1) }] : [word];
+}
+
+/**
+ * The first `base/name`, bases before names, that the line writes. Looked up from the written
+ * paths, which are few, rather than by building every pair.
+ */
+function firstWritten(bases: readonly string[], names: readonly string[], written: ReadonlySet<string>): string | null {
+  let best: [number, number] | null = null;
+  for (const path of written) {
+    names.forEach((name, n) => {
+      if (path.length <= name.length || !path.endsWith(name) || path[path.length - name.length - 1] !== "/") return;
+      const b = bases.indexOf(path.slice(0, path.length - name.length - 1));
+      if (b !== -1 && (!best || b < best[0] || (b === best[0] && n < best[1]))) best = [b, n];
+    });
+  }
+  return best ? `${bases[best[0]]}/${names[best[1]]}` : null;
 }
 
 /** One verdict per sub-command (with its redirections folded in) and per loose file touched. */

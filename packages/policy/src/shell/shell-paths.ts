@@ -10,6 +10,9 @@ import type { ShellWord } from "./words.js";
 export class ShellDirectories {
   readonly candidates: string[];
   unknown: string | null = null;
+  private readonly known: Set<string>;
+  /** resolve's answers until the next directory is added: a line names the same files again and again. */
+  private readonly resolved = new Map<string, readonly string[]>();
 
   constructor(
     cwd: string,
@@ -17,6 +20,7 @@ export class ShellDirectories {
     private readonly resolveRealPath?: (absolute: string) => string,
   ) {
     this.candidates = [cwd];
+    this.known = new Set(this.candidates);
   }
 
   /** Follows `cd DIR`, `pushd DIR`, `popd`, `cd -`. */
@@ -34,7 +38,11 @@ export class ShellDirectories {
     }
     for (const base of [...this.candidates]) {
       for (const next of [absolutePath(dir, base, this.home), this.physical(dir, base)]) {
-        if (next && !this.candidates.includes(next) && this.candidates.length < 16) this.candidates.push(next);
+        if (next && !this.known.has(next) && this.candidates.length < 16) {
+          this.candidates.push(next);
+          this.known.add(next);
+          this.resolved.clear();
+        }
       }
     }
   }
@@ -62,9 +70,13 @@ export class ShellDirectories {
   }
 
   /** Every absolute path a word may name, one per candidate directory. */
-  resolve(file: string): string[] {
-    if (!this.eachDirectory(file)) return [this.resolveIn(file, this.candidates[0]!)];
-    return this.candidates.map((dir) => this.resolveIn(file, dir));
+  resolve(file: string): readonly string[] {
+    let paths = this.resolved.get(file);
+    if (!paths) {
+      paths = this.eachDirectory(file) ? this.candidates.map((dir) => this.resolveIn(file, dir)) : [this.resolveIn(file, this.candidates[0]!)];
+      this.resolved.set(file, paths);
+    }
+    return paths;
   }
 }
 
