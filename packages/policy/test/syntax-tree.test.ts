@@ -81,6 +81,7 @@ function differences(a: Node, b: SyntaxNode, out: string[]): void {
   const named = a.namedChildren.filter((c): c is Node => c !== null);
   if (children.map(where).join() !== b.children.map(where).join()) out.push(`children of ${at}`);
   if (named.map(where).join() !== b.namedChildren.map(where).join()) out.push(`named children of ${at}`);
+  if (where(a.lastNamedChild) !== where(b.lastNamedChild)) out.push(`last named child of ${at}`);
   for (const field of FIELDS) {
     const want = a
       .childrenForFieldName(field)

@@ -29,6 +29,10 @@ export class SyntaxNode {
     return this.source.slice(this.startIndex, this.endIndex);
   }
 
+  get lastNamedChild(): SyntaxNode | null {
+    return this.namedChildren[this.namedChildren.length - 1] ?? null;
+  }
+
   adopt(child: SyntaxNode): void {
     if (this.children === NO_NODES) this.children = [];
     (this.children as SyntaxNode[]).push(child);
