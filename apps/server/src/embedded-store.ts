@@ -105,8 +105,8 @@ const AUDIT_FILTERS: [keyof AuditQuery, string][] = [
 /**
  * The embedded store: SQLite in the data directory, in WAL mode. Writes run at once (so event ids
  * follow call order) inside a transaction that is committed once per turn of the event loop; each
- * write's promise resolves when that commit is done. Reads wait for an open commit, so nothing
- * uncommitted reaches a client. No event is kept in memory: the log is read from disk.
+ * write's promise resolves when that commit is done. Reads of events and pending approvals wait
+ * for an open commit, so nothing uncommitted reaches a client. No event is kept in memory: the log is read from disk.
  */
 export class EmbeddedStore implements Store {
   private readonly db: Database.Database;
@@ -197,9 +197,14 @@ export class EmbeddedStore implements Store {
     }
   }
 
-  /** Reads once no write is waiting for its commit. */
+  /** Reads what a client will be shown (events, pending approvals) once no write is waiting for its commit. */
   private async read<T>(run: () => T): Promise<T> {
     while (this.batch) await this.batch.done.catch(() => undefined);
+    return run();
+  }
+
+  /** Reads for the server's own work, which may see its writes before they are committed. */
+  private async readOwn<T>(run: () => T): Promise<T> {
     return run();
   }
 
@@ -208,14 +213,14 @@ export class EmbeddedStore implements Store {
   }
 
   getSession(id: string): Promise<SessionInfo | undefined> {
-    return this.read(() => {
+    return this.readOwn(() => {
       const data = this.statements.getSession.get(id) as string | undefined;
       return data === undefined ? undefined : (JSON.parse(data) as SessionInfo);
     });
   }
 
   listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
-    return this.read(() => {
+    return this.readOwn(() => {
       const where = [
         filter.workerId !== undefined && "worker_id = ?",
         filter.parentId === null ? "parent_id IS NULL" : filter.parentId !== undefined && "parent_id = ?",
@@ -232,7 +237,7 @@ export class EmbeddedStore implements Store {
   }
 
   messages(sessionId: string): Promise<Message[]> {
-    return this.read(() => (this.statements.messages.all(sessionId) as string[]).map((d) => JSON.parse(d) as Message));
+    return this.readOwn(() => (this.statements.messages.all(sessionId) as string[]).map((d) => JSON.parse(d) as Message));
   }
 
   appendEvent(sessionId: string, event: GatehouseEvent): Promise<StoredEvent> {
@@ -264,7 +269,7 @@ export class EmbeddedStore implements Store {
   }
 
   runtimeRules(sessionId?: string): Promise<RuntimeRuleRecord[]> {
-    return this.read(() => (sessionId === undefined ? this.statements.rules.all() : this.statements.rulesOf.all(sessionId)) as RuntimeRuleRecord[]);
+    return this.readOwn(() => (sessionId === undefined ? this.statements.rules.all() : this.statements.rulesOf.all(sessionId)) as RuntimeRuleRecord[]);
   }
 
   forgetRuntimeRules(sessionId: string): Promise<void> {
