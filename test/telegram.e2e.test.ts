@@ -252,17 +252,8 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     const before = await waitUntil(() => echoCards() === carded + 1, 10_000, "a card in the second session").then(() => cards().at(-1)!);
     await cluster.restartServer();
     await waitUntil(() => logs.some((l) => /lost the server/.test(l.msg)), 10_000, "the bot to notice");
-    await waitUntil(
-      async () =>
-        (
-          await cluster
-            .client()
-            .workers.list.query()
-            .catch(() => [])
-        ).some((w) => w.connected),
-      20_000,
-      "the worker to reconnect",
-    );
+    const probe = cluster.client();
+    await waitUntil(async () => (await probe.workers.list.query().catch(() => [])).some((w) => w.connected), 20_000, "the worker to reconnect");
     // The server kept the approval: the card still answers it.
     api.press(ADA, before.messageId, api.button(before, "Approve"));
     await answered(before, "Approved once by ada-telegram");
