@@ -22,12 +22,14 @@ export const BUILTIN_PROGRAMS: Record<string, SpecInput> = {
   id: { options: "-u -g -G -n -r -a -z --user --group --groups --name --real --zero", operands: "text" },
   uname: {
     options:
-      "-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system",
+      "-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename --kernel-release --kernel-version " +
+      "--machine --processor --hardware-platform --operating-system",
     operands: "text",
   },
   date: {
     options:
-      "-d:text -f:read -I?=text -R -r:path -u --date:text --file:read --iso-8601?=text --rfc-email --rfc-3339:text --reference:path --utc --universal --debug -s:text! --set:text!",
+      "-d:text -f:read -I?=text -R -r:path -u --date:text --file:read --iso-8601?=text --rfc-email " +
+      "--rfc-3339:text --reference:path --utc --universal --debug -s:text! --set:text!",
     operands: "text",
   },
   which: { options: "-a -s", operands: "text" },

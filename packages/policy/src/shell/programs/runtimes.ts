@@ -12,14 +12,30 @@ const PYTHON: SpecInput = {
 };
 const NODE: SpecInput = {
   options:
-    "-e:runs --eval:runs -p:runs --print:runs -r:runs --require:runs --import:runs --loader:runs --experimental-loader:runs -i! --interactive! -c --check -v --version -h --help --test --watch --watch-path:path --env-file:read --env-file-if-exists:read --input-type:text --inspect?=text --inspect-brk?=text --enable-source-maps --no-warnings --trace-warnings --max-old-space-size?=text --stack-size?=text --expose-gc --experimental-vm-modules --no-deprecation --trace-deprecation --trace-uncaught --unhandled-rejections?=text --conditions:text -C:text --preserve-symlinks --title:text --test-reporter:text --test-name-pattern:text --experimental-strip-types --no-experimental-fetch",
+    "-e:runs --eval:runs -p:runs --print:runs -r:runs --require:runs --import:runs --loader:runs " +
+    "--experimental-loader:runs -i! --interactive! -c --check -v --version -h --help --test --watch " +
+    "--watch-path:path --env-file:read --env-file-if-exists:read --input-type:text --inspect?=text " +
+    "--inspect-brk?=text --enable-source-maps --no-warnings --trace-warnings --max-old-space-size?=text " +
+    "--stack-size?=text --expose-gc --experimental-vm-modules --no-deprecation --trace-deprecation " +
+    "--trace-uncaught --unhandled-rejections?=text --conditions:text -C:text --preserve-symlinks " +
+    "--title:text --test-reporter:text --test-name-pattern:text --experimental-strip-types " +
+    "--no-experimental-fetch",
   operands: { lead: ["read"], rest: "text", optionsFirst: true },
   scriptOperand: true,
 };
 /** Installing globally writes outside the work directory. */
 const GLOBAL = "-g! --global!";
 const PACKAGE_MANAGER = (extra: string): SpecInput => ({
-  options: `-s --silent -q --quiet -d --loglevel:text -w:text --workspace:text -C:project --dir:project --prefix:project --filter:text -F:text -r --recursive --if-present -g --global -D --save-dev -P --save-prod -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline --no-save --production --dev --json --parseable --depth:text --color?=text --no-color --ignore-scripts --workspaces --include-workspace-root --reporter:text --registry:text --tag:text --access:text --otp:text --dry-run --force -y --yes --stream --parallel --aggregate-output --sequential --no-bail --fail-if-no-match --script-shell:runs --node-options:runs --userconfig:runs --globalconfig:runs --shell-emulator --shell:runs --git:runs --node-gyp:runs --viewer:runs --browser:runs --editor:runs --init-module:runs --onload-script:runs ${extra}`,
+  options:
+    `-s --silent -q --quiet -d --loglevel:text -w:text --workspace:text -C:project --dir:project ` +
+    `--prefix:project --filter:text -F:text -r --recursive --if-present -g --global -D --save-dev -P ` +
+    `--save-prod -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline ` +
+    `--no-save --production --dev --json --parseable --depth:text --color?=text --no-color ` +
+    `--ignore-scripts --workspaces --include-workspace-root --reporter:text --registry:text --tag:text ` +
+    `--access:text --otp:text --dry-run --force -y --yes --stream --parallel --aggregate-output ` +
+    `--sequential --no-bail --fail-if-no-match --script-shell:runs --node-options:runs --userconfig:runs ` +
+    `--globalconfig:runs --shell-emulator --shell:runs --git:runs --node-gyp:runs --viewer:runs ` +
+    `--browser:runs --editor:runs --init-module:runs --onload-script:runs ${extra}`,
   inheritOptions: true,
   anyFlag: true,
   operands: "text",
@@ -86,14 +102,19 @@ const CARGO_SUB: SpecInput = {
   anyFlag: true,
   operands: "text",
   options:
-    "-p:text --package:text --bin:text --example:text --test:text --bench:text --features:text -F:text --target:text --target-dir:write --manifest-path:runs -j:text --jobs:text --profile:text --message-format:text --color:text -Z:runs --config:runs",
+    "-p:text --package:text --bin:text --example:text --test:text --bench:text --features:text -F:text " +
+    "--target:text --target-dir:write --manifest-path:runs -j:text --jobs:text --profile:text " +
+    "--message-format:text --color:text -Z:runs --config:runs",
 };
 const GO_SUB: SpecInput = {
   anyFlag: true,
   singleDashLong: true,
   operands: "text",
   options:
-    "-o:write -C:path -exec:runs -toolexec:runs -vettool:runs -ldflags:text -gcflags:text -asmflags:text -tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read -overlay:read -pgo:read -coverprofile:write -cpuprofile:write -memprofile:write -blockprofile:write -mutexprofile:write -trace:write -outputdir:write -json -v -x -n -a -race -cover -work -trimpath",
+    "-o:write -C:path -exec:runs -toolexec:runs -vettool:runs -ldflags:text -gcflags:text -asmflags:text " +
+    "-tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read " +
+    "-overlay:read -pgo:read -coverprofile:write -cpuprofile:write -memprofile:write -blockprofile:write " +
+    "-mutexprofile:write -trace:write -outputdir:write -json -v -x -n -a -race -cover -work -trimpath",
 };
 const TOOL = (options = ""): SpecInput => ({ anyFlag: true, options, operands: "read" });
 /** Formatters and linters that rewrite the files they are given, always or with a fixing option. */
@@ -138,7 +159,13 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   bunx: { options: "--bun -p:text --package:text", commandAt: 0 },
   make: {
     options:
-      "-B -d -e -i -k -n -p -q -r -R -s -S -t -v -w -C:project -f:runs -I:path -j?=text -l?=text -o:text -W:text -O?=text --always-make --debug?=text --environment-overrides --ignore-errors --keep-going --dry-run --just-print --recon --print-data-base --question --no-builtin-rules --no-builtin-variables --silent --quiet --no-silent --stop --touch --trace --version --print-directory --no-print-directory --directory:project --file:runs --makefile:runs --include-dir:path --jobs?=text --load-average?=text --old-file:text --assume-old:text --new-file:text --assume-new:text --what-if:text --output-sync?=text --eval:runs",
+      "-B -d -e -i -k -n -p -q -r -R -s -S -t -v -w -C:project -f:runs -I:path -j?=text -l?=text -o:text " +
+      "-W:text -O?=text --always-make --debug?=text --environment-overrides --ignore-errors --keep-going " +
+      "--dry-run --just-print --recon --print-data-base --question --no-builtin-rules " +
+      "--no-builtin-variables --silent --quiet --no-silent --stop --touch --trace --version " +
+      "--print-directory --no-print-directory --directory:project --file:runs --makefile:runs " +
+      "--include-dir:path --jobs?=text --load-average?=text --old-file:text --assume-old:text " +
+      "--new-file:text --assume-new:text --what-if:text --output-sync?=text --eval:runs",
     operands: "text",
   },
   cargo: {
@@ -202,15 +229,22 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   },
   rustc: TOOL("-o:write --out-dir:write -C:runs --codegen:runs -Z:runs --extern:runs --crate-type:text --edition:text --emit:text -L:path"),
   tsc: TOOL(
-    "-p:read --project:read --outDir:write --outFile:write --rootDir:path --target:text --module:text --lib:text --moduleResolution:text --jsx:text --declarationDir:write --tsBuildInfoFile:write --generateTrace:write",
+    "-p:read --project:read --outDir:write --outFile:write --rootDir:path --target:text --module:text " +
+      "--lib:text --moduleResolution:text --jsx:text --declarationDir:write --tsBuildInfoFile:write " +
+      "--generateTrace:write",
   ),
   eslint: rewriting(
     ["--fix", "--fix-dry-run"],
-    "-c:code --config:code --fix --fix-dry-run -f:text --format:text -o:write --output-file:write --ext:text --rulesdir:runs --plugin:runs --resolve-plugins-relative-to:runs --rule:text --env:text --global:text --parser:runs --ignore-path:read --ignore-pattern:text --max-warnings:text --cache-location:write",
+    "-c:code --config:code --fix --fix-dry-run -f:text --format:text -o:write --output-file:write " +
+      "--ext:text --rulesdir:runs --plugin:runs --resolve-plugins-relative-to:runs --rule:text --env:text " +
+      "--global:text --parser:runs --ignore-path:read --ignore-pattern:text --max-warnings:text " +
+      "--cache-location:write",
   ),
   prettier: rewriting(
     ["--write", "-w"],
-    "--config:code --plugin:runs -w --write -c --check -l --list-different --ignore-path:read --log-level:text --parser:text --print-width:text --tab-width:text --end-of-line:text --trailing-comma:text --arrow-parens:text --prose-wrap:text --cache-location:write",
+    "--config:code --plugin:runs -w --write -c --check -l --list-different --ignore-path:read " +
+      "--log-level:text --parser:text --print-width:text --tab-width:text --end-of-line:text " +
+      "--trailing-comma:text --arrow-parens:text --prose-wrap:text --cache-location:write",
   ),
   biome: {
     anyFlag: true,
@@ -226,13 +260,21 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
     ),
   },
   vitest: TOOL(
-    "-c:code --config:code --globalSetup:code --setupFiles:code -t:text --testNamePattern:text --reporter:text --outputFile:write --project:text --root:path --dir:path --environment:text --pool:text --shard:text --coverage.provider:text",
+    "-c:code --config:code --globalSetup:code --setupFiles:code -t:text --testNamePattern:text " +
+      "--reporter:text --outputFile:write --project:text --root:path --dir:path --environment:text " +
+      "--pool:text --shard:text --coverage.provider:text",
   ),
   jest: TOOL(
-    "-c:code --config:code --setupFiles:code --setupFilesAfterEnv:code --globalSetup:code --globalTeardown:code --testRunner:code --testEnvironment:code --resolver:code --transform:runs -t:text --testNamePattern:text --reporters:text --outputFile:write --rootDir:path --testPathPattern:text --shard:text",
+    "-c:code --config:code --setupFiles:code --setupFilesAfterEnv:code --globalSetup:code " +
+      "--globalTeardown:code --testRunner:code --testEnvironment:code --resolver:code --transform:runs " +
+      "-t:text --testNamePattern:text --reporters:text --outputFile:write --rootDir:path " +
+      "--testPathPattern:text --shard:text",
   ),
   pytest: TOOL(
-    "-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write --cov:text --cov-report:text --maxfail:text --tb:text -W:text -o:runs --override-ini:runs --confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text --log-file:write",
+    "-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write " +
+      "--cov:text --cov-report:text --maxfail:text --tb:text -W:text -o:runs --override-ini:runs " +
+      "--confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text " +
+      "--log-file:write",
   ),
   mypy: TOOL("--config-file:code --python-executable:runs --python-version:text --cache-dir:write -p:text -m:text"),
   ruff: {
@@ -243,7 +285,8 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
         s,
         rewriting(
           s === "format" ? true : ["--fix", "--unsafe-fixes"],
-          "--config:read --select:text --ignore:text --extend-select:text --output-format:text --target-version:text --line-length:text --cache-dir:write --fix --unsafe-fixes --check --diff",
+          "--config:read --select:text --ignore:text --extend-select:text --output-format:text " +
+            "--target-version:text --line-length:text --cache-dir:write --fix --unsafe-fixes --check --diff",
         ),
       ]),
     ),
@@ -261,7 +304,9 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
             anyFlag: true,
             operands: "text",
             options:
-              "--user! -r:read --requirement:read -c:read --constraint:read -e:path --editable:path -t:write --target:write --prefix:write --root:write -d:write --dest:write -i:text --index-url:text --extra-index-url:text -f:text --find-links:text --config-settings:text -C:text",
+              "--user! -r:read --requirement:read -c:read --constraint:read -e:path --editable:path -t:write " +
+              "--target:write --prefix:write --root:write -d:write --dest:write -i:text --index-url:text " +
+              "--extra-index-url:text -f:text --find-links:text --config-settings:text -C:text",
           } satisfies SpecInput,
         ],
       ),
@@ -269,7 +314,8 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   },
   docker: {
     options:
-      "-H:text --host:text --context:text -c:text --config:path -l:text --log-level:text -D --debug --tls --tlsverify --tlscacert:read --tlscert:read --tlskey:read -v --version",
+      "-H:text --host:text --context:text -c:text --config:path -l:text --log-level:text -D --debug --tls " +
+      "--tlsverify --tlscacert:read --tlscert:read --tlskey:read -v --version",
     operands: "text",
     subcommands: Object.fromEntries(
       [
@@ -328,14 +374,19 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           ...(s === "run" || s === "exec" || s === "compose" ? { risk: "runs commands in a container, with whatever it mounts" } : {}),
           ...(s === "cp" ? { operands: { rest: "read", last: "write" } as const } : {}),
           options:
-            "-f:read --file:read -o:write --output:write -t:text --tag:text -e:text --env:text --env-file:read -v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text --network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text --mount:text --format:text --filter:text --project-name:text -n:text --tail:text --since:text --until:text --profile:text --scale:text",
+            "-f:read --file:read -o:write --output:write -t:text --tag:text -e:text --env:text --env-file:read " +
+            "-v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text " +
+            "--network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text " +
+            "--mount:text --format:text --filter:text --project-name:text -n:text --tail:text --since:text " +
+            "--until:text --profile:text --scale:text",
         } satisfies SpecInput,
       ]),
     ),
   },
   kubectl: {
     options:
-      "-n:text --namespace:text --context:text --kubeconfig:runs --cluster:text --user:text -s:text --server:text --token:text -v:text --v:text --request-timeout:text",
+      "-n:text --namespace:text --context:text --kubeconfig:runs --cluster:text --user:text -s:text " +
+      "--server:text --token:text -v:text --v:text --request-timeout:text",
     operands: "text",
     subcommands: Object.fromEntries(
       [
@@ -386,7 +437,10 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           ...(s === "exec" || s === "run" || s === "debug" ? { risk: "runs commands in a container" } : {}),
           ...(s === "cp" ? { operands: { rest: "read", last: "write" } as const } : {}),
           options:
-            "-f:read --filename:read -o:text --output:text -l:text --selector:text -c:text --container:text --field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path --template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text --timeout:text --for:text",
+            "-f:read --filename:read -o:text --output:text -l:text --selector:text -c:text --container:text " +
+            "--field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path " +
+            "--template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text " +
+            "--timeout:text --for:text",
         } satisfies SpecInput,
       ]),
     ),
@@ -428,7 +482,10 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           singleDashLong: true,
           operands: "text",
           options:
-            "-var-file:read -var:text -target:text -replace:text -out:write -state:write -state-out:write -backup:write -plugin-dir:runs -from-module:text -lock -lock-timeout:text -input -auto-approve -no-color -json -upgrade -reconfigure -migrate-state -refresh-only -destroy -parallelism:text -compact-warnings -detailed-exitcode",
+            "-var-file:read -var:text -target:text -replace:text -out:write -state:write -state-out:write " +
+            "-backup:write -plugin-dir:runs -from-module:text -lock -lock-timeout:text -input -auto-approve " +
+            "-no-color -json -upgrade -reconfigure -migrate-state -refresh-only -destroy -parallelism:text " +
+            "-compact-warnings -detailed-exitcode",
           ...(s === "console" ? { risk: "evaluates the expressions it reads" } : {}),
         } satisfies SpecInput,
       ]),
@@ -471,7 +528,9 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           operands: s === "gist" || s === "release" ? "read" : "text",
           ...(GH_SETTINGS[s] ? { risk: GH_SETTINGS[s] } : {}),
           options:
-            "-b:text --body:text -t:text --title:text -F:read --body-file:read -f:text --field:text --raw-field:text --input:read -R:text --repo:text -q:text --jq:text --template:text -H:text --header:text -X:text --method:text -L:text --limit:text -s:text --state:text --json:text -w --web",
+            "-b:text --body:text -t:text --title:text -F:read --body-file:read -f:text --field:text " +
+            "--raw-field:text --input:read -R:text --repo:text -q:text --jq:text --template:text -H:text " +
+            "--header:text -X:text --method:text -L:text --limit:text -s:text --state:text --json:text -w --web",
         } satisfies SpecInput,
       ]),
     ),

@@ -141,7 +141,9 @@ function dd(words: readonly ShellWord[], name: string): Classified {
 
 const SED = defineSpec({
   options:
-    "-n -E -r -s -u -z -b --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --follow-symlinks --binary -l:text --line-length:text -e:text --expression:text -f:read --file:read -i?=text! --in-place?=text!",
+    "-n -E -r -s -u -z -b --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix " +
+    "--debug --sandbox --follow-symlinks --binary -l:text --line-length:text -e:text --expression:text " +
+    "-f:read --file:read -i?=text! --in-place?=text!",
   operands: { lead: ["text"], leadUnless: ["-e", "--expression", "-f", "--file"], rest: "read" },
 });
 
@@ -184,7 +186,11 @@ function sed(words: readonly ShellWord[], name: string): Classified {
 
 const AWK = defineSpec({
   options:
-    "-F:text --field-separator:text -v:text --assign:text -f:read --file:read -e:text --source:text -b -c -C -d?=text -D?=text -g -h -L?=text -M -n -N -o?=text -O -p?=text -P -r -s -S -t -V --characters-as-bytes --traditional --copyright --dump-variables?=text --gen-pot --help --lint?=text --bignum --use-lc-numeric --non-decimal-data --optimize --posix --re-interval --no-optimize --sandbox --lint-old --version -E:runs --exec:runs -i:runs --include:runs -l:runs --load:runs",
+    "-F:text --field-separator:text -v:text --assign:text -f:read --file:read -e:text --source:text -b -c " +
+    "-C -d?=text -D?=text -g -h -L?=text -M -n -N -o?=text -O -p?=text -P -r -s -S -t -V " +
+    "--characters-as-bytes --traditional --copyright --dump-variables?=text --gen-pot --help --lint?=text " +
+    "--bignum --use-lc-numeric --non-decimal-data --optimize --posix --re-interval --no-optimize " +
+    "--sandbox --lint-old --version -E:runs --exec:runs -i:runs --include:runs -l:runs --load:runs",
   operands: { lead: ["text"], leadUnless: ["-f", "--file", "-e", "--source"], rest: "read" },
 });
 // Also assignments to ARGV or ARGC, which choose the files awk reads.
@@ -202,7 +208,15 @@ function awk(words: readonly ShellWord[], name: string): Classified {
 }
 
 const TAR_COMMON =
-  "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma --compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files --overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs --acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text --transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text --group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! --remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs --checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs --rmt-command:runs -T:names --files-from:names -X:read --exclude-from:read --null";
+  "-v -z -j -J -Z -a -p -h -k -m -o -O -P! -S -W -w! --verbose --gzip --bzip2 --xz --zstd --lzma " +
+  "--compress --auto-compress --preserve-permissions --same-permissions --dereference --keep-old-files " +
+  "--overwrite --touch --to-stdout --sparse --verify --wildcards --no-wildcards --anchored --xattrs " +
+  "--acls --selinux --no-same-owner --numeric-owner --totals --checkpoint?=text --strip-components:text " +
+  "--transform:text --xform:text --exclude:text --exclude-vcs --exclude-caches --owner:text " +
+  "--group:text --mode:text --mtime:text --sort:text --format:text -H:text --absolute-names! " +
+  "--remove-files! -b:text --blocking-factor:text -I:runs --use-compress-program:runs --to-command:runs " +
+  "--checkpoint-action:runs --info-script:runs -F:runs --new-volume-script:runs --rsh-command:runs " +
+  "--rmt-command:runs -T:names --files-from:names -X:read --exclude-from:read --null";
 const TAR_CREATE = defineSpec({
   options: `-c -r -u -A --create --append --update --concatenate -f:write --file:write -C:cwd --directory:cwd ${TAR_COMMON}`,
   operands: "read",
@@ -226,7 +240,9 @@ function tar(words: readonly ShellWord[], name: string): Classified {
 }
 
 const SHELL_OPTIONS =
-  "-c -e -u -x -v -n -f -h -m -B -C -E -H -P -T -b -p -l --login --norc --noprofile --posix --restricted -r --noediting --verbose --version --help -D --dump-strings -o:setopt -O:text --rcfile:read --init-file:read -i! --interactive! -s! -a! -k! -t!";
+  "-c -e -u -x -v -n -f -h -m -B -C -E -H -P -T -b -p -l --login --norc --noprofile --posix " +
+  "--restricted -r --noediting --verbose --version --help -D --dump-strings -o:setopt -O:text " +
+  "--rcfile:read --init-file:read -i! --interactive! -s! -a! -k! -t!";
 const SHELL = defineSpec({ options: SHELL_OPTIONS, operands: { rest: "text", optionsFirst: true } });
 
 /** Words without `+x` options and the name after `+o` / `+O`, which only turn shell options off. */
@@ -258,7 +274,9 @@ function shell(words: readonly ShellWord[], name: string): Classified {
 
 const ENV = defineSpec({
   options:
-    "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:cwd --chdir:cwd -S:script --split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text --ignore-signal?=text --list-signal-handling",
+    "-i -0 -v --ignore-environment --null --debug -u:name --unset:name -C:cwd --chdir:cwd -S:script " +
+    "--split-string:script -P:runs --argv0:text -a:text --block-signal?=text --default-signal?=text " +
+    "--ignore-signal?=text --list-signal-handling",
   commandAt: 0,
   assignments: true,
   operands: "text",
@@ -279,7 +297,9 @@ const RUNUSER_COMMAND = defineSpec({
 });
 const RUNUSER_SHELL = defineSpec({
   options:
-    "-u:text --user:text -g:text --group:text -G:text --supp-group:text -l! --login! -c:script --command:script --session-command:script -f --fast -m -p --preserve-environment -s:runs --shell:runs -P --pty -w:text --whitelist-environment:text",
+    "-u:text --user:text -g:text --group:text -G:text --supp-group:text -l! --login! -c:script " +
+    "--command:script --session-command:script -f --fast -m -p --preserve-environment -s:runs " +
+    "--shell:runs -P --pty -w:text --whitelist-environment:text",
   operands: { lead: ["text"], rest: "runs" },
 });
 /** `runuser -u USER CMD ARGS` runs a command; `runuser USER -c STRING` runs a shell. */
@@ -322,7 +342,9 @@ const make: SpecialReader = (words, name) => {
 
 const SQLITE = defineSpec({
   options:
-    "--batch --bail --csv --json --line --list --markdown --table --box --column --header --noheader --readonly --echo --nullvalue:text --separator:text --newline:text --cmd:text --init:runs --safe --version --help --interactive!",
+    "--batch --bail --csv --json --line --list --markdown --table --box --column --header --noheader " +
+    "--readonly --echo --nullvalue:text --separator:text --newline:text --cmd:text --init:runs --safe " +
+    "--version --help --interactive!",
   operands: { lead: ["write"], rest: "text" },
 });
 /** sqlite3 dot-commands run programs (`.shell`, `.system`) and touch files (`.output`, `.import`, `.load`). */

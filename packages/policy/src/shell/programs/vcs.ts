@@ -3,14 +3,20 @@ import type { SpecInput } from "../spec.js";
 /** Git subcommands take many options; the ones listed with a value or a risk are the ones that matter. */
 const sub = (options = "", more: Partial<SpecInput> = {}): SpecInput => ({ options, anyFlag: true, operands: "path", ...more });
 const LOG =
-  "-n:text -L:text -G:text -S:text -O:read --format:text --pretty?=text --since:text --after:text --until:text --before:text --author:text --committer:text --grep:text --max-count:text --skip:text --date:text --abbrev?=text --decorate?=text --output:write! --ext-diff! --textconv! --open-files-in-pager?=runs";
+  "-n:text -L:text -G:text -S:text -O:read --format:text --pretty?=text --since:text --after:text " +
+  "--until:text --before:text --author:text --committer:text --grep:text --max-count:text --skip:text " +
+  "--date:text --abbrev?=text --decorate?=text --output:write! --ext-diff! --textconv! " +
+  "--open-files-in-pager?=runs";
 const REMOTE = "--upload-pack:runs --receive-pack:runs --exec:runs -u:runs --recurse-submodules?=text";
 
 /** git: global options, then a subcommand with its own. */
 export const VCS_PROGRAMS: Record<string, SpecInput> = {
   git: {
     options:
-      "-C:project -c:runs --config-env:runs --exec-path?=runs! -p! -P --paginate! --no-pager --git-dir:project --work-tree:project --namespace:text --bare --no-replace-objects --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --version --help -h --html-path --man-path --info-path",
+      "-C:project -c:runs --config-env:runs --exec-path?=runs! -p! -P --paginate! --no-pager " +
+      "--git-dir:project --work-tree:project --namespace:text --bare --no-replace-objects " +
+      "--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks " +
+      "--version --help -h --html-path --man-path --info-path",
     subcommandOptional: true,
     operands: "text",
     subcommands: {
@@ -28,7 +34,9 @@ export const VCS_PROGRAMS: Record<string, SpecInput> = {
       restore: sub("-s:text --source:text --pathspec-from-file:names"),
       add: sub("--pathspec-from-file:names --chmod:text"),
       commit: sub(
-        "-m:text --message:text -F:read --file:read -C:text -c:text --reuse-message:text --reedit-message:text --fixup:text --squash:text --author:text --date:text --cleanup:text -t:read --template:read --trailer:text --pathspec-from-file:names -S?=text --gpg-sign?=text",
+        "-m:text --message:text -F:read --file:read -C:text -c:text --reuse-message:text " +
+          "--reedit-message:text --fixup:text --squash:text --author:text --date:text --cleanup:text -t:read " +
+          "--template:read --trailer:text --pathspec-from-file:names -S?=text --gpg-sign?=text",
         { operands: "path" },
       ),
       reset: sub("--pathspec-from-file:names --hard --soft --mixed --keep --merge --quiet --no-refresh --recurse-submodules?=text"),
@@ -38,11 +46,14 @@ export const VCS_PROGRAMS: Record<string, SpecInput> = {
       fetch: sub(`${REMOTE} --depth:text --deepen:text --shallow-since:text --refmap:text -j:text --jobs:text`, { operands: "remote" }),
       pull: sub(`${REMOTE} --depth:text -s:runs --strategy:runs -X:text --strategy-option:text`, { operands: "remote" }),
       push: sub(
-        `${REMOTE} -u --set-upstream -o:text --push-option:text --force-with-lease?=text --repo:text --force --force-if-includes --delete --mirror --all --tags --follow-tags --set-upstream --dry-run --prune --atomic --no-verify --verify --porcelain --quiet --verbose`,
+        `${REMOTE} -u --set-upstream -o:text --push-option:text --force-with-lease?=text --repo:text --force ` +
+          `--force-if-includes --delete --mirror --all --tags --follow-tags --set-upstream --dry-run --prune --atomic ` +
+          `--no-verify --verify --porcelain --quiet --verbose`,
         { operands: "remote" },
       ),
       clone: sub(
-        `${REMOTE} --template:runs -c:runs --config:runs -o:text --origin:text -b:text --branch:text --depth:text --reference:path --separate-git-dir:write -j:text --jobs:text --filter:text`,
+        `${REMOTE} --template:runs -c:runs --config:runs -o:text --origin:text -b:text --branch:text --depth:text ` +
+          `--reference:path --separate-git-dir:write -j:text --jobs:text --filter:text`,
         { operands: { lead: ["remote"], rest: "write" } },
       ),
       merge: sub("-m:text -F:read -s:runs --strategy:runs -X:text --strategy-option:text --into-name:text"),
@@ -93,7 +104,8 @@ export const VCS_PROGRAMS: Record<string, SpecInput> = {
         risk: "changes settings that can make git run programs",
         safeWith: ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--show-origin", "--show-scope", "--name-only"],
         options:
-          "--get --get-all --get-regexp --get-urlmatch --list -l --show-origin --show-scope --name-only --global --local --system --worktree -f:read --file:read",
+          "--get --get-all --get-regexp --get-urlmatch --list -l --show-origin --show-scope --name-only " +
+          "--global --local --system --worktree -f:read --file:read",
         anyFlag: true,
         operands: "text",
       },
