@@ -59,7 +59,8 @@ async function allowedCalls(set: Instances, label: string, sessions: number, ste
   const seconds = (performance.now() - t0) / 1000;
   for (const s of subs) s.unsubscribe();
   console.log(
-    `allowed read_file calls, ${label}: ${elapsed.length} in ${seconds.toFixed(2)} s = ${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`,
+    `allowed read_file calls, ${label}: ${elapsed.length} in ${seconds.toFixed(2)} s = ` +
+      `${Math.round(elapsed.length / seconds)} calls/s; per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`,
   );
 }
 
@@ -98,7 +99,8 @@ async function replayPending(set: Instances): Promise<void> {
     await closeClient(fresh);
   }
   console.log(
-    `  replay of ${n} pending approvals (from both instances) to a new client: median ${percentile(times, 0.5).toFixed(1)} ms of 5, best ${Math.min(...times).toFixed(1)} ms`,
+    `  replay of ${n} pending approvals (from both instances) to a new client: median ` +
+      `${percentile(times, 0.5).toFixed(1)} ms of 5, best ${Math.min(...times).toFixed(1)} ms`,
   );
 }
 
@@ -131,7 +133,8 @@ const postgres = await TestPostgres.start({ durable: true });
 let set: Instances | undefined;
 try {
   console.log(
-    `node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; PostgreSQL 15, two server instances and a worker on each, as processes on loopback`,
+    `node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; PostgreSQL ` +
+      `15, two server instances and a worker on each, as processes on loopback`,
   );
   console.log("durable commits (synchronous_commit on, fsync on):");
   set = await instances(postgres);

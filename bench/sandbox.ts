@@ -80,7 +80,8 @@ const statAll = timed(() => {
 const mounts = profile.pinned.length + profile.readOnly.length + profile.masked.length + profile.hidden.length;
 console.log(`profile of the 20,000-file repository (${folders.length} folders; ${profile.masked.length} masked, ${mounts} mounts in all):`);
 console.log(
-  `  first call ${ms(first)}; nothing changed ${figures(unchanged)} (CPU ${ms((cpuUnchanged.user + cpuUnchanged.system) / 1000 / RUNS)} a call); after a new file ${figures(afterNewFile)}`,
+  `  first call ${ms(first)}; nothing changed ${figures(unchanged)} (CPU ` +
+    `${ms((cpuUnchanged.user + cpuUnchanged.system) / 1000 / RUNS)} a call); after a new file ${figures(afterNewFile)}`,
 );
 console.log(`  first call after a rule for shell_exec is added ${ms(shellRule)}; after a rule for read_file ${ms(readRule)}`);
 console.log(`  one stat of each folder, bare: ${figures(statAll)}`);

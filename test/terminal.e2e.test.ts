@@ -166,31 +166,38 @@ describe("an invalid permissions file", () => {
 });
 
 describe("gatehouse --demo", () => {
-  it("plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's denial, a subagent's veto, a critical pattern", async () => {
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));
-    const t = (tmux = new Tmux(`node ${BIN} --demo --data-dir ${root}`));
-    await t.waitFor(/No model is configured: the scripted demo model plays a tour/, "the banner");
-    await t.waitFor(/✓ done glob \* +· static rule glob/, "the allowed read");
-    await t.waitFor(/approval +write_file tier write[\s\S]*\+# Gatehouse demo/, "the write's diff");
-    t.keys("y");
-    await t.waitFor(/approval +edit_file[\s\S]*-Reads run; writes ask\.[\s│]*\+Reads run; writes ask; some commands never run at all\./, "the edit's diff");
-    t.keys("y");
-    await t.waitFor(
-      /approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/,
-      "the shell ask with cwd and pattern",
-    );
-    t.keys("y");
-    await t.waitFor(/⊘ denied shell_exec cat \.env/, "the denial by rule");
-    await t.waitFor(
-      /subagent explore started[\s\S]*✓ done explore › read_file gatehouse-demo\.md[\s\S]*⊘ denied explore › write_file notes\.md[\s\S]*✓ done task explore: Read gatehouse-demo\.md/,
-      "the explore subagent read and its write vetoed, then its task done",
-    );
-    await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
-    t.keys("N");
-    await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
-    t.keys("C-c");
-    await t.waitFor(/EXITED 0/, "a clean exit");
-  });
+  it(
+    "plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's " +
+      "denial, a subagent's veto, a critical pattern",
+    async () => {
+      root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));
+      const t = (tmux = new Tmux(`node ${BIN} --demo --data-dir ${root}`));
+      await t.waitFor(/No model is configured: the scripted demo model plays a tour/, "the banner");
+      await t.waitFor(/✓ done glob \* +· static rule glob/, "the allowed read");
+      await t.waitFor(/approval +write_file tier write[\s\S]*\+# Gatehouse demo/, "the write's diff");
+      t.keys("y");
+      await t.waitFor(/approval +edit_file[\s\S]*-Reads run; writes ask\.[\s│]*\+Reads run; writes ask; some commands never run at all\./, "the edit's diff");
+      t.keys("y");
+      await t.waitFor(
+        /approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/,
+        "the shell ask with cwd and pattern",
+      );
+      t.keys("y");
+      await t.waitFor(/⊘ denied shell_exec cat \.env/, "the denial by rule");
+      await t.waitFor(
+        new RegExp(
+          String.raw`subagent explore started[\s\S]*✓ done explore › read_file gatehouse-demo\.md[\s\S]*` +
+            String.raw`⊘ denied explore › write_file notes\.md[\s\S]*✓ done task explore: Read gatehouse-demo\.md`,
+        ),
+        "the explore subagent read and its write vetoed, then its task done",
+      );
+      await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
+      t.keys("N");
+      await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
+      t.keys("C-c");
+      await t.waitFor(/EXITED 0/, "a clean exit");
+    },
+  );
 });
 
 describe("gatehouse connect", () => {
@@ -243,7 +250,8 @@ describe("gatehouse connect", () => {
     } else {
       const gone = await t.waitFor(
         new RegExp(
-          `session ${info.id} no longer exists on ws://127\\.0\\.0\\.1:\\d+: the server restarted without keeping it\\.\\s+/new starts a new session\\s+on\\s+worker\\s+w1; Ctrl\\+C quits\\.`,
+          `session ${info.id} no longer exists on ws://127\\.0\\.0\\.1:\\d+: the server restarted without keeping ` +
+            `it\\.\\s+/new starts a new session\\s+on\\s+worker\\s+w1; Ctrl\\+C quits\\.`,
         ),
         "the session said to be gone",
       );

@@ -21,7 +21,8 @@ export async function migrate(pool: pg.Pool, steps: readonly string[] = MIGRATIO
       if (current > steps.length)
         throw new GatehouseError(
           "CONFIG",
-          `the database's schema is at version ${current}, newer than this server knows (${steps.length}): run a server version at least as new as the newest one that used it`,
+          `the database's schema is at version ${current}, newer than this server knows (${steps.length}): run a server ` +
+            `version at least as new as the newest one that used it`,
         );
       const applied: number[] = [];
       for (let version = current + 1; version <= steps.length; version++) {
