@@ -1,0 +1,19 @@
+// What the end-to-end benchmarks share: percentiles, event streams and waiting on a condition.
+import type { GatehouseClient, GatehouseEvent } from "@gatehouse/protocol";
+
+/** The value at fraction `p` of `xs` (not sorted in place). */
+export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+/** Subscribes to the events of one session, or of all when `sessionId` is absent. */
+export function collect(client: GatehouseClient, input: { sessionId?: string }, onEvent: (e: GatehouseEvent) => void): { unsubscribe(): void } {
+  return client.agent.onEvents.subscribe(input, { onData: (d) => onEvent(d.data as GatehouseEvent) });
+}
+
+/** Polls `check` every 2 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
