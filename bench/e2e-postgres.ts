@@ -3,28 +3,18 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
+import { closeClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import pg from "pg";
 import { CLIENT_TOKEN, Instances } from "../test/support/instances.js";
 import { TestPostgres } from "../test/support/postgres.js";
+import { collect, percentile, waitFor } from "./measure.js";
 
 // BENCH_ONLY set to another part (shell, say) leaves these figures out.
 if (process.env.BENCH_ONLY && process.env.BENCH_ONLY !== "postgres") process.exit(0);
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
-
-function collect(client: GatehouseClient, input: { sessionId?: string }, onEvent: (e: GatehouseEvent) => void): { unsubscribe(): void } {
-  return client.agent.onEvents.subscribe(input, { onData: (d) => onEvent(d.data as GatehouseEvent) });
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
+/** Two instances on one database under load can take minutes for the larger runs. */
+const SLOW_MS = 300_000;
 
 /**
  * `sessions` sessions at once, each `steps` steps of `perStep` allowed read_file calls; each
@@ -55,7 +45,7 @@ async function allowedCalls(set: Instances, label: string, sessions: number, ste
   await new Promise((r) => setTimeout(r, 300));
   const t0 = performance.now();
   await Promise.all(created.map(({ on, id }) => clients[on].agent.prompt.mutate({ sessionId: id, text: "go" })));
-  await waitFor(() => ended === sessions, "the allowed-calls turns");
+  await waitFor(() => ended === sessions, "the allowed-calls turns", SLOW_MS);
   const seconds = (performance.now() - t0) / 1000;
   for (const s of subs) s.unsubscribe();
   console.log(
@@ -82,7 +72,7 @@ async function replayPending(set: Instances): Promise<void> {
       }),
     );
   }
-  await waitFor(() => pending >= n, "1,000 pending approvals");
+  await waitFor(() => pending >= n, "1,000 pending approvals", SLOW_MS);
   sub.unsubscribe();
   const times: number[] = [];
   for (let round = 0; round < 5; round++) {
@@ -93,7 +83,7 @@ async function replayPending(set: Instances): Promise<void> {
     const sub2 = collect(fresh, {}, (e) => {
       if (e.type === "tool_approval_required") replayed++;
     });
-    await waitFor(() => replayed >= n, "the replay");
+    await waitFor(() => replayed >= n, "the replay", SLOW_MS);
     times.push(performance.now() - t0);
     sub2.unsubscribe();
     await closeClient(fresh);

@@ -4,8 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
-import { closeClient, type GatehouseClient, type GatehouseEvent } from "@gatehouse/protocol";
+import { closeClient, type GatehouseClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
+import { collect, percentile, waitFor } from "./measure.js";
 import { allowShell, generateRepository, shellCalls, startShellWorker } from "./shell-sandbox.js";
 
 // BENCH_ONLY=postgres: only the figures of bench/e2e-postgres.ts, which `pnpm bench:e2e` runs next.
@@ -30,7 +31,6 @@ fs.writeFileSync(
   }),
 );
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 async function startProcesses(): Promise<{ server: ChildProcess; worker: ChildProcess; url: string }> {
@@ -49,18 +49,6 @@ function scenario(name: string, steps: unknown[]): string {
   const file = path.join(root, `${name}.json`);
   fs.writeFileSync(file, JSON.stringify({ name, steps }));
   return file;
-}
-
-function collect(client: GatehouseClient, input: { sessionId?: string }, onEvent: (e: GatehouseEvent) => void): { unsubscribe(): void } {
-  return client.agent.onEvents.subscribe(input, { onData: (d) => onEvent(d.data as GatehouseEvent) });
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
 }
 
 /** Runs `sessions` sessions at once, each `steps` steps of `perStep` allowed read_file calls. */
