@@ -94,8 +94,8 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
     ).toEqual([
       ["ask", "sleep 0"],
       ["approved", "sleep 0"],
-      ["allow", "echo one"],
       ["ask", "touch approved.txt"],
+      ["allow", "echo one"],
       ["approved", "touch approved.txt"],
       ["allow", "echo three"],
     ]);

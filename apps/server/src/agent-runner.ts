@@ -225,7 +225,10 @@ export class AgentRunner {
           total: calls.length,
           remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
         };
-        return this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!);
+        // Audited before it is raised, so that an ask any client has seen is in the audit log whatever happens next.
+        return this.auditDecision(session, c, decisions[index]!).then(() =>
+          this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!),
+        );
       }),
     );
     return calls.map((_, i) => known[i] ?? { decision: decisions[i] ?? null, approval: approvals[i] ?? null });
@@ -284,14 +287,7 @@ export class AgentRunner {
     signal: AbortSignal,
     adopted = false,
   ): Promise<CallResult> {
-    if (!adopted)
-      await this.audit(
-        session,
-        call,
-        decision.action,
-        decision.reason,
-        decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null,
-      );
+    if (!adopted && decision.action !== "ask") await this.auditDecision(session, call, decision);
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     if (approval) {
       const r = await approval;
@@ -341,6 +337,11 @@ export class AgentRunner {
       signal.removeEventListener("abort", stop);
       await this.options.gate.forget(child.id);
     }
+  }
+
+  private auditDecision(session: SessionInfo, call: ModelToolCall, decision: Decision): Promise<void> {
+    const rule = decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null;
+    return this.audit(session, call, decision.action, decision.reason, rule);
   }
 
   private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): Promise<void> {
