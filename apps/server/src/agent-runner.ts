@@ -56,6 +56,8 @@ function addUsage(total: Usage, step: Usage): void {
 /** Runs turns: model -> gate -> worker, over and over until the model stops calling tools. */
 export class AgentRunner {
   private readonly running = new Map<string, AbortController>();
+  /** Each running turn's messages, read once when the model is first asked and kept up to date by the turn itself (the only writer). */
+  private readonly transcripts = new Map<string, Message[]>();
 
   constructor(private readonly options: RunnerOptions) {}
 
@@ -73,7 +75,7 @@ export class AgentRunner {
   /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
   runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
     return this.play(session, controller, async (usage) => {
-      await this.options.store.appendMessage(session.id, { role: "user", text });
+      await this.addMessage(session.id, { role: "user", text });
       await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
       return this.turn(session.id, controller.signal, usage);
     });
@@ -97,6 +99,7 @@ export class AgentRunner {
       end = "error";
     }
     this.running.delete(session.id);
+    this.transcripts.delete(session.id);
     const reason = controller.signal.aborted ? "aborted" : end;
     await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
     if (!session.parentId)
@@ -170,6 +173,17 @@ export class AgentRunner {
     return true;
   }
 
+  private async transcript(sessionId: string): Promise<Message[]> {
+    let found = this.transcripts.get(sessionId);
+    if (!found) this.transcripts.set(sessionId, (found = await this.options.store.messages(sessionId)));
+    return found;
+  }
+
+  private async addMessage(sessionId: string, message: Message): Promise<void> {
+    await this.options.store.appendMessage(sessionId, message);
+    this.transcripts.get(sessionId)?.push(message);
+  }
+
   private async session(id: string): Promise<SessionInfo> {
     const s = await this.options.store.getSession(id);
     if (!s) throw new GatehouseError("NOT_FOUND", `session ${id} does not exist`);
@@ -184,7 +198,7 @@ export class AgentRunner {
         .providerFor(session)
         .respond({
           system: this.options.systemPrompt(session),
-          history: modelHistory(await this.options.store.messages(sessionId), this.options.maxToolResultChars),
+          history: modelHistory(await this.transcript(sessionId), this.options.maxToolResultChars),
           tools: await this.options.toolsFor(session),
           signal,
           onText: (text) => deltas.push(text),
@@ -197,7 +211,7 @@ export class AgentRunner {
         text: response.text,
         toolCalls: response.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName, arguments: JSON.stringify(c.args) })),
       };
-      await this.options.store.appendMessage(sessionId, message);
+      await this.addMessage(sessionId, message);
       await this.options.hub.publish({ type: "assistant_message", sessionId, at: now(), message, stopReason: response.stopReason, usage: response.usage });
       if (response.toolCalls.length === 0) return "completed";
       const outcome = await this.batch(session, response.toolCalls, signal);
@@ -258,7 +272,7 @@ export class AgentRunner {
             : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
-      await this.options.store.appendMessage(session.id, {
+      await this.addMessage(session.id, {
         role: "tool",
         callId: call.callId,
         toolName: call.toolName,
