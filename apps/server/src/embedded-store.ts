@@ -104,8 +104,8 @@ const AUDIT_FILTERS: [keyof AuditQuery, string][] = [
 
 /**
  * The embedded store: SQLite in the data directory, in WAL mode. Writes run at once (so event ids
- * follow call order) inside a transaction that is committed once per turn of the event loop; each
- * write's promise resolves when that commit is done. Reads of events and pending approvals wait
+ * follow call order) inside a transaction that is committed once per turn of the event loop; a
+ * write a client may see resolves when that commit is done. Reads of events and pending approvals wait
  * for an open commit, so nothing uncommitted reaches a client. No event is kept in memory: the log is read from disk.
  */
 export class EmbeddedStore implements Store {
@@ -167,21 +167,41 @@ export class EmbeddedStore implements Store {
 
   /** Runs a write now, inside this turn's transaction; resolves once that transaction is committed. */
   private write<T>(run: () => T): Promise<T> {
-    if (!this.batch) {
-      this.db.exec("BEGIN");
-      let resolve!: () => void;
-      let reject!: (err: unknown) => void;
-      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-      this.batch = { done, resolve, reject };
-      setImmediate(() => this.commit());
-    }
+    const batch = this.openBatch();
     let result: T;
     try {
       result = run();
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.batch.done.then(() => result);
+    return batch.done.then(() => result);
+  }
+
+  /**
+   * A write no client is shown (messages, audit entries): it resolves at once, inside this turn's
+   * transaction. Whatever a client sees after it is an event committed in the same transaction or
+   * a later one, so nothing seen can outlive it in a crash.
+   */
+  private writeUnseen(run: () => void): Promise<void> {
+    this.openBatch();
+    try {
+      run();
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private openBatch(): NonNullable<EmbeddedStore["batch"]> {
+    if (this.batch) return this.batch;
+    this.db.exec("BEGIN");
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    // A failed commit rejects every write that waits for it; a batch of unseen writes alone has no one waiting.
+    done.catch(() => undefined);
+    setImmediate(() => this.commit());
+    return (this.batch = { done, resolve, reject });
   }
 
   private commit(): void {
@@ -233,7 +253,7 @@ export class EmbeddedStore implements Store {
   }
 
   appendMessage(sessionId: string, message: Message): Promise<void> {
-    return this.write(() => void this.statements.appendMessage.run(sessionId, JSON.stringify(message)));
+    return this.writeUnseen(() => void this.statements.appendMessage.run(sessionId, JSON.stringify(message)));
   }
 
   messages(sessionId: string): Promise<Message[]> {
@@ -277,7 +297,7 @@ export class EmbeddedStore implements Store {
   }
 
   appendAudit(e: AuditEntry): Promise<void> {
-    return this.write(
+    return this.writeUnseen(
       () => void this.statements.appendAudit.run(e.at, e.sessionId, e.workerId, e.toolName, e.arguments, e.action, e.reason, e.rule, e.by ?? null),
     );
   }
