@@ -27,9 +27,16 @@ fs.writeFileSync(
     workerTokens: [{ token: WORKER_TOKEN, name: "w", workers: ["*"] }],
     clientTokens: [{ token: CLIENT_TOKEN, name: "bench", role: "admin" }],
     maxSteps: 100_000,
+    ...(process.env.BENCH_STORE === "memory" && { store: { kind: "memory" } }),
     limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 },
   }),
 );
+
+/** CPU time (user + system) a process has used, in ms: a figure that load from other processes does not inflate as much as wall time. */
+const cpuMs = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ on Linux)
+};
 
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
@@ -52,7 +59,13 @@ function scenario(name: string, steps: unknown[]): string {
 }
 
 /** Runs `sessions` sessions at once, each `steps` steps of `perStep` allowed read_file calls. */
-async function allowedCalls(client: GatehouseClient, sessions: number, steps: number, perStep: number): Promise<void> {
+async function allowedCalls(
+  client: GatehouseClient,
+  sessions: number,
+  steps: number,
+  perStep: number,
+  pids: { server: number; worker: number },
+): Promise<void> {
   const call = { tool: "read_file", args: { path: "a.txt" } };
   const file = scenario(`allowed-${sessions}`, [
     ...Array.from({ length: steps }, () => ({ toolCalls: Array.from({ length: perStep }, () => call) })),
@@ -69,14 +82,18 @@ async function allowedCalls(client: GatehouseClient, sessions: number, steps: nu
   );
   await new Promise((r) => setTimeout(r, 200));
   const t0 = performance.now();
+  const cpu0 = [cpuMs(pids.server), cpuMs(pids.worker), cpuMs(process.pid)];
   await Promise.all(ids.map((sessionId) => client.agent.prompt.mutate({ sessionId, text: "go" })));
   await waitFor(() => ended === sessions, "the allowed-calls turns");
   const seconds = (performance.now() - t0) / 1000;
+  const [serverCpu, workerCpu, clientCpu] = [cpuMs(pids.server) - cpu0[0]!, cpuMs(pids.worker) - cpu0[1]!, cpuMs(process.pid) - cpu0[2]!];
   for (const s of subs) s.unsubscribe();
   console.log(
     `allowed read_file calls, ${sessions} session(s) at once: ${elapsed.length} in ${seconds.toFixed(2)} s = ` +
       `${Math.round(elapsed.length / seconds)} calls/s; ` +
-      `per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms`,
+      `per call p50 ${percentile(elapsed, 0.5).toFixed(3)} ms, p99 ${percentile(elapsed, 0.99).toFixed(3)} ms; ` +
+      `CPU per call: server ${((1000 * serverCpu) / elapsed.length).toFixed(0)} µs, worker ${((1000 * workerCpu) / elapsed.length).toFixed(0)} µs, ` +
+      `client ${((1000 * clientCpu) / elapsed.length).toFixed(0)} µs`,
   );
 }
 
@@ -186,8 +203,9 @@ try {
   }
   console.log(`node ${process.version}, ${os.cpus().length} cores; server and worker as separate processes on loopback`);
   if (process.env.BENCH_ONLY !== "shell") {
-    await allowedCalls(client, 1, 500, 10);
-    await allowedCalls(client, 20, 50, 10);
+    const pids = { server: server.pid!, worker: worker.pid! };
+    await allowedCalls(client, 1, 500, 10, pids);
+    await allowedCalls(client, 20, 50, 10, pids);
   }
   if (wantShell) extraWorkers.push(...(await shellFigures(client, url, repo)));
   if (!process.env.BENCH_ONLY) {
