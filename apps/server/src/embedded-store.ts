@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
+import { Checkpoints } from "./checkpoints.js";
 import { GatehouseError } from "./errors.js";
 import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
@@ -113,6 +114,7 @@ export class EmbeddedStore implements Store {
   private readonly statements;
   private readonly unlock: () => void;
   private readonly cache = new Map<string, Database.Statement>();
+  private readonly checkpoints: Checkpoints;
   private batch: { done: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | null = null;
 
   constructor(readonly file: string) {
@@ -125,6 +127,10 @@ export class EmbeddedStore implements Store {
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("busy_timeout = 5000");
       migrate(this.db, file);
+      // Checkpoints run on their own thread; this connection's own, after 4,000 pages, let the log start over.
+      this.db.pragma("wal_autocheckpoint = 4000");
+      this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+      this.checkpoints = new Checkpoints(file, () => this.db.open && this.db.pragma("wal_autocheckpoint = 1000"));
     } catch (err) {
       this.unlock();
       if (err instanceof GatehouseError) throw err;
@@ -336,6 +342,7 @@ export class EmbeddedStore implements Store {
 
   async close(): Promise<void> {
     this.commit();
+    await this.checkpoints.stop();
     if (this.db.open) this.db.close();
     this.unlock();
   }

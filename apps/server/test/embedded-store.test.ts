@@ -27,6 +27,26 @@ describe("the embedded store on disk", () => {
     await again.close();
   });
 
+  it("keeps its write-ahead log bounded while writes never pause", async () => {
+    const file = fresh();
+    const store = new EmbeddedStore(file);
+    const output = "x".repeat(200);
+    let largest = 0;
+    for (let batch = 0; batch < 1000; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.appendEvent(`s${i}`, { type: "assistant_text_delta", sessionId: `s${i}`, at: "x", text: output })),
+      );
+      if (batch % 50 === 0) largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
+    }
+    expect(await store.lastEventId()).toBe(20_000);
+    // Without checkpoints these 1,000 commits leave about 95 MB of log.
+    expect(largest).toBeLessThan(40 * 1024 * 1024);
+    await store.close();
+    const again = new EmbeddedStore(file);
+    expect(await again.eventsAfter(19_990)).toHaveLength(10);
+    await again.close();
+  });
+
   it("refuses a database written by a newer schema, naming the file", async () => {
     const file = fresh();
     const store = new EmbeddedStore(file);
