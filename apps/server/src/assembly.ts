@@ -35,6 +35,8 @@ export interface Assembly {
   registry: WorkerRegistry;
   gate: ApprovalGate;
   handlers: Handlers;
+  /** Resolves once the notices to sessions that their worker came or went are written. */
+  noticesWritten: () => Promise<void>;
 }
 
 /** Builds the event hub, worker registry, gate, models, runner and handlers around a store, from the config. */
@@ -52,8 +54,15 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       if (!s.parentId) await hub.publish({ type: connected ? "worker_connected" : "worker_disconnected", sessionId: s.id, at: now(), workerId });
     }
   };
-  const told = (workerId: string, connected: boolean) =>
-    void tellSessions(workerId, connected).catch((err: unknown) => log.error("could not tell sessions about their worker", { err, workerId }));
+  // Notices still being written: the server waits for them before it closes the store.
+  const notices = new Set<Promise<void>>();
+  const told = (workerId: string, connected: boolean) => {
+    const notice = tellSessions(workerId, connected)
+      .catch((err: unknown) => log.error("could not tell sessions about their worker", { err, workerId }))
+      .finally(() => notices.delete(notice));
+    notices.add(notice);
+  };
+  const noticesWritten = async () => void (await Promise.all(notices));
   const registry = new WorkerRegistry(
     {
       connected: (workerId) => told(workerId, true),
@@ -140,7 +149,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
   });
   if (!cluster) {
     await carryOnAfterRestart(store, runner, log);
-    return { store, registry, gate, handlers };
+    return { store, registry, gate, handlers, noticesWritten };
   }
   registry.shareWith(cluster.otherInstances());
   const routed = routeToOwners(handlers, cluster);
@@ -151,7 +160,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     }
   };
   await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume });
-  return { store, registry, gate, handlers: routed.handlers };
+  return { store, registry, gate, handlers: routed.handlers, noticesWritten };
 }
 
 /** Turns that were running when this server last stopped (their sessions say so) are carried on. */

@@ -66,7 +66,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const cluster = opts.store ? undefined : await joinCluster(config.store, log);
   const store = opts.store ?? cluster?.store ?? (await openStore(config.store, config.dataDir));
-  const { registry, gate, handlers } = await assemble(config, log, store, cluster);
+  const { registry, gate, handlers, noticesWritten } = await assemble(config, log, store, cluster);
   const stopPruning = keepAuditFor(store, config.auditRetentionDays, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
@@ -189,6 +189,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await closed;
+      await noticesWritten();
       await cluster?.close();
       await store.close();
     },
