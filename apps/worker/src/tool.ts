@@ -9,8 +9,8 @@ export interface ToolContext {
   guard: FileGuard;
   signal: AbortSignal;
   timeoutMs: number;
-  /** Starts a bash command the way this worker runs them (sandboxed, safe environment); throws when refused. */
-  spawnShell(command: string): ChildProcess;
+  /** Starts a bash command the way this worker runs them (sandboxed, safe environment); rejects when refused. */
+  spawnShell(command: string): Promise<ChildProcess>;
   /** Where output goes as it comes, when the server asked for it; the result still carries the whole. */
   onOutput?: ((text: string) => void) | undefined;
 }

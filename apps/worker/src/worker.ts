@@ -117,7 +117,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   if (!sandbox.active && sandbox.mode !== "off") log.warn(`no OS sandbox: ${sandbox.detail}`);
   const offered = opts.tools ?? BUILTIN_TOOLS;
   const builtins = sandbox.mode === "required" && !sandbox.active ? offered.filter((t) => t.name !== "shell_exec") : offered;
-  const shell = new ShellRunner(workDir, sandbox);
+  const shell = new ShellRunner(workDir, sandbox, { log });
   await loadShellParser();
   let link: ServerLink | undefined;
   const mcp = new McpServers(opts.mcpServers ?? [], {
@@ -181,6 +181,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       abortAll();
       await mcp.close();
       await link?.close();
+      shell.close();
     },
   };
 }

@@ -136,7 +136,7 @@ function spellings(b: Built, rel: string, i: number): string[] {
 }
 
 async function run(runner: ShellRunner, guard: FileGuard, script: string): Promise<string> {
-  const child = runner.start(script, guard);
+  const child = await runner.start(script, guard);
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d));
   child.stderr!.on("data", () => undefined);
@@ -197,6 +197,7 @@ describe("the sandbox is never weaker than the rules", () => {
           });
           writeScript.push(`echo INJECTED > ${q(path.join(b.data, DATA_FILE))} 2>/dev/null; mkdir ${q(path.join(b.data, "new"))} 2>/dev/null; true`);
           await run(runner, guard, writeScript.join("\n"));
+          runner.close();
           for (const rel of files) {
             const abs = path.join(b.work, rel);
             expect(lstat(abs)?.isFile(), `${rel} is still a file`).toBe(true);

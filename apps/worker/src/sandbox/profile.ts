@@ -124,15 +124,20 @@ export class ProfileBuilder {
     this.tree = new WorkTree(workDir, maxEntries);
   }
 
+  /** The work directory's listings, for watching its changes and for diagnostics. */
+  get workTree(): WorkTree {
+    return this.tree;
+  }
+
   /**
    * The profile for a call under these rules. `key` names what the file tools' decisions depend
    * on (their rules in their layers, the protected paths, the folders): calls whose keys are equal
    * share what was judged.
    */
-  build(key: string, ctx: DecideContext, rules: readonly { tool: string; pattern: string; action: string }[]): SandboxProfile {
+  async build(key: string, ctx: DecideContext, rules: readonly { tool: string; pattern: string; action: string }[]): Promise<SandboxProfile> {
     const found: Found = { masked: [], readOnly: [] };
     try {
-      this.tree.refresh();
+      await this.tree.update();
     } catch (err) {
       if (err instanceof TreeTooLarge) throw new SandboxRefused(err.message);
       throw err;

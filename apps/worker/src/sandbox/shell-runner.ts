@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { silentLog, type Log } from "@gatehouse/log";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import type { FileGuard } from "../file-guard.js";
 import { bwrapArguments, bwrapProgramArguments } from "./bwrap-args.js";
@@ -21,11 +22,28 @@ export class ShellRunner {
   private readonly profiles: ProfileBuilder;
   private emptyFile: string | null = null;
 
+  /**
+   * With `watch` (the default) the work directory is kept current from change notices rather than
+   * a stat of every folder on each call; `log` hears once when it has to fall back to the stat.
+   */
   constructor(
     readonly workDir: string,
     readonly info: SandboxInfo,
+    options: { log?: Log; watch?: boolean } = {},
   ) {
     this.profiles = new ProfileBuilder(workDir, info.network);
+    const log = options.log ?? silentLog;
+    if (info.active && options.watch !== false) this.profiles.workTree.watchChanges((reason) => log.warn(reason));
+  }
+
+  /** How the work directory is kept current: its walks so far, and why notices are not used (null while they are). */
+  get treeState(): { walks: number; fallback: string | null } {
+    return { walks: this.profiles.workTree.walks, fallback: this.profiles.workTree.fallback };
+  }
+
+  /** Stops watching the work directory. */
+  close(): void {
+    this.profiles.workTree.stopWatching();
   }
 
   /** Folders judged against the rules so far (for tests and diagnostics). */
@@ -34,22 +52,23 @@ export class ShellRunner {
   }
 
   /** The profile a command of this origin would run under now (for tests and diagnostics). */
-  profile(guard: FileGuard, origin: ShellOrigin = "model"): SandboxProfile {
-    if (origin === "person") return this.profiles.base(guard.context.protectedPaths ?? []);
+  profile(guard: FileGuard, origin: ShellOrigin = "model"): Promise<SandboxProfile> {
+    if (origin === "person") return Promise.resolve(this.profiles.base(guard.context.protectedPaths ?? []));
     return this.profiles.build(guard.fileKey, guard.context, guard.rules);
   }
 
-  /** Starts `command`; throws ToolRefused (from the guard) or SandboxRefused before anything runs. */
-  spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model"): ChildProcess {
+  /** Starts `command`; rejects with ToolRefused (from the guard) or SandboxRefused before anything runs. */
+  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model"): Promise<ChildProcess> {
     if (origin === "model") guard.checkShell(command);
     return this.start(command, guard, origin);
   }
 
   /** As spawn, without the worker's own check of the command: what the sandbox alone lets through. */
-  start(command: string, guard: FileGuard, origin: ShellOrigin = "model"): ChildProcess {
+  async start(command: string, guard: FileGuard, origin: ShellOrigin = "model"): Promise<ChildProcess> {
     const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     if (!this.info.active) return spawn("bash", ["-c", command], options);
-    return spawn(BWRAP, bwrapArguments(this.profile(guard, origin), command, this.mask()), options);
+    const profile = await this.profile(guard, origin);
+    return spawn(BWRAP, bwrapArguments(profile, command, this.mask()), options);
   }
 
   /**

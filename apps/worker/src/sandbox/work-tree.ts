@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { barrierProblem, passBarrier, TreeWatch } from "./tree-watch.js";
 
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
@@ -46,25 +47,174 @@ let stamps = 0;
 const kindOf = (d: fs.Dirent): EntryKind => (d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : "other");
 
 /**
- * Every entry under the work directory, kept current at the cost of one stat per folder: a folder
- * whose inode and change time have not moved has the same entries, so only changed folders are
- * listed again. Symlinked folders are not followed; their targets are judged by their real path
- * instead.
+ * Every entry under the work directory, kept current by one of two means. The walk costs one stat
+ * per folder: a folder whose inode and change time have not moved has the same entries, so only
+ * changed folders are listed again. Watching (`watchChanges`) costs one watch per folder and
+ * lists again only the folders that reported a change, once a barrier shows that every change made
+ * before the call has been reported; when notices cannot be had or trusted, the walk is used.
+ * Symlinked folders are not followed; their targets are judged by their real path instead.
  */
 export class WorkTree {
   private readonly folders = new Map<string, FolderListing>();
   private lastStamp = 0;
   private passes = 0;
+  private entries = 0;
+  private watching: TreeWatch | null = null;
+  private onFallback: (reason: string) => void = () => undefined;
+  private updating: Promise<void> = Promise.resolve();
+  private dropped = false;
   /** Changes whenever any folder was read again or dropped. */
   version = 0;
+  /** Walks made so far (each a stat of every folder), for tests and diagnostics. */
+  walks = 0;
 
   constructor(
     readonly root: string,
     private readonly maxEntries = 250_000,
   ) {}
 
-  /** Brings every listing up to date; throws TreeTooLarge past the entry bound (a sandbox cannot be built then). */
+  /**
+   * From now on, `update` keeps the tree current from change notices; `onFallback` is told once why
+   * it walks instead, when notices cannot be had or trusted.
+   */
+  watchChanges(onFallback: (reason: string) => void = () => undefined, watch = new TreeWatch()): void {
+    this.onFallback = onFallback;
+    this.watching = watch;
+  }
+
+  /** Closes the watches; later updates walk. */
+  stopWatching(): void {
+    this.watching?.closeAll();
+    this.watching = null;
+  }
+
+  /** Why change notices are not used, or null while they are (or were never asked for). */
+  get fallback(): string | null {
+    return this.watching?.broken ?? null;
+  }
+
+  /** Brings every listing up to date, one update at a time; rejects with TreeTooLarge past the entry bound. */
+  update(): Promise<void> {
+    const next = this.updating.then(() => this.updateNow());
+    this.updating = next.catch(() => undefined);
+    return next;
+  }
+
+  private async updateNow(): Promise<void> {
+    const watch = this.watching;
+    if (!watch) return this.refresh();
+    if (!watch.broken) {
+      const mark = await passBarrier(watch.watchFn);
+      try {
+        if (!mark) watch.break(`change notices cannot be trusted: ${barrierProblem(watch.watchFn) ?? "no barrier"}`);
+        else if (watch.settle(mark)) this.readChanged(watch);
+        else this.rewalk(watch);
+      } catch (err) {
+        // Folders reported but not yet read would be lost: the next updates walk.
+        watch.distrust();
+        throw err;
+      }
+      this.lastStamp = stamps;
+      // A work directory removed (and perhaps made again) has no watch left on it: walk next time.
+      if (!this.folders.has(this.root)) watch.distrust();
+      if (!watch.broken) return;
+    }
+    this.onFallback(`the work directory is walked on every call: ${watch.broken}`);
+    this.onFallback = () => undefined;
+    this.refresh();
+  }
+
+  /** Reads again the folders that reported a change. */
+  private readChanged(watch: TreeWatch): void {
+    const dirty = [...watch.dirty];
+    watch.dirty.clear();
+    const stamp = stamps;
+    for (const dir of dirty) if (this.folders.has(dir) && !watch.broken) this.reread(watch, dir);
+    this.bound();
+    if (stamps !== stamp || this.dropped) this.version++;
+    this.dropped = false;
+  }
+
+  /**
+   * The walk, then a watch for every folder that lacks one (and a fresh read under it). The first
+   * time, a walk that watches each folder before reading it.
+   */
+  private rewalk(watch: TreeWatch): void {
+    watch.dirty.clear();
+    if (watch.paths().length === 0) {
+      this.folders.clear();
+      this.entries = 0;
+      this.version++;
+      this.reread(watch, this.root);
+      return;
+    }
+    this.refresh();
+    for (const dir of watch.paths()) if (!this.folders.has(dir)) watch.unwatch(dir);
+    const stamp = stamps;
+    for (const [dir, listing] of [...this.folders]) {
+      if (watch.broken) return;
+      if (watch.watched(dir)?.ino !== listing.ino || watch.suspect.has(dir)) this.reread(watch, dir);
+    }
+    this.bound();
+    if (stamps !== stamp || this.dropped) this.version++;
+    this.dropped = false;
+  }
+
+  /**
+   * Reads `dir` under a watch made before the read, so that no change can fall between them; reads
+   * its new subfolders the same way and forgets those gone.
+   */
+  private reread(watch: TreeWatch, dir: string): void {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const stat = fs.statSync(dir, { throwIfNoEntry: false });
+      if (!stat?.isDirectory()) return this.forget(watch, dir);
+      const known = this.folders.get(dir);
+      // Another folder at this path (or perhaps so: one removed and made again may get the same
+      // inode number): what was known under it describes the folder that left.
+      if (known && (watch.suspect.has(dir) || known.ino !== stat.ino || known.dev !== stat.dev)) this.forgetBelow(watch, dir);
+      if (!watch.watch(dir, stat.ino, stat.dev)) return;
+      const again = fs.statSync(dir, { throwIfNoEntry: false });
+      if (again?.ino !== stat.ino || again.dev !== stat.dev) {
+        // Replaced between the stat and the watch: the watch may be on the folder that left.
+        watch.suspect.add(dir);
+        continue;
+      }
+      const before = this.folders.get(dir);
+      const listing = this.read(dir, again, before);
+      this.bound();
+      const kept = new Set(listing.subfolders);
+      for (const sub of before?.subfolders ?? []) if (!kept.has(sub)) this.forget(watch, sub);
+      const had = new Set(before?.subfolders ?? []);
+      for (const sub of listing.subfolders) if (!had.has(sub) || !this.folders.has(sub)) this.reread(watch, sub);
+      return;
+    }
+    watch.break(`the folder ${dir} kept being replaced while it was read`);
+  }
+
+  /** Forgets what is known of a folder and everything under it, keeping its watch. */
+  private forgetBelow(watch: TreeWatch, dir: string): void {
+    const listing = this.folders.get(dir);
+    if (!listing) return;
+    this.folders.delete(dir);
+    this.entries -= listing.entries.length;
+    this.dropped = true;
+    for (const sub of listing.subfolders) this.forget(watch, sub);
+  }
+
+  /** Forgets a folder and everything under it. */
+  private forget(watch: TreeWatch, dir: string): void {
+    watch.unwatch(dir);
+    this.forgetBelow(watch, dir);
+  }
+
+  private bound(): void {
+    if (this.entries > this.maxEntries)
+      throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
+  }
+
+  /** Brings every listing up to date by the walk; throws TreeTooLarge past the entry bound (a sandbox cannot be built then). */
   refresh(): void {
+    this.walks++;
     const pass = ++this.passes;
     const stack = [this.root];
     let count = 0;
@@ -78,6 +228,7 @@ export class WorkTree {
       listing.pass = pass;
       reached++;
       count += listing.entries.length;
+      this.entries = count;
       if (count > this.maxEntries)
         throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
       for (const sub of listing.subfolders) stack.push(sub);
@@ -91,6 +242,7 @@ export class WorkTree {
         }
       }
     }
+    this.entries = count;
     this.lastStamp = stamps;
     if (changed) this.version++;
   }
@@ -109,6 +261,11 @@ export class WorkTree {
     const known = this.folders.get(dir);
     const same = known !== undefined && known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs;
     if (same && known.settled) return known;
+    return this.read(dir, stat, known);
+  }
+
+  /** Lists `dir` again; the known listing is kept (with its stamp) when nothing about the folder moved. */
+  private read(dir: string, stat: fs.Stats, known: FolderListing | undefined): FolderListing {
     let entries: TreeEntry[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, kind: kindOf(d) }));
@@ -116,6 +273,7 @@ export class WorkTree {
       entries = [];
     }
     const settled = Date.now() - Math.max(stat.ctimeMs, stat.mtimeMs) > SETTLE_MS;
+    const same = known !== undefined && known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs;
     if (same && sameEntries(known.entries, entries)) {
       known.settled = settled;
       return known;
@@ -123,6 +281,7 @@ export class WorkTree {
     const prefix = dir === "/" ? "/" : `${dir}/`;
     const subfolders = entries.filter((e) => e.kind === "dir").map((e) => prefix + e.name);
     const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, stamp: ++stamps, pass: 0 };
+    this.entries += entries.length - (known?.entries.length ?? 0);
     this.folders.set(dir, fresh);
     return fresh;
   }

@@ -18,9 +18,11 @@ export const shellExec = defineTool({
   description: "Run a bash command in the work directory. Returns its output, its stderr and its exit code.",
   tier: "exec",
   input: z.object({ command: z.string().min(1, "command must not be empty"), timeout_ms: z.number().int().positive().optional() }),
-  run(args, ctx) {
+  async run(args, ctx) {
+    const child = await ctx.spawnShell(args.command);
+    // Aborted while the sandbox was being prepared: the command is ended before it can do anything.
+    if (ctx.signal.aborted) killGroup(child.pid);
     return new Promise((resolve) => {
-      const child = ctx.spawnShell(args.command);
       let stdout = "";
       let stderr = "";
       let ended: string | null = null;
