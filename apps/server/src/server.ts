@@ -12,6 +12,7 @@ import { createServer as createPlainServer } from "node:http";
 import https from "node:https";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApprovalGate } from "./approval-gate.js";
+import { coalesceWrites } from "./coalesced-writes.js";
 import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
@@ -108,6 +109,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const links = new WebSocketServer({ noServer: true, maxPayload: limits.frameBytes });
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    coalesceWrites(socket);
     if (new URL(req.url ?? "/", "http://x").pathname !== WORKER_LINK_PATH) return wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
     const admitted = admitWorkerLink(tokens, req);
     if ("status" in admitted) {
