@@ -1,7 +1,6 @@
 import { isStricter } from "./action.js";
 import type { Verdict } from "./decision.js";
 import { absolutePath, expandHome, isInside, normalRoot, subjectOfAbsolute, unusablePath } from "./paths.js";
-import { describeRule, ruleRef } from "./rule.js";
 import { findLast, findLastDeny, type Layers, type Match, type Subject } from "./ruleset.js";
 
 /** Everything a decision depends on besides the call itself. */
@@ -19,8 +18,7 @@ export interface DecideContext {
 export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 
 function fromMatch(match: Match, subject: string, reason: string): Verdict {
-  const rule = ruleRef(match.rule, match.layer);
-  return { action: match.rule.action, subject, rule, reason: `${reason}${describeRule(rule)}` };
+  return { action: match.rule.action, subject, rule: match.compiled.refIn(match.layer), reason: reason + match.compiled.describedIn(match.layer) };
 }
 
 /** Layers, agent veto, last match wins, default ask, deny floor (DESIGN §2.1, §2.3). */

@@ -19,19 +19,43 @@ export function patternKind(pattern: string): PatternKind {
   return pattern.includes("/") ? "relative" : "basename";
 }
 
-function toRegExp(glob: string, pathLike: boolean): RegExp {
+export function globRegExp(glob: string, pathLike: boolean): RegExp {
   const re = picomatch.makeRe(glob, OPTIONS);
   const source = pathLike ? re.source : re.source.split(DOT_SEGMENT_GUARD).join("");
   // "s": a "*" also spans newlines inside a quoted shell word.
   return new RegExp(source, "s");
 }
 
+/**
+ * Globs of characters that picomatch takes as themselves, besides `*`, `?` and `/`. A `/` does not
+ * count as a literal: next to a globstar it may match nothing (`a/**` matches `a`).
+ */
+const PLAIN_GLOB = /^[A-Za-z0-9 _\-.:=,%/*?]*$/;
+const WILDCARDS = /[*?/]+/;
+
+/**
+ * Text every match of the glob starts with (`start`) or contains: most rules are ruled out by
+ * it without running their regular expression. Null where the glob has other special characters,
+ * or begins with `./`, which picomatch drops.
+ */
+export function necessaryText(glob: string): { text: string; start: boolean } | null {
+  if (!PLAIN_GLOB.test(glob) || glob.startsWith("./")) return null;
+  const runs = glob.split(WILDCARDS);
+  const first = runs[0]!;
+  if (first !== "") return { text: first, start: true };
+  let longest = "";
+  for (const run of runs) if (run.length > longest.length) longest = run;
+  return longest === "" ? null : { text: longest, start: false };
+}
+
 export function compilePattern(pattern: string, pathLike: boolean): CompiledPattern {
-  const main = toRegExp(pattern, pathLike);
-  const bare = pattern.endsWith(" *") ? toRegExp(pattern.slice(0, -2), pathLike) : null;
-  return {
-    source: pattern,
-    kind: patternKind(pattern),
-    test: bare ? (s) => main.test(s) || bare.test(s) : (s) => main.test(s),
-  };
+  const main = globRegExp(pattern, pathLike);
+  const bare = pattern.endsWith(" *") ? globRegExp(pattern.slice(0, -2), pathLike) : null;
+  const full = bare ? (s: string) => main.test(s) || bare.test(s) : (s: string) => main.test(s);
+  // `P *` also matches `P` alone: what both forms need is what `P` needs.
+  const needed = necessaryText(bare ? pattern.slice(0, -2) : pattern);
+  let test = full;
+  if (needed?.start) test = (s) => s.startsWith(needed.text) && full(s);
+  else if (needed) test = (s) => s.includes(needed.text) && full(s);
+  return { source: pattern, kind: patternKind(pattern), test };
 }

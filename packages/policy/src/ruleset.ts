@@ -1,6 +1,6 @@
 import { compilePattern, type CompiledPattern } from "./pattern.js";
 import type { PathSubject } from "./paths.js";
-import type { LayerName, Rule } from "./rule.js";
+import { describeRule, ruleRef, type LayerName, type Rule, type RuleRef } from "./rule.js";
 
 /** Tool names never hold these (model APIs allow letters, digits, `_` and `-`), so a key with one is a glob. */
 const TOOL_GLOB = /[*?[\]{}]/;
@@ -21,8 +21,29 @@ export class CompiledRule {
   private pathMatcher: CompiledPattern | undefined;
   private textMatcher: CompiledPattern | undefined;
   private toolMatcher: CompiledPattern | undefined;
+  /** The rule as decisions carry it, and in words, per layer: built once, shared and frozen. */
+  private readonly refs = new Map<LayerName, { ref: RuleRef; text: string }>();
 
   constructor(readonly rule: Rule) {}
+
+  private described(layer: LayerName): { ref: RuleRef; text: string } {
+    let d = this.refs.get(layer);
+    if (!d) {
+      const ref = Object.freeze(ruleRef(this.rule, layer));
+      d = { ref, text: describeRule(ref) };
+      this.refs.set(layer, d);
+    }
+    return d;
+  }
+
+  refIn(layer: LayerName): RuleRef {
+    return this.described(layer).ref;
+  }
+
+  /** describeRule of refIn(layer). */
+  describedIn(layer: LayerName): string {
+    return this.described(layer).text;
+  }
 
   appliesTo(tool: string): boolean {
     const key = this.rule.tool;
@@ -75,6 +96,7 @@ export interface Layers {
 export interface Match {
   rule: Rule;
   layer: LayerName;
+  compiled: CompiledRule;
 }
 
 /** Layers from the last concatenated to the first: the order in which a last match is found. */
@@ -88,7 +110,7 @@ export function findLast(layers: Layers, tool: string, subject: Subject, only?: 
     if (!list) continue;
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.matches(subject)) return { rule: c.rule, layer };
+      if (c.matches(subject)) return { rule: c.rule, layer, compiled: c };
     }
   }
   return null;
@@ -101,7 +123,7 @@ export function findLastDeny(layers: Layers, tool: string, subject: Subject): Ma
     if (!list) continue;
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.rule.action === "deny" && c.matches(subject)) return { rule: c.rule, layer };
+      if (c.rule.action === "deny" && c.matches(subject)) return { rule: c.rule, layer, compiled: c };
     }
   }
   return null;

@@ -1,0 +1,40 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compilePattern, globRegExp, necessaryText } from "../src/pattern.js";
+
+/** The match without the quick test on necessary text: the regular expressions alone. */
+function byRegExp(glob: string, subject: string, pathLike: boolean): boolean {
+  if (globRegExp(glob, pathLike).test(subject)) return true;
+  return glob.endsWith(" *") && globRegExp(glob.slice(0, -2), pathLike).test(subject);
+}
+
+const GLOB_PARTS = ["a", "b", "ab", ".", "..", "-", " ", "/", "*", "?", "**", ":", "=", "./", "%", ",", "_"];
+const SUBJECT_PARTS = ["a", "b", "ab", ".", "..", "-", " ", "/", ":", "=", "./", "%", ",", "_"];
+const glob = fc
+  .array(fc.constantFrom(...GLOB_PARTS), { minLength: 1, maxLength: 6 })
+  .map((parts) => parts.join(""))
+  .filter((g) => g !== " *");
+const subject = fc.array(fc.constantFrom(...SUBJECT_PARTS), { maxLength: 8 }).map((parts) => parts.join(""));
+
+describe("the quick test before a glob's regular expression", () => {
+  it("never turns a match into a miss", () => {
+    fc.assert(
+      fc.property(glob, subject, fc.boolean(), (g, s, pathLike) => compilePattern(g, pathLike).test(s) === byRegExp(g, s, pathLike)),
+      { seed: 20261123, numRuns: 20_000 },
+    );
+  });
+
+  it("takes no text from globs picomatch rewrites or reads specially", () => {
+    for (const g of ["./run *", "{a,b}", "!x", "[ab]", "+(a)", "a\\ b", '"a"', "~/x"]) expect(necessaryText(g), g).toBeNull();
+    expect(compilePattern("./run *", false).test("run x")).toBe(true);
+  });
+
+  it("reads the start of a command pattern and the longest literal of a path glob", () => {
+    expect(necessaryText("git push")).toEqual({ text: "git push", start: true });
+    expect(necessaryText("*secret*")).toEqual({ text: "secret", start: false });
+    expect(necessaryText("/etc/*.conf")).toEqual({ text: ".conf", start: false });
+    // `foo/**` matches `foo`: a slash is never part of the needed text.
+    expect(compilePattern("foo/**", true).test("foo")).toBe(byRegExp("foo/**", "foo", true));
+    expect(compilePattern("ls *", false).test("ls")).toBe(true);
+  });
+});
