@@ -66,6 +66,10 @@ export function programName(word: string): string {
   return slash === -1 ? word : word.slice(slash + 1);
 }
 
+function append<T>(into: T[], items: readonly T[]): void {
+  for (const item of items) into.push(item);
+}
+
 class Analyzer {
   readonly out: ShellAnalysis = {
     commands: [],
@@ -82,12 +86,12 @@ class Analyzer {
     const source = joinContinuations(text);
     const ex = extractCommands(parseShell(source), source, heredoc);
     this.out.parseError ||= ex.parseError;
-    this.out.assignments.push(...ex.assignments);
-    this.out.loose.writes.push(...ex.loose.writes);
-    this.out.loose.reads.push(...ex.loose.reads);
-    this.out.unmodelled.push(...ex.unmodelled);
-    this.out.functions.push(...ex.functions);
-    this.out.arithmetic.push(...ex.arithmetic);
+    append(this.out.assignments, ex.assignments);
+    append(this.out.loose.writes, ex.loose.writes);
+    append(this.out.loose.reads, ex.loose.reads);
+    append(this.out.unmodelled, ex.unmodelled);
+    append(this.out.functions, ex.functions);
+    append(this.out.arithmetic, ex.arithmetic);
     for (const cmd of ex.commands) {
       if (heredoc && cmd.words[0]?.raw === HEREDOC_SENTINEL) continue;
       if (via !== null) cmd.via = via;

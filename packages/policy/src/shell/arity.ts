@@ -50,13 +50,15 @@ export function hasArity(program: string): boolean {
   return (ARITY.get(program) ?? 1) > 1;
 }
 
+const NO_READINGS: readonly string[][] = Object.freeze([]);
+
 /**
  * The command with options before its subcommand removed, so `git -C dir push` is seen as
  * `git push`. Two readings: options alone, and options with the value after them; unknown
  * options may or may not take a value, and a deny rule must see through both.
  */
-export function withoutLeadingOptions(words: readonly string[]): string[][] {
-  if (!hasArity(words[0] ?? "") || !words[1]?.startsWith("-")) return [];
+export function withoutLeadingOptions(words: readonly string[]): readonly string[][] {
+  if (!words[1]?.startsWith("-") || !hasArity(words[0] ?? "")) return NO_READINGS;
   const read = (takesValue: (w: string) => boolean): string[] => {
     let i = 1;
     while (i < words.length && words[i]!.startsWith("-")) i += takesValue(words[i]!) && !words[i]!.includes("=") ? 2 : 1;

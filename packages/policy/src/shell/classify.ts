@@ -17,7 +17,7 @@ export interface Classified {
   /** A file the program runs as a script (`bash x.sh`, `python3 x.py`, `source x`). */
   runsFile: ShellWord | null;
   /** Long options written as abbreviations, by word index, with their full names (`--har` -> `--hard`). */
-  canonical: Map<number, string>;
+  canonical: ReadonlyMap<number, string>;
   /** NAME of NAME=value words a wrapper sets for its command. */
   assignments: string[];
   /** Variables that export, declare, local or readonly set, and whether they are exported. */
@@ -42,6 +42,9 @@ export interface InnerCommand {
   via: string;
 }
 
+/** Shared by every command that abbreviates no option (almost all). */
+const NO_CANONICAL: ReadonlyMap<number, string> = new Map();
+
 export function emptyClassified(name: string, spec: ProgramSpec | null): Classified {
   return {
     name,
@@ -52,7 +55,7 @@ export function emptyClassified(name: string, spec: ProgramSpec | null): Classif
     inner: [],
     operands: [],
     runsFile: null,
-    canonical: new Map(),
+    canonical: NO_CANONICAL,
     assignments: [],
     declared: [],
     arith: [],
@@ -222,6 +225,12 @@ class Classifier {
     return 1;
   }
 
+  private canonicalName(i: number, full: string): void {
+    const canonical = this.out.canonical === NO_CANONICAL ? new Map<number, string>() : (this.out.canonical as Map<number, string>);
+    canonical.set(i, full);
+    this.out.canonical = canonical;
+  }
+
   private fail(reason: string): void {
     this.out.unknown ??= reason;
   }
@@ -244,7 +253,7 @@ class Classifier {
       return 1;
     }
     const [name, def] = found;
-    if (name !== written) this.out.canonical.set(i, eq > 0 ? name + text.slice(eq) : name);
+    if (name !== written) this.canonicalName(i, eq > 0 ? name + text.slice(eq) : name);
     this.option(def, name);
     if (!def.value) {
       if (eq > 0) this.fail(`the option ${name} of ${this.out.name} takes no value`);

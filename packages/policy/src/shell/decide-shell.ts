@@ -2,7 +2,6 @@ import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
-import { ruleRef } from "../rule.js";
 import { ORDER_LAST_FIRST, type Layers } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
 import type { Classified } from "./classify.js";
@@ -30,9 +29,9 @@ const PROJECT_FILES: ReadonlyMap<string, readonly string[]> = new Map([
   ["pytest", ["conftest.py", "pytest.ini"]],
 ]);
 /** Programs that run the commands of their input (dot-commands, `\!`). */
-const READS_COMMANDS = /^(sqlite3|psql|mysql|mariadb|redis-cli|gdb|ftp|sftp|bc|dc)$/;
+const READS_COMMANDS: ReadonlySet<string> = new Set(["sqlite3", "psql", "mysql", "mariadb", "redis-cli", "gdb", "ftp", "sftp", "bc", "dc"]);
 /** Editors and pagers that run what they are given as `+command`. */
-const PLUS_COMMANDS = /^(vim?|nvim|view|ex|vimdiff|less|more|nano|emacs)$/;
+const PLUS_COMMANDS: ReadonlySet<string> = new Set(["vi", "vim", "nvim", "view", "ex", "vimdiff", "less", "more", "nano", "emacs"]);
 const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
 /** Programs that start a shell or an interpreter: their name as an argument may run anything. */
 /** Wrappers and runners that take a program as an argument. */
@@ -63,10 +62,11 @@ function looseVerdict(layers: Layers, words: readonly string[], subject: string)
   for (const layer of ORDER_LAST_FIRST) {
     const list = layers[layer]?.forTool(TOOL) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
-      const { rule } = list[i]!;
+      const c = list[i]!;
+      const rule = c.rule;
       if (rule.pattern === "*" || !looseMatch(rule.pattern, words)) continue;
       if (rule.action === "allow") return null;
-      return { action: rule.action, subject, rule: ruleRef(rule, layer), reason: `"${rule.pattern}" matches once options are left out` };
+      return { action: rule.action, subject, rule: c.refIn(layer), reason: `"${rule.pattern}" matches once options are left out` };
     }
   }
   return null;
@@ -100,6 +100,8 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   return verdict;
 }
 
+const NOTHING_WRITTEN: ReadonlySet<string> = new Set();
+
 interface PathOutcome {
   holds: string | undefined;
   strictest: Verdict | null;
@@ -111,12 +113,13 @@ class ShellJudge {
   readonly verdicts: Verdict[] = [];
   readonly dirs: ShellDirectories;
   critical: string | null;
-  private readonly written = new Set<string>();
-  /** Decisions by directory and path, for reads and for writes. */
-  private readonly seenReads = new Map<string, Map<string, Verdict>>();
-  private readonly seenWrites = new Map<string, Map<string, Verdict>>();
-  private readonly outcomes = new Map<string, PathOutcome>();
-  private readonly matched = new Map<string, Verdict>();
+  /** Absolute paths the line writes; the shared empty set until the first. */
+  private written: ReadonlySet<string> = NOTHING_WRITTEN;
+  /** Decisions by directory and path, for reads and for writes; made on first use, as most lines name no file. */
+  private seenReads: Map<string, Map<string, Verdict>> | null = null;
+  private seenWrites: Map<string, Map<string, Verdict>> | null = null;
+  private outcomes: Map<string, PathOutcome> | null = null;
+  private matched: Map<string, Verdict> | null = null;
   private absoluteReadDeny: boolean | undefined;
   private readonly fetches: boolean;
 
@@ -165,6 +168,7 @@ class ShellJudge {
    */
   private outcome(tool: "read_file" | "write_file", file: string): PathOutcome {
     const key = (tool === "write_file" ? "w" : "r") + file;
+    this.outcomes ??= new Map();
     let outcome = this.outcomes.get(key);
     if (!outcome) {
       outcome = { holds: undefined, strictest: null, covered: 0 };
@@ -176,7 +180,7 @@ class ShellJudge {
     while (outcome.holds === undefined && outcome.covered < upTo) {
       const dir = candidates[outcome.covered++]!;
       const absolute = this.dirs.resolveIn(file, each ? dir : candidates[0]!);
-      if (tool === "write_file") this.written.add(absolute);
+      if (tool === "write_file") this.wrote(absolute);
       const holds = tool === "write_file" ? holdsProtected(absolute, this.ctx) : undefined;
       if (holds) {
         outcome.holds = holds;
@@ -188,9 +192,15 @@ class ShellJudge {
     return outcome;
   }
 
+  private wrote(absolute: string): void {
+    const written = this.written === NOTHING_WRITTEN ? new Set<string>() : (this.written as Set<string>);
+    written.add(absolute);
+    this.written = written;
+  }
+
   /** One path's decision; a script names the same files again and again, so each is decided once. */
   private decided(tool: "read_file" | "write_file", file: string, dir: string, absolute: string): Verdict {
-    const byDir = tool === "write_file" ? this.seenWrites : this.seenReads;
+    const byDir = tool === "write_file" ? (this.seenWrites ??= new Map()) : (this.seenReads ??= new Map());
     let byFile = byDir.get(dir);
     if (!byFile) byDir.set(dir, (byFile = new Map()));
     let v = byFile.get(file);
@@ -226,6 +236,7 @@ class ShellJudge {
       return matchCommand(words, this.ctx.layers, classified);
     }
     const key = words.join("\0");
+    this.matched ??= new Map();
     let v = this.matched.get(key);
     if (!v) {
       v = matchCommand(words, this.ctx.layers, classified);
@@ -251,11 +262,11 @@ class ShellJudge {
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
     if (c.risk) v = atLeast(v, "ask", c.risk);
-    if (READS_COMMANDS.test(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0))
+    if (READS_COMMANDS.has(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0))
       v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
     if (SHELL_WITHOUT_COMMAND.has(cmd.program) && c.inner.length === 0 && c.scripts.length === 0)
       v = atLeast(v, "ask", `${cmd.program} with no command starts a shell`);
-    if (PLUS_COMMANDS.test(cmd.program) && c.operands.some((w) => w.text.startsWith("+")))
+    if (PLUS_COMMANDS.has(cmd.program) && c.operands.some((w) => w.text.startsWith("+")))
       v = atLeast(v, "ask", `${cmd.program} runs the commands given with +`);
     if (
       (cmd.program === "test" || cmd.program === "[") &&

@@ -92,6 +92,10 @@ function assignmentOf(node: SyntaxNode): Assignment {
   return { name: name.replace(/\+$/, ""), value: value ? resolveWord(value) : null };
 }
 
+function hasBacktickOrNewline(text: string): boolean {
+  return text.includes("`") || text.includes("\n");
+}
+
 /** `\s` of a regular expression, for one character code: the ASCII blanks answered without one. */
 function isBlank(code: number): boolean {
   if (code < 128) return code === 32 || (code >= 9 && code <= 13);
@@ -158,10 +162,15 @@ class Extractor {
     const type = node.type;
     const construct = constructOf(node, type);
     if (construct) this.construct(node, construct);
-    if (type === "word" && /[`\n]/.test(node.text)) this.out.parseError = true;
+    if (type === "word" && hasBacktickOrNewline(node.text)) this.out.parseError = true;
     if (type === "simple_expansion" && /\s/.test(node.text)) this.out.parseError = true;
     if (type === "concatenation" && node.children.some((c) => c !== null && !c.isNamed && c.text.includes("`"))) this.out.parseError = true;
     if (this.afterEscapedBlank(node.startIndex)) this.out.parseError = true;
+  }
+
+  private newlineBetween(start: number, end: number): boolean {
+    const newline = this.source.indexOf("\n", start);
+    return newline !== -1 && newline < end;
   }
 
   /** tree-sitter drops an escaped blank (`\ `) before a word, which bash keeps as part of it. */
@@ -277,17 +286,17 @@ class Extractor {
     let previousType = "";
     for (const child of node.namedChildren) {
       if (!child) continue;
+      const redirect = child.type.endsWith("_redirect");
       // Two words with nothing between them are one word to bash; tree-sitter split it (`{\rm`).
-      if (child.startIndex === previousEnd && !child.type.endsWith("_redirect")) this.out.parseError = true;
-      // `cmd - <<EOF`: tree-sitter drops a lone `-` before a heredoc; bash passes it as a word.
-      const between = previousEnd >= 0 ? this.source.slice(previousEnd, child.startIndex) : "";
+      if (child.startIndex === previousEnd && !redirect) this.out.parseError = true;
       // A newline ends a command; tree-sitter sometimes reads the next line as more of its words.
-      if (between.includes("\n") && previousType !== "heredoc_redirect") this.out.parseError = true;
-      const gap = child.type.endsWith("_redirect") ? between.trim() : "";
+      if (previousEnd >= 0 && previousType !== "heredoc_redirect" && this.newlineBetween(previousEnd, child.startIndex)) this.out.parseError = true;
+      // `cmd - <<EOF`: tree-sitter drops a lone `-` before a heredoc; bash passes it as a word.
+      const gap = redirect && previousEnd >= 0 ? this.source.slice(previousEnd, child.startIndex).trim() : "";
       if (gap === "-") cmd.words.push(literalWord("-"));
       else if (gap !== "") this.out.parseError = true;
       // `0<<<x`: tree-sitter reads the descriptor as a word of its own; bash reads it as part of the redirection.
-      if (child.startIndex === previousEnd && child.type.endsWith("_redirect") && previousType === "number") cmd.words.pop();
+      if (child.startIndex === previousEnd && redirect && previousType === "number") cmd.words.pop();
       previousEnd = child.endIndex;
       previousType = child.type;
       this.checkWord(child);
@@ -299,7 +308,7 @@ class Extractor {
           cmd.words.push(resolveWord(child));
           this.out.assignments.push(assignmentOf(child));
         }
-      } else if (child.type.endsWith("_redirect")) this.redirect(child, own);
+      } else if (redirect) this.redirect(child, own);
       else if (child.type === "command_name") {
         const word = child.namedChildren[0];
         if (word) cmd.words.push(resolveWord(word));

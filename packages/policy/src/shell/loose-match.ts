@@ -22,10 +22,17 @@ function testsOf(pattern: string): WordTest[] {
 
 const isOption = (w: string) => w.startsWith("-") && w.length > 1;
 
+/** The matcher's table, kept between calls: it is written afresh each time. */
+let table = new Uint8Array(256);
+
 /** Whether tests[t..] match words[w..]: filled from the end, O(tests * words), no recursion. */
 function matcher(tests: readonly WordTest[], words: readonly string[]): boolean {
   const width = words.length + 1;
-  const ok = new Uint8Array((tests.length + 1) * width);
+  const size = (tests.length + 1) * width;
+  if (table.length < size) table = new Uint8Array(size);
+  const ok = table;
+  // Every row above the last is written before it is read; the last is the empty pattern's.
+  ok.fill(0, tests.length * width, size);
   ok[tests.length * width + words.length] = 1;
   for (let t = tests.length - 1; t >= 0; t--) {
     const test = tests[t]!;

@@ -13,6 +13,8 @@ export class SyntaxNode {
   /** Shared and frozen while the node has none (most nodes are leaves). */
   children: readonly SyntaxNode[] = NO_NODES;
   namedChildren: readonly SyntaxNode[] = NO_NODES;
+  /** The text, sliced on first read: the analysis reads a word's text more than once. */
+  private sliced: string | undefined = undefined;
 
   constructor(
     readonly type: string,
@@ -26,7 +28,7 @@ export class SyntaxNode {
   ) {}
 
   get text(): string {
-    return this.source.slice(this.startIndex, this.endIndex);
+    return (this.sliced ??= this.source.slice(this.startIndex, this.endIndex));
   }
 
   get lastNamedChild(): SyntaxNode | null {

@@ -71,15 +71,26 @@ function aliased(words: readonly string[]): string[] | null {
 export function readingsOf(words: readonly string[], classified: Classified | null): string[][] {
   const out: string[][] = [];
   const canonical = classified && classified.canonical.size > 0 ? words.map((w, i) => classified.canonical.get(i) ?? w) : null;
-  const base = canonical ?? [...words];
+  const base = canonical ?? words;
   if (canonical) out.push(canonical);
-  const n = prefixLength(base);
-  const rest = base.slice(n);
-  const options = rest.filter((w) => w.startsWith("-"));
-  if (options.length > 0 && options.length < rest.length) out.push([...base.slice(0, n), ...options, ...rest.filter((w) => !w.startsWith("-"))]);
-  for (const reading of [base, ...out]) {
-    const other = aliased(reading);
-    if (other) out.push(other);
+  if (hasOption(base)) {
+    const n = prefixLength(base);
+    const rest = base.slice(n);
+    const options = rest.filter((w) => w.startsWith("-"));
+    if (options.length > 0 && options.length < rest.length) out.push([...base.slice(0, n), ...options, ...rest.filter((w) => !w.startsWith("-"))]);
+  }
+  const found = out.length;
+  const other = aliased(base);
+  if (other) out.push(other);
+  for (let i = 0; i < found; i++) {
+    const next = aliased(out[i]!);
+    if (next) out.push(next);
   }
   return out;
+}
+
+/** Whether a word after the first is an option: without one, there are none to move. */
+function hasOption(words: readonly string[]): boolean {
+  for (let i = 1; i < words.length; i++) if (words[i]!.startsWith("-")) return true;
+  return false;
 }

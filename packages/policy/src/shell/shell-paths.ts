@@ -10,9 +10,10 @@ import type { ShellWord } from "./words.js";
 export class ShellDirectories {
   readonly candidates: string[];
   unknown: string | null = null;
-  private readonly known: Set<string>;
+  /** The candidates as a set, made at the first `cd`. */
+  private known: Set<string> | null = null;
   /** resolve's answers until the next directory is added: a line names the same files again and again. */
-  private readonly resolved = new Map<string, readonly string[]>();
+  private resolved: Map<string, readonly string[]> | null = null;
 
   constructor(
     cwd: string,
@@ -20,7 +21,6 @@ export class ShellDirectories {
     private readonly resolveRealPath?: (absolute: string) => string,
   ) {
     this.candidates = [cwd];
-    this.known = new Set(this.candidates);
   }
 
   /** Follows `cd DIR`, `pushd DIR`, `popd`, `cd -`. */
@@ -36,12 +36,13 @@ export class ShellDirectories {
       this.unknown ??= `${program} ${target?.raw ?? ""} goes to a directory only known when the shell runs`;
       return;
     }
+    const known = (this.known ??= new Set(this.candidates));
     for (const base of [...this.candidates]) {
       for (const next of [absolutePath(dir, base, this.home), this.physical(dir, base)]) {
-        if (next && !this.known.has(next) && this.candidates.length < 16) {
+        if (next && !known.has(next) && this.candidates.length < 16) {
           this.candidates.push(next);
-          this.known.add(next);
-          this.resolved.clear();
+          known.add(next);
+          this.resolved?.clear();
         }
       }
     }
@@ -71,6 +72,7 @@ export class ShellDirectories {
 
   /** Every absolute path a word may name, one per candidate directory. */
   resolve(file: string): readonly string[] {
+    this.resolved ??= new Map();
     let paths = this.resolved.get(file);
     if (!paths) {
       paths = this.eachDirectory(file) ? this.candidates.map((dir) => this.resolveIn(file, dir)) : [this.resolveIn(file, this.candidates[0]!)];

@@ -22,12 +22,23 @@ const BRACE_EXPANSION = /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/;
 
 const DYNAMIC = new Set(["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"]);
 
-/** Characters that make unquoted text differ from what it says, or make it a glob. */
-const PLAIN_UNLESS = /[\\*?[]/;
+/** Whether unquoted text differs from what it says, or is a glob: it has a backslash, `*`, `?` or `[`. */
+function needsUnquoting(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c === 42 || c === 63 || c === 91) return true;
+  }
+  return false;
+}
+
+/** Brace expansion needs a `{`; most words have none, and are not run through the pattern. */
+function mayExpandBraces(text: string): boolean {
+  return text.includes("{") && BRACE_EXPANSION.test(text);
+}
 
 /** Unquoted text: backslash escapes resolve, `\` + newline disappears, globs and braces are noted. */
 function unquoted(text: string): { text: string; glob: boolean } {
-  if (!PLAIN_UNLESS.test(text)) return { text, glob: BRACE_EXPANSION.test(text) };
+  if (!needsUnquoting(text)) return { text, glob: mayExpandBraces(text) };
   let out = "";
   let glob = false;
   for (let i = 0; i < text.length; i++) {
@@ -40,7 +51,7 @@ function unquoted(text: string): { text: string; glob: boolean } {
     if (c === "*" || c === "?" || c === "[") glob = true;
     out += c;
   }
-  return { text: out, glob: glob || BRACE_EXPANSION.test(text) };
+  return { text: out, glob: glob || mayExpandBraces(text) };
 }
 
 function doubleQuoted(inner: string): string {
@@ -78,6 +89,7 @@ export function resolveWord(node: SyntaxNode): ShellWord {
   const raw = node.text;
   switch (node.type) {
     case "word": {
+      if (!needsUnquoting(raw)) return { text: raw, raw, dynamic: false, glob: mayExpandBraces(raw) };
       const u = unquoted(raw);
       return { text: u.text, raw, dynamic: false, glob: u.glob };
     }
@@ -122,7 +134,7 @@ function concatenate(node: SyntaxNode, raw: string): ShellWord {
     dynamic ||= part.dynamic || DYNAMIC.has(child.type);
     glob ||= part.glob;
   }
-  return { text, raw, dynamic, glob: glob || BRACE_EXPANSION.test(raw) };
+  return { text, raw, dynamic, glob: glob || mayExpandBraces(raw) };
 }
 
 /**
