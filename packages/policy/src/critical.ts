@@ -31,7 +31,8 @@ export function commandCritical(cmd: AnalyzedCommand, home: string, pathsOf: Pat
   const program = cmd.program;
   const second = cmd.words[1]?.text ?? "";
   if (program === "rm" && rmEverything(cmd, home, pathsOf)) return "rm -r on / or the home directory (or a system directory)";
-  if (/^mkfs(\.|$)/.test(program) || program === "mke2fs" || program === "wipefs") return `${program} formats a file system`;
+  if ((program.startsWith("mkfs") && (program.length === 4 || program[4] === ".")) || program === "mke2fs" || program === "wipefs")
+    return `${program} formats a file system`;
   if (program === "dd" && cmd.words.some(({ text: w }) => w.startsWith("of=") && pathsOf(w.slice(3)).some((p) => p.startsWith("/dev/"))))
     return "dd writes to a device";
   if (STOPS_HOST.has(program)) return `${program} stops the host`;

@@ -41,8 +41,11 @@ const VALUED_GLOBAL_OPTIONS: ReadonlySet<string> = new Set([
   "--repo",
 ]);
 
+/** First words of the two-word entries above: only they need the two words joined to be looked up. */
+const TWO_WORD_HEADS: ReadonlySet<string> = new Set([...ARITY.keys()].filter((k) => k.includes(" ")).map((k) => k.slice(0, k.indexOf(" "))));
+
 export function arityOf(words: readonly string[]): number {
-  const two = words.length > 1 ? ARITY.get(`${words[0]} ${words[1]}`) : undefined;
+  const two = words.length > 1 && TWO_WORD_HEADS.has(words[0]!) ? ARITY.get(`${words[0]} ${words[1]}`) : undefined;
   return two ?? ARITY.get(words[0] ?? "") ?? 1;
 }
 

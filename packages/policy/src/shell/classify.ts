@@ -101,6 +101,19 @@ const SAFE_SET_OPTIONS: ReadonlySet<string> = new Set([
   "noglob",
 ]);
 const NUMERIC_OPTION = /^-\d+$/;
+const NONE_GIVEN: ReadonlySet<string> = new Set();
+const NO_KINDS: readonly WordKind[] = [];
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** `-x` for the letter at `j`: one string per ASCII letter, not a new one for every option read. */
+const SHORT_NAMES: readonly string[] = Array.from({ length: 128 }, (_, code) => `-${String.fromCharCode(code)}`);
+
+function shortName(text: string, j: number): string {
+  return SHORT_NAMES[text.charCodeAt(j)] ?? `-${text[j]}`;
+}
 
 /** A long option by its full name or a prefix only it has (GNU getopt accepts `--expr`). */
 function longOption(spec: ProgramSpec, name: string): [string, OptionDef] | null {
@@ -123,7 +136,8 @@ function longOption(spec: ProgramSpec, name: string): [string, OptionDef] | null
 class Classifier {
   readonly out: Classified;
   private readonly operands: { word: ShellWord; index: number }[] = [];
-  private readonly given = new Set<string>();
+  /** Options given, by name; the shared empty set until the first. */
+  private given: ReadonlySet<string> = NONE_GIVEN;
   /** An option said that every word after it belongs to what the program runs. */
   private ended = false;
 
@@ -236,7 +250,8 @@ class Classifier {
   }
 
   private option(def: OptionDef, name: string): void {
-    this.given.add(name);
+    if (this.given === NONE_GIVEN) this.given = new Set([name]);
+    else (this.given as Set<string>).add(name);
     if (def.ends) this.ended = true;
     if (def.risk) this.out.risk ??= `${this.out.name} ${name} ${def.risk}`;
   }
@@ -282,9 +297,9 @@ class Classifier {
   /** `-abc`, `-n5`, `-n 5`, `-eKEY`. Returns how many words it used. */
   private short(i: number): number {
     const text = this.words[i]!.text;
-    if (NUMERIC_OPTION.test(text) && this.spec.options.has("-#")) return 1;
+    if (isDigit(text.charCodeAt(1)) && NUMERIC_OPTION.test(text) && this.spec.options.has("-#")) return 1;
     for (let j = 1; j < text.length; j++) {
-      const name = `-${text[j]}`;
+      const name = shortName(text, j);
       const def = this.spec.options.get(name);
       if (!def) {
         if (!this.spec.anyFlag) this.fail(`${this.out.name} has no option ${name} the gate knows`);
@@ -366,17 +381,19 @@ class Classifier {
   }
 
   private placeOperands(): void {
-    const { lead = [], leadUnless = [], last, rest } = this.spec.operands;
-    const leading = leadUnless.some((o) => this.given.has(o)) ? [] : lead;
     const n = this.operands.length;
-    const joined: ShellWord[] = [];
-    this.operands.forEach(({ word }, k) => {
+    if (n === 0) return;
+    const { lead, leadUnless, last, rest } = this.spec.operands;
+    const leading = !lead || leadUnless?.some((o) => this.given.has(o)) ? NO_KINDS : lead;
+    let joined: ShellWord[] | null = null;
+    for (let k = 0; k < n; k++) {
+      const word = this.operands[k]!.word;
       const kind = k < leading.length ? leading[k]! : last && n >= 2 && k === n - 1 ? last : rest;
       // Operands that together are one script (`eval rm x`, `watch ls -l`) are joined as the shell would.
-      if (kind === "script" && k >= leading.length) joined.push(word);
+      if (kind === "script" && k >= leading.length) (joined ??= []).push(word);
       else this.place(kind, word, "an operand");
-    });
-    if (joined.length > 0) this.out.scripts.push(joined);
+    }
+    if (joined) this.out.scripts.push(joined);
   }
 }
 

@@ -2,7 +2,7 @@ import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
-import { ORDER_LAST_FIRST, type Layers } from "../ruleset.js";
+import { ORDER_LAST_FIRST, type Layers, type Ruleset } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
 import type { Classified } from "./classify.js";
 import { readingsOf } from "./readings.js";
@@ -56,18 +56,52 @@ function atLeast(v: Verdict, action: Action, reason: string, rule: Verdict["rule
   return isStricter(action, v.action) ? verdictOf(action, v.subject, rule, reason, v.command) : v;
 }
 
+function anyOption(words: readonly string[]): boolean {
+  for (const w of words) if (w.startsWith("-")) return true;
+  return false;
+}
+
+/** Per rule set: where its first shell rule stricter than allow that names a command stands, or -1. */
+const firstStrict = new WeakMap<Ruleset, number>();
+
+function firstStrictIndex(set: Ruleset): number {
+  let index = firstStrict.get(set);
+  if (index === undefined) {
+    index = set.forTool(TOOL).findIndex(({ rule }) => rule.action !== "allow" && rule.pattern !== "*");
+    firstStrict.set(set, index);
+  }
+  return index;
+}
+
+/** Whether a layer from `from` on (in ORDER_LAST_FIRST) holds a rule a loose match could be decided by. */
+function strictFrom(layers: Layers, from: number): boolean {
+  for (let k = from; k < ORDER_LAST_FIRST.length; k++) {
+    const set = layers[ORDER_LAST_FIRST[k]!];
+    if (set && firstStrictIndex(set) !== -1) return true;
+  }
+  return false;
+}
+
 /** The last rule stricter than allow that names these words with options anywhere (loose match). */
 function looseVerdict(layers: Layers, words: readonly string[], subject: string): Verdict | null {
-  if (!words.some((w) => w.startsWith("-"))) return null;
-  for (const layer of ORDER_LAST_FIRST) {
-    const list = layers[layer]?.forTool(TOOL) ?? [];
-    for (let i = list.length - 1; i >= 0; i--) {
+  if (!anyOption(words)) return null;
+  for (let k = 0; k < ORDER_LAST_FIRST.length; k++) {
+    const layer = ORDER_LAST_FIRST[k]!;
+    const set = layers[layer];
+    if (!set) continue;
+    const list = set.forTool(TOOL);
+    // Below the first stricter rule, with none in the layers after, a match could only be an allow: no answer either way.
+    const last = !strictFrom(layers, k + 1);
+    const stop = last ? firstStrictIndex(set) : 0;
+    if (stop === -1) return null;
+    for (let i = list.length - 1; i >= stop; i--) {
       const c = list[i]!;
       const rule = c.rule;
       if (rule.pattern === "*" || !looseMatch(rule.pattern, words)) continue;
       if (rule.action === "allow") return null;
       return { action: rule.action, subject, rule: c.refIn(layer), reason: `"${rule.pattern}" matches once options are left out` };
     }
+    if (last) return null;
   }
   return null;
 }

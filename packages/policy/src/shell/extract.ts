@@ -319,8 +319,8 @@ class Extractor {
     if (node.type !== "command") cmd.words.unshift(resolveKeyword(node));
     // A reserved word as a command name: tree-sitter lost track of a group or a clause.
     if (RESERVED.has(cmd.words[0]?.raw ?? "")) this.out.parseError = true;
-    cmd.writes.push(...own.writes);
-    cmd.reads.push(...own.reads);
+    for (const w of own.writes) cmd.writes.push(w);
+    for (const r of own.reads) cmd.reads.push(r);
     cmd.stdin = own.stdin ?? cmd.stdin;
     const fedText = own.stdinText ?? outer.stdinText;
     if (fedText) cmd.stdinText = fedText;

@@ -127,8 +127,8 @@ class DirectWalk implements Walk {
   open(tree: number): boolean {
     this.tree = tree;
     this.b._ts_tree_root_node_wasm(tree);
+    // Reading whether the node has an error leaves it in the transfer buffer for the cursor.
     const hasError = this.b._ts_node_has_error_wasm(tree) === 1;
-    this.b._ts_tree_root_node_wasm(tree);
     this.b._ts_tree_cursor_new_wasm(tree);
     return hasError;
   }
@@ -193,9 +193,27 @@ let language: Language | undefined;
 let direct: DirectWalk | undefined;
 /** The node types whose children may fill fields, from the grammar's node types; null reads every node's field. */
 let withFields: ReadonlySet<string> | null = null;
-/** Per node type id: its name and whether it is named, read from the grammar once. */
+/** Per node type id: its name and whether it is named; per field id, its name. Read from the grammar once. */
 const typeNames: (string | undefined)[] = [];
 const typeNamed: (boolean | undefined)[] = [];
+const fieldNames: (string | null | undefined)[] = [];
+
+/**
+ * The same text as V8's one shared copy of it (a property key), which the analysis's string
+ * literals are too: comparing them is then comparing references, not characters.
+ */
+function internalized(text: string): string {
+  return Object.keys({ [text]: 0 })[0]!;
+}
+
+function fieldName(lang: Language, id: number): string | null {
+  let name = fieldNames[id];
+  if (name === undefined) {
+    const given = lang.fields[id];
+    name = fieldNames[id] = given ? internalized(given) : null;
+  }
+  return name;
+}
 
 /** Whether trees are walked through the binding directly (the usual case) or through web-tree-sitter's cursor. */
 export function usesDirectWalk(): boolean {
@@ -233,9 +251,9 @@ function typesWithFields(require: NodeRequire): ReadonlySet<string> | null {
 
 function nodeAt(walk: Walk, lang: Language, parent: SyntaxNode | null, source: string): SyntaxNode {
   const id = walk.typeId();
-  const type = (typeNames[id] ??= lang.types[id] || "ERROR");
+  const type = (typeNames[id] ??= internalized(lang.types[id] || "ERROR"));
   const named = (typeNamed[id] ??= lang.nodeTypeIsNamed(id));
-  const field = parent && (!withFields || withFields.has(parent.type)) ? (lang.fields[walk.fieldId()] ?? null) : null;
+  const field = parent && (!withFields || withFields.has(parent.type)) ? fieldName(lang, walk.fieldId()) : null;
   return new SyntaxNode(type, named, walk.start(), walk.end(), field, parent, source);
 }
 

@@ -75,9 +75,12 @@ export function readingsOf(words: readonly string[], classified: Classified | nu
   if (canonical) out.push(canonical);
   if (hasOption(base)) {
     const n = prefixLength(base);
-    const rest = base.slice(n);
-    const options = rest.filter((w) => w.startsWith("-"));
-    if (options.length > 0 && options.length < rest.length) out.push([...base.slice(0, n), ...options, ...rest.filter((w) => !w.startsWith("-"))]);
+    let options = 0;
+    for (let i = n; i < base.length; i++) if (base[i]!.startsWith("-")) options++;
+    if (options > 0 && options < base.length - n) {
+      const rest = base.slice(n);
+      out.push([...base.slice(0, n), ...rest.filter((w) => w.startsWith("-")), ...rest.filter((w) => !w.startsWith("-"))]);
+    }
   }
   const found = out.length;
   const other = aliased(base);
