@@ -1,7 +1,9 @@
 // The sandbox is never weaker than the rules: whatever the rules deny to read_file cannot be read
 // inside it, whatever they deny to write tools cannot be changed, and protected paths cannot be
 // reached, by any spelling. Rule sets and trees of files, folders and symlinks are generated; every
-// path is then read and written with real commands in a real sandbox.
+// path is then read and written with real commands in a real sandbox. Some entries are made only
+// after the sandbox has watched the tree for two calls, just before the third: in new folders,
+// files renamed into place, with no turn of the event loop between them and the call.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,6 +29,8 @@ interface EntrySpec {
   /** For symlinks: another entry, an outside file or the protected folder's file, spelled relative or absolute. */
   target: number;
   absolute: boolean;
+  /** Made between calls rather than before the first. */
+  late: boolean;
 }
 
 const entry = fc.record({
@@ -34,6 +38,7 @@ const entry = fc.record({
   kind: fc.constantFrom<Kind>("file", "file", "dir", "symlink"),
   target: fc.nat(40),
   absolute: fc.boolean(),
+  late: fc.boolean(),
 });
 
 const PATTERNS = (outside: string) => [
@@ -91,7 +96,23 @@ function build(specs: EntrySpec[], dataInside: boolean): Built {
   };
   for (const o of OUTSIDE_FILES) write(path.join(outside, o));
   write(path.join(data, DATA_FILE));
-  const paths: Built["paths"] = [];
+  const built: Built = { work, data, outside, paths: [], contents };
+  addEntries(
+    built,
+    specs.filter((s) => !s.late),
+  );
+  return built;
+}
+
+/** Makes the entries in the work directory, parents first; files are written aside and renamed into place. */
+function addEntries(b: Built, specs: EntrySpec[]): void {
+  const { work, outside, data, paths, contents } = b;
+  const write = (file: string) => {
+    const token = `TOKEN-${caseNo}-${contents.size}`;
+    fs.writeFileSync(`${file}.part`, token);
+    fs.renameSync(`${file}.part`, file);
+    contents.set(file, token);
+  };
   const ordered = [...specs].sort((x, y) => x.segments.length - y.segments.length);
   for (const spec of ordered) {
     const rel = spec.segments.join("/");
@@ -109,7 +130,6 @@ function build(specs: EntrySpec[], dataInside: boolean): Built {
     }
     paths.push({ rel, kind: spec.kind });
   }
-  return { work, data, outside, paths, contents };
 }
 
 /** mkdir -p that refuses to pass through anything but real folders inside the work directory. */
@@ -166,6 +186,13 @@ describe("the sandbox is never weaker than the rules", () => {
           };
           const guard = new FileGuard(guardRules, b.work);
           const runner = new ShellRunner(b.work, sandbox);
+          await runner.profile(guard);
+          await runner.profile(guard);
+          const { walks } = runner.treeState;
+          addEntries(
+            b,
+            specs.filter((s) => s.late),
+          );
           const denied = (tool: string, rel: string) => decideFile(tool, rel, guard.context).action === "deny";
 
           const reads = b.paths.filter((p) => p.kind !== "dir").map((p) => p.rel);
@@ -180,6 +207,7 @@ describe("the sandbox is never weaker than the rules", () => {
               `ls -a ${q(b.data)} 2>/dev/null; echo "<</data>>"`,
           );
           const out = await run(runner, guard, readScript.join("\n"));
+          expect(runner.treeState, "the tree was kept current by its watches").toEqual({ walks, fallback: null });
           reads.forEach((rel, i) => {
             const section = out.slice(out.indexOf(`<<${i}>>`), out.indexOf(`<</${i}>>`));
             if (denied("read_file", rel)) expect(section, `read_file denies ${rel}`).not.toMatch(/TOKEN-/);
