@@ -128,4 +128,29 @@ describe("the server restarted with kill -9 (embedded store)", { timeout: 60_000
     expect(types.filter((t) => t === "turn_ended")).toHaveLength(1);
     expect((await client.session.list.query()).find((x) => x.id === s.id)?.status).toBe("idle");
   });
+
+  it("ends a subagent that was running when the server died: its task call fails, it is closed and the parent's turn goes on", async () => {
+    const c = await clusterPlaying(
+      "subagent",
+      [{ text: "Delegating.", toolCalls: [{ tool: "task", args: { agent: "general", prompt: "sleep" } }] }, { text: "Told: {{lastResult}}" }],
+      `{ "*": "allow" }`,
+    );
+    const scenario = JSON.parse(fs.readFileSync(path.join(scratch, "subagent.json"), "utf8"));
+    scenario.agents = { general: { steps: [{ toolCalls: [shell("sleep 30")] }, { text: "slept" }] } };
+    fs.writeFileSync(path.join(scratch, "subagent.json"), JSON.stringify(scenario));
+    const client = c.client();
+    const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const seen = new Events(client, { sessionId: s.id });
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const child = (await seen.next("session_created", (e) => e.session.parentId === s.id)).session;
+    await seen.next("tool_call_started", (e) => e.sessionId === child.id);
+
+    await c.restartServer();
+    const ended = await seen.next("turn_ended", (e) => e.sessionId === s.id, 20_000);
+    expect(ended.reason).toBe("completed");
+    expect(seen.of("tool_result").find((r) => r.sessionId === s.id)).toMatchObject({ toolName: "task", outcome: "failed" });
+    expect(seen.of("turn_ended").filter((e) => e.sessionId === child.id)).toMatchObject([{ reason: "aborted" }]);
+    expect(seen.of("session_error").find((e) => e.sessionId === child.id)?.message).toMatch(/the server running this subagent stopped/);
+    expect((await client.session.get.query({ sessionId: child.id })).session.status).toBe("closed");
+  });
 });

@@ -120,7 +120,7 @@ export class AgentRunner {
     const unfinished = await unfinishedTurn(this.options.store, sessionId);
     if (!unfinished) return false;
     const session = await this.session(sessionId);
-    for (const id of (await this.options.subagents.family(sessionId)).slice(1)) await this.cancelOrphaned(id);
+    for (const id of (await this.options.subagents.family(sessionId)).slice(1)) await this.closeOrphaned(id);
     const held = new Map((await this.options.store.listPending(sessionId)).map((p) => [p.event.callId, p]));
     const known: (Prepared | undefined)[] = [];
     for (const call of unfinished.calls) {
@@ -150,13 +150,21 @@ export class AgentRunner {
     return true;
   }
 
-  /** A subagent's approvals left by a process that stopped: its turn went with that process, so they are cancelled. */
-  private async cancelOrphaned(sessionId: string): Promise<void> {
+  /**
+   * A subagent a process that stopped was running: its turn went with that process (the parent's
+   * `task` call is failed), so its approvals are cancelled and its turn is ended and closed.
+   */
+  private async closeOrphaned(sessionId: string): Promise<void> {
     const session = await this.session(sessionId);
     for (const record of await this.options.store.listPending(sessionId)) {
       const { approvalId } = await this.options.gate.adopt(record, session);
       await this.options.gate.cancel(approvalId, null);
     }
+    if (session.status !== "running") return;
+    const message = "the server running this subagent stopped; its turn cannot be carried on";
+    await this.options.hub.publish({ type: "session_error", sessionId, at: now(), code: "ABORTED", message });
+    await this.options.hub.publish({ type: "turn_ended", sessionId, at: now(), reason: "aborted", usage: { inputTokens: null, outputTokens: null } });
+    await patchSession(this.options.store, sessionId, { status: "closed" });
   }
 
   /** An event at the end of a turn: a store that fails then is logged, and the turn still ends. */
