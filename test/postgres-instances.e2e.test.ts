@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Events } from "./support/cluster.js";
 import { Instances } from "./support/instances.js";
@@ -102,4 +104,36 @@ describe("an instance killed with kill -9", () => {
     expect(watchB.of("tool_approval_resolved")).toMatchObject([{ approvalId: ask.approvalId, outcome: "approved" }]);
     expect(lastAnswer(watchB)).toMatch(/"text":"then after-takeover\\n/);
   });
+
+  it("an instance paused past its lease leaves the turn another took over: no call runs twice, no event is said twice", async () => {
+    set = await Instances.start(await postgres.database(), ["a", "b"], { rules: `{"*": "allow"}` });
+    await set.worker("w1", "b");
+    const log = path.join(set.workDir, "calls.log");
+    const steps = Array.from({ length: 8 }, (_, i) => ({ toolCalls: [shell(`sleep 0.3; echo ${i} >> calls.log`)] }));
+    const onA = set.client("a");
+    const session = await onA.session.create.mutate({ workerId: "w1", scenario: set.scenario("paused", [...steps, { text: "done" }]) });
+    const onB = set.client("b");
+    const watchB = new Events(onB, { sessionId: session.id });
+    await new Promise((r) => setTimeout(r, 200));
+    await onA.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    await watchB.next("tool_result");
+    const a = set.get("a").process;
+    a.kill("SIGSTOP");
+    try {
+      // B takes the session over once A's lease has run out (five seconds), and carries the turn on to its end.
+      expect(await watchB.next("turn_ended", () => true, 30_000)).toMatchObject({ reason: "completed" });
+    } finally {
+      a.kill("SIGCONT");
+    }
+    // A wakes with a call's result in hand and the rest of the turn before it: it must not go on.
+    await new Promise((r) => setTimeout(r, 2500));
+    const ran = fs.readFileSync(log, "utf8").trim().split("\n");
+    expect(new Set(ran).size).toBe(ran.length);
+    const all = new Events(onB, { sessionId: session.id, lastEventId: "0" });
+    await all.next("turn_ended");
+    await new Promise((r) => setTimeout(r, 200));
+    const results = all.of("tool_result").map((e) => e.callId);
+    expect(new Set(results).size).toBe(results.length);
+    expect(all.of("turn_ended")).toHaveLength(1);
+  }, 60_000);
 });

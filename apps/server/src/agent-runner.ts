@@ -28,6 +28,8 @@ export interface RunnerOptions {
   toolTimeoutMs: number;
   maxToolResultChars: number;
   systemPrompt: (session: SessionInfo) => string;
+  /** Whether this server still runs the session's turns; without it, always (one server). Checked before each step of a turn. */
+  stillOwns?: (sessionId: string) => Promise<boolean>;
   /** Resolves once the worker is online, or after a while without it: a turn carried on after a restart waits for it. */
   whenWorkerOnline?: (workerId: string, signal: AbortSignal) => Promise<void>;
   log: Log;
@@ -43,6 +45,9 @@ interface Prepared {
   /** Its approval was raised, and its decision audited, before the turn was carried on. */
   adopted?: boolean;
 }
+
+/** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
+class Released extends Error {}
 
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
 
@@ -90,6 +95,7 @@ export class AgentRunner {
       if (session.status !== "running") await patchSession(this.options.store, session.id, { status: "running" });
       end = await body(usage);
     } catch (err) {
+      if (err instanceof Released) return this.letGo(session, controller, err);
       if (!controller.signal.aborted) {
         const code = err instanceof GatehouseError ? err.code : "INTERNAL";
         if (code === "INTERNAL") this.options.log.error("a turn failed", { err, sessionId: session.id });
@@ -98,8 +104,7 @@ export class AgentRunner {
       }
       end = "error";
     }
-    this.running.delete(session.id);
-    this.transcripts.delete(session.id);
+    this.forget(session.id, controller);
     const reason = controller.signal.aborted ? "aborted" : end;
     await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
     if (!session.parentId)
@@ -107,6 +112,32 @@ export class AgentRunner {
         this.options.log.error("a session's status could not be stored", { err, sessionId: session.id }),
       );
     return reason;
+  }
+
+  private forget(sessionId: string, controller: AbortController): void {
+    if (this.running.get(sessionId) !== controller) return;
+    this.running.delete(sessionId);
+    this.transcripts.delete(sessionId);
+  }
+
+  /** Ends a turn another instance took over: nothing is published or stored; a subagent's parent learns it by the same error. */
+  private letGo(session: SessionInfo, controller: AbortController, err: Released): TurnEnd {
+    this.forget(session.id, controller);
+    if (session.parentId) throw err;
+    this.options.log.warn("a turn is left to the server instance that took its session over", { sessionId: session.id });
+    return "aborted";
+  }
+
+  /** Sessions another server instance took over: a turn of theirs waiting here (for an answer that goes to the other) is forgotten. */
+  release(sessionIds: readonly string[]): void {
+    for (const id of sessionIds) {
+      const controller = this.running.get(id);
+      if (controller) this.forget(id, controller);
+    }
+  }
+
+  private async fence(sessionId: string): Promise<void> {
+    if (this.options.stillOwns && !(await this.options.stillOwns(sessionId))) throw new Released(`session ${sessionId} is run by another server instance`);
   }
 
   /**
@@ -200,6 +231,7 @@ export class AgentRunner {
 
   private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd> {
     for (let step = 0; step < this.options.maxSteps; step++) {
+      await this.fence(sessionId);
       const session = await this.session(sessionId);
       const deltas = new TextDeltas((text) => this.options.hub.notify({ type: "assistant_text_delta", sessionId, at: now(), text }));
       const response = await this.options
@@ -278,6 +310,7 @@ export class AgentRunner {
           (decision
             ? await this.settle(session, call, decision, approval?.settled, signal, prepared[i]!.adopted)
             : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
+      await this.fence(session.id);
       const { hard, ...shown } = result;
       if (hard) hardRejected = true;
       await this.addMessage(session.id, {
@@ -320,6 +353,7 @@ export class AgentRunner {
   }
 
   private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<CallResult> {
+    await this.fence(session.id);
     await this.options.hub.publish({
       type: "tool_call_started",
       sessionId: session.id,

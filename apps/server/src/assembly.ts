@@ -122,6 +122,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       const until = Date.now() + 3 * config.heartbeatTimeoutMs;
       while (!registry.get(workerId)?.connected && Date.now() < until && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
     },
+    ...(cluster && { stillOwns: (sessionId: string) => cluster.holds(sessionId) }),
     maxSteps: config.maxSteps,
     toolTimeoutMs: config.toolTimeoutMs,
     maxToolResultChars: config.maxToolResultChars,
@@ -159,7 +160,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       await runner.resume(id);
     }
   };
-  await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume });
+  await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume, release: (ids) => runner.release(ids) });
   return { store, registry, gate, handlers: routed.handlers, noticesWritten };
 }
 

@@ -50,6 +50,8 @@ export interface ClusterParts {
   commands: Record<string, SessionCommand>;
   /** Makes sessions taken over from a lost instance whole here: their pending approvals answerable, their turns going on. */
   resume: (sessionIds: string[]) => Promise<void>;
+  /** Lets go of sessions another instance took over while this one was paused past its lease. */
+  release: (sessionIds: string[]) => void;
 }
 
 /**
@@ -68,6 +70,10 @@ export class PostgresCluster {
   private parts: ClusterParts | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private renewing: Promise<void> | null = null;
+  /** Until when (by `performance.now()`) the last renewal keeps this instance's leases: its ttl, counted from before it was sent. */
+  private validUntil = 0;
+  private readonly roots = new Map<string, string>();
   /** The instances alive at the last renewal. */
   private alive = new Set<string>();
   private readonly calls = new Map<string, AbortController>();
@@ -99,7 +105,7 @@ export class PostgresCluster {
   async start(parts: ClusterParts): Promise<void> {
     this.parts = parts;
     this.feed = new EventFeed(this.store, parts.deliver, this.log);
-    await this.instances.renew();
+    await this.renew();
     await this.listener.start();
     await this.feed.start();
     await this.workers.load();
@@ -119,7 +125,7 @@ export class PostgresCluster {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await this.instances.renew();
+      await this.renew();
       const alive = await this.instances.alive();
       if (!sameSet(alive, this.alive)) {
         this.alive = alive;
@@ -135,6 +141,38 @@ export class PostgresCluster {
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * Renews this instance's liveness, and with it its leases. A renewal that comes after the last
+   * one ran out (the process was paused, or the database unreachable) may find sessions taken
+   * over by another instance: those are let go here.
+   */
+  private renew(): Promise<void> {
+    return (this.renewing ??= this.renewNow().finally(() => (this.renewing = null)));
+  }
+
+  private async renewNow(): Promise<void> {
+    const sent = performance.now();
+    const late = sent >= this.validUntil;
+    await this.instances.renew();
+    this.validUntil = sent + this.instances.timing.ttlMs;
+    if (!late || this.owned.size === 0) return;
+    const lost = await this.instances.heldByOthers([...this.owned]);
+    if (lost.length === 0) return;
+    for (const id of lost) this.owned.delete(id);
+    this.log.warn("this instance was paused past its lease: sessions another instance took over are left to it", { sessions: lost.length });
+    this.parts?.release(lost);
+  }
+
+  /**
+   * Whether this instance still runs the session's turns: checked before each step of a turn, so
+   * that an instance paused past its lease does not go on with a turn another instance carries on.
+   */
+  async holds(sessionId: string): Promise<boolean> {
+    if (performance.now() < this.validUntil) return true;
+    await this.renew();
+    return this.owned.has(await this.rootOf(sessionId));
   }
 
   private resume(sessionIds: string[]): Promise<void> {
@@ -154,12 +192,15 @@ export class PostgresCluster {
 
   /** The top-level session a session belongs to: a subagent's turns run with its parent's. */
   private async rootOf(sessionId: string): Promise<string> {
+    const known = this.roots.get(sessionId);
+    if (known) return known;
     let id = sessionId;
     for (let depth = 0; depth < 100; depth++) {
       const parent = (await this.store.getSession(id))?.parentId;
-      if (!parent) return id;
+      if (!parent) break;
       id = parent;
     }
+    this.roots.set(sessionId, id);
     return id;
   }
 

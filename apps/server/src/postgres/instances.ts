@@ -67,6 +67,15 @@ export class Instances {
     return rows.map((r) => r.session_id);
   }
 
+  /** Of these sessions, those whose lease another instance holds. */
+  async heldByOthers(sessionIds: string[]): Promise<string[]> {
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      "SELECT session_id FROM session_leases WHERE session_id = ANY($1::text[]) AND instance_id <> $2",
+      [sessionIds, this.id],
+    );
+    return rows.map((r) => r.session_id);
+  }
+
   /** The instances alive now. */
   async alive(): Promise<Set<string>> {
     const { rows } = await this.pool.query<{ id: string }>("SELECT id FROM instances WHERE alive_until >= now()");
