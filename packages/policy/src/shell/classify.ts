@@ -9,6 +9,12 @@ export interface Classified {
   reads: ShellWord[];
   writes: ShellWord[];
   paths: ShellWord[];
+  /**
+   * Words that may be files it reads and writes: the value an option the gate does not know may
+   * take (`--cache /tmp/c`), the parts of `k=v,k=v` values. They ask when they lead outside the
+   * work directory or a rule denies them; elsewhere they are taken for text.
+   */
+  mayBeFiles: ShellWord[];
   scripts: ShellWord[][];
   /** Commands the program runs, as ranges of its words (a wrapper's command, `find -exec ... ;`). */
   inner: InnerCommand[];
@@ -51,6 +57,7 @@ export function emptyClassified(name: string, spec: ProgramSpec | null): Classif
     reads: [],
     writes: [],
     paths: [],
+    mayBeFiles: [],
     scripts: [],
     inner: [],
     operands: [],
@@ -70,6 +77,9 @@ export function emptyClassified(name: string, spec: ProgramSpec | null): Classif
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** Names of options that, unknown, may well run something: they ask even where any flag is accepted. */
 const RUNS_LIKE = /exec|cmd|command|shell|hook|pager|editor|program|script|run|eval|filter|tool|wrapper|helper|proxy|plugin|load|require|config/i;
+/** Keys of `k=v,k=v` option values that name a file read, or one written (docker build --secret, --output). */
+const READ_KEYS: ReadonlySet<string> = new Set(["src", "source", "from", "file"]);
+const WRITE_KEYS: ReadonlySet<string> = new Set(["dest", "dst", "destination", "out", "output"]);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Options that make a program print information and run nothing. */
 const INFORMATION: ReadonlySet<string> = new Set(["--version", "-v", "-V", "--help", "-h", "-c", "--check"]);
@@ -208,8 +218,40 @@ class Classifier {
         this.out.reads.push(word);
         this.out.runsFile ??= word;
         break;
+      case "fields":
+        this.fields(word, true);
+        break;
       case "text":
         break;
+    }
+  }
+
+  /**
+   * `id=x,src=FILE`, `type=local,dest=DIR`, `name=DIR`: the values of a list of settings. With
+   * `known`, `src=` values are files read, `dest=` values and a plain file are written; every
+   * value but a `dest=`, and every value of an option the gate does not know, may be a file.
+   */
+  private fields(word: ShellWord, known: boolean): void {
+    if (!word.text.includes("=") && !word.text.includes(",")) {
+      // A plain file (`-o out.tar`, `-f Dockerfile`): read or written, checked both ways.
+      if (known) {
+        this.out.reads.push(word);
+        this.out.writes.push(word);
+      }
+      return;
+    }
+    for (const item of word.text.split(",", 32)) {
+      const eq = item.indexOf("=");
+      const value = item.slice(eq + 1);
+      if (!value) continue;
+      const part = { ...word, text: value };
+      const key = eq > 0 ? item.slice(0, eq).toLowerCase() : "";
+      if (known && WRITE_KEYS.has(key)) this.out.writes.push(part);
+      else {
+        // A file handed on (to a build, a cluster) asks outside the work directory, as a write would.
+        if (known && READ_KEYS.has(key)) this.out.reads.push(part);
+        this.out.mayBeFiles.push(part);
+      }
     }
   }
 
@@ -236,7 +278,16 @@ class Classifier {
   private unknownValue(word: ShellWord): number {
     this.out.paths.push(word);
     this.out.writes.push(word);
+    this.fields(word, false);
     return 1;
+  }
+
+  /** The word after an option the gate does not know may be its value (`--cache /tmp/c`, `-D /tmp/d`). */
+  private mayBeValue(at: number): void {
+    const word = this.words[at];
+    if (!word || word.text.startsWith("-")) return;
+    this.out.mayBeFiles.push(word);
+    this.fields(word, false);
   }
 
   private canonicalName(i: number, full: string): void {
@@ -265,6 +316,7 @@ class Classifier {
     if (!found) {
       if (!this.spec.anyFlag || RUNS_LIKE.test(written)) this.fail(`${this.out.name} has no option ${written} the gate knows`);
       else if (eq > 0) this.unknownValue({ ...this.words[i]!, text: text.slice(eq + 1) });
+      else this.mayBeValue(i + 1);
       return 1;
     }
     const [name, def] = found;
@@ -305,6 +357,7 @@ class Classifier {
         if (!this.spec.anyFlag) this.fail(`${this.out.name} has no option ${name} the gate knows`);
         // `-o/etc/x`: what follows an unknown letter is no cluster of flags but its value.
         else if (/[^A-Za-z0-9]/.test(text.slice(j + 1))) return this.unknownValue({ ...this.words[i]!, text: text.slice(j + 1) });
+        else if (j === text.length - 1) this.mayBeValue(i + 1);
         continue;
       }
       this.option(def, name);
@@ -342,6 +395,7 @@ class Classifier {
       const optionsOpen = !optionsEnded && !(this.spec.operands.optionsFirst && this.operands.length > 0);
       if (optionsOpen && text === "--") {
         optionsEnded = true;
+        if (this.spec.forwards && i + 1 < this.words.length) this.riskOf(`${this.out.name} ${this.spec.forwards}`);
         i++;
       } else if (optionsOpen && text.startsWith("--") && text.length > 2) i += this.long(i);
       else if (optionsOpen && text.startsWith("-") && text.length > 1) i += this.spec.singleDashLong && text.length > 2 ? this.long(i) : this.short(i);

@@ -296,8 +296,7 @@ class ShellJudge {
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
     if (c.risk) v = atLeast(v, "ask", c.risk);
-    if (READS_COMMANDS.has(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0))
-      v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
+    if (READS_COMMANDS.has(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0)) v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
     if (SHELL_WITHOUT_COMMAND.has(cmd.program) && c.inner.length === 0 && c.scripts.length === 0)
       v = atLeast(v, "ask", `${cmd.program} with no command starts a shell`);
     if (PLUS_COMMANDS.has(cmd.program) && c.operands.some((w) => w.text.startsWith("+")))
@@ -390,10 +389,32 @@ class ShellJudge {
       for (const w of c.reads) fold(this.insideDenied(w, c.name));
       for (const w of c.reads) fold(this.insideProcesses(w, c.name));
       for (const w of c.writes) fold(this.file("write_file", w, `${c.name} writes`));
+      for (const w of c.mayBeFiles) fold(this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
     for (const word of named) v = this.named(word, cmd.program, v, unknown);
+    // An unknown program's words may be files it writes: outside the work directory they ask.
+    if (unknown) for (const word of named) if (knownPath(word) !== null) fold(this.mayBeFile(word, cmd.program));
     return v;
+  }
+
+  /**
+   * A word that may be a file the program reads and writes (an unknown option's value): it asks
+   * when it leads outside the work directory, a rule denies it, or it is only known at run time;
+   * a floor (protected paths, a process's files) denies. Inside the work directory it is text.
+   */
+  private mayBeFile(word: ShellWord, program: string): Verdict | null {
+    const how = `${program} may be given the file`;
+    if (knownPath(word) === null) return this.file("write_file", word, how);
+    const write = this.file("write_file", word, how);
+    const read = this.file("read_file", word, how);
+    for (const v of [write, read]) if (v?.action === "deny" && !v.rule) return v;
+    const outside = this.dirs.candidates.length > 0 && this.pathsOf(word.text).some((p) => !isInside(p, normalRoot(this.ctx.cwd)));
+    for (const v of [write, read]) {
+      if (v && v.action !== "allow" && (outside || v.action === "deny" || !v.rule))
+        return { ...v, action: "ask", reason: `${v.reason} (the gate cannot tell this word from text, so it asks)` };
+    }
+    return null;
   }
 
   /** A directory given to a reader (`grep -r`, `diff -r`) under which a rule denies reading. */

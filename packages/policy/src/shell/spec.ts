@@ -38,7 +38,9 @@ export type WordKind =
   /** A repository address; `ext::CMD` makes git run CMD. */
   | "remote"
   /** A file of code the program loads (`eslint -c eslint.config.js`): a project file it runs. */
-  | "code";
+  | "code"
+  /** Settings `k=v,k=v` whose values may be files: `src=` read, `dest=` written (`docker build --secret`). */
+  | "fields";
 
 export interface OptionDef {
   /** The kind of the option's value; absent for a flag. */
@@ -93,6 +95,8 @@ export interface ProgramSpec {
   singleDashLong?: boolean;
   /** The files it reads are also rewritten: always, or when one of these options is given (`prettier --write`). */
   rewrites?: true | readonly string[];
+  /** Words after `--` go on to a program that can run code (`gh repo clone R -- GIT-OPTIONS`): why they ask. */
+  forwards?: string;
 }
 
 /** What a spec says of its program besides its options, operands and subcommands: written as compiled. */
@@ -110,6 +114,8 @@ export interface SpecInput extends SpecFlags {
   subcommands?: Record<string, SpecInput>;
   /** The subcommands also accept the program's own options (`npm run -s build`). */
   inheritOptions?: boolean;
+  /** Options whose use asks, with why (`gh auth status --show-token` prints a credential). */
+  optionRisks?: Record<string, string>;
 }
 
 const KINDS: ReadonlySet<string> = new Set([
@@ -130,6 +136,7 @@ const KINDS: ReadonlySet<string> = new Set([
   "names",
   "remote",
   "code",
+  "fields",
 ]);
 
 function parseOption(token: string): [string, OptionDef] {
@@ -165,8 +172,9 @@ function kind(text: string): WordKind {
  * too, the spec's own taking precedence.
  */
 export function defineSpec(input: SpecInput, inherited: ReadonlyMap<string, OptionDef> = new Map()): ProgramSpec {
-  const { options: written, operands: given, subcommands, inheritOptions, ...flags } = input;
+  const { options: written, operands: given, subcommands, inheritOptions, optionRisks, ...flags } = input;
   const options = new Map([...inherited, ...(written ?? "").split(/\s+/).filter(Boolean).map(parseOption)]);
+  for (const [name, risk] of Object.entries(optionRisks ?? {})) options.set(name, { ...options.get(name), risk });
   const operands: OperandSpec = typeof given === "string" ? { rest: given } : (given ?? { rest: "text" });
   const spec: ProgramSpec = { options, operands, ...clean(flags) };
   if (subcommands) spec.subcommands = new Map(Object.entries(subcommands).map(([name, s]) => [name, defineSpec(s, inheritOptions ? options : undefined)]));
