@@ -3,6 +3,7 @@ import { defineSpec, type ProgramSpec, type SpecInput } from "../spec.js";
 import type { ShellWord } from "../words.js";
 import { BUILTIN_PROGRAMS } from "./builtins.js";
 import { EDITOR_PROGRAMS, FILE_PROGRAMS } from "./files.js";
+import { GITHUB_PROGRAMS } from "./github.js";
 import { NETWORK_PROGRAMS } from "./network.js";
 import { PYTHON_MODULES } from "./python-modules.js";
 import { RUNTIME_PROGRAMS } from "./runtimes.js";
@@ -17,6 +18,7 @@ const TABLES: Record<string, SpecInput>[] = [
   SEARCH_PROGRAMS,
   VCS_PROGRAMS,
   RUNTIME_PROGRAMS,
+  GITHUB_PROGRAMS,
   NETWORK_PROGRAMS,
   WRAPPER_PROGRAMS,
   BUILTIN_PROGRAMS,

@@ -111,7 +111,7 @@ const GO_SUB: SpecInput = {
   singleDashLong: true,
   operands: "text",
   options:
-    "-o:write -C:path -exec:runs -toolexec:runs -vettool:runs -ldflags:text -gcflags:text -asmflags:text " +
+    "-o:write -C:project -exec:runs -toolexec:runs -vettool:runs -ldflags:text -gcflags:text -asmflags:text " +
     "-tags:text -run:text -bench:text -count:text -timeout:text -p:text -mod:text -modfile:read " +
     "-overlay:read -pgo:read -coverprofile:write -cpuprofile:write -memprofile:write -blockprofile:write " +
     "-mutexprofile:write -trace:write -outputdir:write -json -v -x -n -a -race -cover -work -trimpath",
@@ -120,11 +120,182 @@ const TOOL = (options = ""): SpecInput => ({ anyFlag: true, options, operands: "
 /** Formatters and linters that rewrite the files they are given, always or with a fixing option. */
 const rewriting = (rewrites: true | string[], options: string): SpecInput => ({ ...TOOL(options), rewrites });
 
-/** gh subcommands that change what gh itself runs later. */
-const GH_SETTINGS: Record<string, string> = {
-  alias: "defines commands, which can run shell code",
-  config: "changes settings that choose programs gh runs (editor, pager, browser)",
-  extension: "installs or runs extensions, programs gh runs",
+/** docker subcommands, by name; `container` and `image` hold the same under other names. */
+const DOCKER_RUNS: ReadonlySet<string> = new Set(["run", "exec", "create", "compose", "attach", "debug"]);
+function dockerCommand(name: string): SpecInput {
+  return {
+    anyFlag: true,
+    operands: name === "cp" ? { rest: "read", last: "write" } : name === "build" ? "read" : "text",
+    ...(DOCKER_RUNS.has(name) ? { risk: "runs commands in a container, with whatever it mounts" } : {}),
+    options:
+      "-f:fields --file:fields -o:fields --output:fields -t:text --tag:text -e:text --env:text --env-file:read " +
+      "-v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text " +
+      "--network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text " +
+      "--mount:fields --format:text --filter:text --project-name:text -n:text --tail:text --since:text " +
+      "--until:text --profile:text --scale:text --secret:fields --ssh:fields --cache-to:fields " +
+      "--cache-from:fields --build-context:fields --iidfile:write --metadata-file:write --progress:text " +
+      "-a --all -q --quiet --rm -d --detach -i --interactive --no-cache --pull --load --push --no-trunc " +
+      "-s --size --force --follow --timestamps",
+  };
+}
+const dockerGroup = (names: string[], more: Record<string, SpecInput> = {}): SpecInput => ({
+  anyFlag: true,
+  operands: "text",
+  subcommands: { ...Object.fromEntries(names.map((n) => [n, dockerCommand(n)])), ...more },
+});
+const DOCKER_CONTAINER = [
+  "attach",
+  "commit",
+  "cp",
+  "create",
+  "diff",
+  "exec",
+  "export",
+  "inspect",
+  "kill",
+  "logs",
+  "ls",
+  "list",
+  "pause",
+  "port",
+  "prune",
+  "rename",
+  "restart",
+  "rm",
+  "run",
+  "start",
+  "stats",
+  "stop",
+  "top",
+  "unpause",
+  "update",
+  "wait",
+  "ps",
+];
+const DOCKER_IMAGE = ["build", "history", "import", "inspect", "load", "ls", "list", "prune", "pull", "push", "rm", "save", "tag"];
+const DOCKER: SpecInput = {
+  options:
+    "-H:text --host:text --context:text -c:text --config:runs -l:text --log-level:text -D --debug --tls " +
+    "--tlsverify --tlscacert:read --tlscert:read --tlskey:read -v --version",
+  operands: "text",
+  subcommands: {
+    ...Object.fromEntries(
+      [
+        ...DOCKER_CONTAINER,
+        ...DOCKER_IMAGE,
+        "images",
+        "rmi",
+        "version",
+        "info",
+        "login",
+        "logout",
+        "network",
+        "volume",
+        "system",
+        "stats",
+        "search",
+        "events",
+        "compose",
+      ].map((s) => [s, dockerCommand(s)]),
+    ),
+    container: dockerGroup(DOCKER_CONTAINER),
+    image: dockerGroup(DOCKER_IMAGE),
+    buildx: dockerGroup(["build", "ls", "du", "inspect", "prune", "use", "version", "stop", "rm"], {
+      bake: dockerCommand("bake"),
+      create: dockerCommand("buildx create"),
+    }),
+  },
+};
+
+const KUBECTL_OPTIONS =
+  "-f:read --filename:read -o:text --output:text -l:text --selector:text -c:text --container:text " +
+  "--field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path " +
+  "--template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text " +
+  "--timeout:text --for:text -A --all-namespaces -w --watch --show-labels --no-headers -R --recursive " +
+  "--dry-run?=text --all --force --grace-period:text --previous --follow --raw:text";
+/** A kubectl command with its flags; one that runs commands in a container asks. */
+const kubectlCommand = (more: Partial<SpecInput> = {}): SpecInput => ({ anyFlag: true, operands: "text", options: KUBECTL_OPTIONS, ...more });
+const KUBECONFIG_CHANGE = "changes the kubeconfig outside the work directory, which can name programs kubectl runs for credentials";
+const CREDENTIALS = "prints the credentials kubectl connects with";
+const KUBECTL: SpecInput = {
+  options:
+    "-n:text --namespace:text --context:text --kubeconfig:runs --cluster:text --user:text -s:text " +
+    "--server:text --token:text -v:text --v:text --request-timeout:text",
+  operands: "text",
+  subcommands: {
+    ...Object.fromEntries(
+      [
+        "get",
+        "describe",
+        "apply",
+        "delete",
+        "edit",
+        "patch",
+        "replace",
+        "scale",
+        "rollout",
+        "expose",
+        "port-forward",
+        "proxy",
+        "top",
+        "label",
+        "annotate",
+        "version",
+        "cluster-info",
+        "explain",
+        "diff",
+        "wait",
+        "auth",
+        "api-resources",
+        "api-versions",
+        "drain",
+        "cordon",
+        "uncordon",
+        "taint",
+        "set",
+        "autoscale",
+        "events",
+        "kustomize",
+      ].map((s) => [s, kubectlCommand()]),
+    ),
+    ...Object.fromEntries(["exec", "run", "debug", "attach"].map((s) => [s, kubectlCommand({ risk: "runs commands in a container" })])),
+    cp: kubectlCommand({ operands: { rest: "read", last: "write" } }),
+    logs: kubectlCommand({ options: `${KUBECTL_OPTIONS} -f --follow -p` }),
+    create: {
+      ...kubectlCommand(),
+      subcommandOptional: true,
+      subcommands: {
+        ...Object.fromEntries(
+          "clusterrole clusterrolebinding configmap cm cronjob cj deployment deploy ingress ing job namespace ns poddisruptionbudget pdb priorityclass pc quota resourcequota role rolebinding secret service svc serviceaccount sa"
+            .split(" ")
+            .map((s) => [s, kubectlCommand()]),
+        ),
+        token: kubectlCommand({ risk: "makes and prints a service account's token, a credential" }),
+      },
+    },
+    config: {
+      ...kubectlCommand(),
+      subcommands: {
+        ...Object.fromEntries(["get-contexts", "get-clusters", "get-users", "current-context"].map((s) => [s, kubectlCommand()])),
+        view: { ...kubectlCommand({ options: `${KUBECTL_OPTIONS} --raw --flatten --minify` }), optionRisks: { "--raw": CREDENTIALS } },
+        ...Object.fromEntries(
+          [
+            "set",
+            "unset",
+            "set-cluster",
+            "set-context",
+            "set-credentials",
+            "use-context",
+            "use",
+            "delete-cluster",
+            "delete-context",
+            "delete-user",
+            "rename-context",
+          ].map((s) => [s, kubectlCommand({ risk: KUBECONFIG_CHANGE })]),
+        ),
+      },
+    },
+  },
 };
 
 export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
@@ -150,10 +321,13 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       eval: { risk: "runs the code it is given", anyFlag: true, operands: "text" },
     },
   },
-  npm: PACKAGE_MANAGER("--ws --include:text --omit:text --save --cache:path --pack-destination:write"),
-  pnpm: PACKAGE_MANAGER("--shamefully-hoist --lockfile-only --resolution-only"),
-  yarn: PACKAGE_MANAGER("--cwd:project --immutable --check-cache"),
-  bun: PACKAGE_MANAGER("--cwd:project --bun"),
+  npm: PACKAGE_MANAGER("--ws --include:text --omit:text --save --cache:write --pack-destination:write"),
+  pnpm: PACKAGE_MANAGER(
+    "--shamefully-hoist --lockfile-only --resolution-only --store-dir:write --virtual-store-dir:write " +
+      "--modules-dir:write --global-dir:write --cache-dir:write",
+  ),
+  yarn: PACKAGE_MANAGER("--cwd:project --immutable --check-cache --modules-folder:write --cache-folder:write --global-folder:write --link-folder:write"),
+  bun: PACKAGE_MANAGER("--cwd:project --bun --cache-dir:write --backend:text"),
   npx: { options: "-y --yes --no -q --quiet -p:text --package:text -c:script --call:script --prefer-offline", commandAt: 0 },
   pnpx: { options: "-y --yes -p:text --package:text", commandAt: 0 },
   bunx: { options: "--bun -p:text --package:text", commandAt: 0 },
@@ -169,7 +343,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
     operands: "text",
   },
   cargo: {
-    options: "-V --version -v -q --verbose --quiet --color:text --locked --offline --frozen -Z:runs --config:runs -C:path --list",
+    options: "-V --version -v -q --verbose --quiet --color:text --locked --offline --frozen -Z:runs --config:runs -C:project --list",
     operands: "text",
     subcommands: Object.fromEntries(
       [
@@ -209,8 +383,11 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       ].map((s) => [
         s,
         s === "install"
-          ? { ...CARGO_SUB, options: `${CARGO_SUB.options} --root:write`, risk: "installs programs into a folder outside the work directory" }
-          : CARGO_SUB,
+          ? { ...CARGO_SUB, options: `${CARGO_SUB.options} --root:write --path:read`, risk: "installs programs into a folder outside the work directory" }
+          : // They make the directory they are given.
+            s === "new" || s === "init" || s === "vendor"
+            ? { ...CARGO_SUB, operands: "write" as const }
+            : CARGO_SUB,
       ]),
     ),
   },
@@ -312,139 +489,8 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       ),
     ),
   },
-  docker: {
-    options:
-      "-H:text --host:text --context:text -c:text --config:path -l:text --log-level:text -D --debug --tls " +
-      "--tlsverify --tlscacert:read --tlscert:read --tlskey:read -v --version",
-    operands: "text",
-    subcommands: Object.fromEntries(
-      [
-        "ps",
-        "images",
-        "build",
-        "logs",
-        "pull",
-        "push",
-        "rm",
-        "rmi",
-        "stop",
-        "start",
-        "restart",
-        "kill",
-        "inspect",
-        "version",
-        "info",
-        "tag",
-        "login",
-        "logout",
-        "network",
-        "volume",
-        "system",
-        "image",
-        "container",
-        "stats",
-        "top",
-        "cp",
-        "create",
-        "port",
-        "history",
-        "save",
-        "load",
-        "buildx",
-        "compose",
-        "search",
-        "events",
-        "diff",
-        "pause",
-        "unpause",
-        "wait",
-        "rename",
-        "update",
-        "attach",
-        "commit",
-        "export",
-        "import",
-        "run",
-        "exec",
-      ].map((s) => [
-        s,
-        {
-          anyFlag: true,
-          operands: "text",
-          ...(s === "run" || s === "exec" || s === "compose" ? { risk: "runs commands in a container, with whatever it mounts" } : {}),
-          ...(s === "cp" ? { operands: { rest: "read", last: "write" } as const } : {}),
-          options:
-            "-f:read --file:read -o:write --output:write -t:text --tag:text -e:text --env:text --env-file:read " +
-            "-v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text " +
-            "--network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text " +
-            "--mount:text --format:text --filter:text --project-name:text -n:text --tail:text --since:text " +
-            "--until:text --profile:text --scale:text",
-        } satisfies SpecInput,
-      ]),
-    ),
-  },
-  kubectl: {
-    options:
-      "-n:text --namespace:text --context:text --kubeconfig:runs --cluster:text --user:text -s:text " +
-      "--server:text --token:text -v:text --v:text --request-timeout:text",
-    operands: "text",
-    subcommands: Object.fromEntries(
-      [
-        "get",
-        "describe",
-        "logs",
-        "apply",
-        "delete",
-        "exec",
-        "create",
-        "edit",
-        "patch",
-        "replace",
-        "scale",
-        "rollout",
-        "expose",
-        "run",
-        "port-forward",
-        "proxy",
-        "cp",
-        "top",
-        "label",
-        "annotate",
-        "config",
-        "version",
-        "cluster-info",
-        "explain",
-        "diff",
-        "wait",
-        "auth",
-        "api-resources",
-        "api-versions",
-        "attach",
-        "debug",
-        "drain",
-        "cordon",
-        "uncordon",
-        "taint",
-        "set",
-        "autoscale",
-        "events",
-        "kustomize",
-      ].map((s) => [
-        s,
-        {
-          anyFlag: true,
-          operands: "text",
-          ...(s === "exec" || s === "run" || s === "debug" ? { risk: "runs commands in a container" } : {}),
-          ...(s === "cp" ? { operands: { rest: "read", last: "write" } as const } : {}),
-          options:
-            "-f:read --filename:read -o:text --output:text -l:text --selector:text -c:text --container:text " +
-            "--field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path " +
-            "--template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text " +
-            "--timeout:text --for:text",
-        } satisfies SpecInput,
-      ]),
-    ),
-  },
+  docker: DOCKER,
+  kubectl: KUBECTL,
   terraform: {
     anyFlag: true,
     singleDashLong: true,
@@ -487,50 +533,6 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
             "-no-color -json -upgrade -reconfigure -migrate-state -refresh-only -destroy -parallelism:text " +
             "-compact-warnings -detailed-exitcode",
           ...(s === "console" ? { risk: "evaluates the expressions it reads" } : {}),
-        } satisfies SpecInput,
-      ]),
-    ),
-  },
-  gh: {
-    anyFlag: true,
-    operands: "text",
-    options: "-R:text --repo:text",
-    subcommands: Object.fromEntries(
-      [
-        "pr",
-        "issue",
-        "repo",
-        "run",
-        "workflow",
-        "release",
-        "api",
-        "auth",
-        "status",
-        "search",
-        "gist",
-        "browse",
-        "label",
-        "secret",
-        "variable",
-        "cache",
-        "codespace",
-        "project",
-        "ruleset",
-        "attestation",
-        "extension",
-        "alias",
-        "config",
-      ].map((s) => [
-        s,
-        {
-          anyFlag: true,
-          // A gist or a release is made of files: they are read and sent.
-          operands: s === "gist" || s === "release" ? "read" : "text",
-          ...(GH_SETTINGS[s] ? { risk: GH_SETTINGS[s] } : {}),
-          options:
-            "-b:text --body:text -t:text --title:text -F:read --body-file:read -f:text --field:text " +
-            "--raw-field:text --input:read -R:text --repo:text -q:text --jq:text --template:text -H:text " +
-            "--header:text -X:text --method:text -L:text --limit:text -s:text --state:text --json:text -w --web",
         } satisfies SpecInput,
       ]),
     ),

@@ -1,7 +1,18 @@
 import type { SpecInput } from "../spec.js";
 
+/**
+ * Flags most subcommands share: known, so the word after one is not taken for its value (an
+ * unknown option's next word may be a file it writes, and is checked so).
+ */
+const FLAGS =
+  "--oneline --stat --shortstat --numstat --name-only --name-status --graph --all --no-merges --merges " +
+  "--first-parent --reverse --patch -p --cached --staged --follow --no-decorate --abbrev-commit --summary " +
+  "--full-history --topo-order --date-order --left-right --raw --ignore-all-space -w --no-color --color?=text " +
+  "--word-diff?=text --no-ext-diff --exit-code --quiet -q --verbose -v --check --minimal --histogram --patience " +
+  "--no-renames --binary -z --no-prefix --unified?=text -U?=text --relative?=text --diff-filter?=text " +
+  "--find-renames?=text --force -f --no-verify --amend --no-edit --signoff --ff-only --no-ff --autostash";
 /** Git subcommands take many options; the ones listed with a value or a risk are the ones that matter. */
-const sub = (options = "", more: Partial<SpecInput> = {}): SpecInput => ({ options, anyFlag: true, operands: "path", ...more });
+const sub = (options = "", more: Partial<SpecInput> = {}): SpecInput => ({ options: `${FLAGS} ${options}`, anyFlag: true, operands: "path", ...more });
 const LOG =
   "-n:text -L:text -G:text -S:text -O:read --format:text --pretty?=text --since:text --after:text " +
   "--until:text --before:text --author:text --committer:text --grep:text --max-count:text --skip:text " +
@@ -148,7 +159,7 @@ function submoduleSubcommands(): Record<string, SpecInput> {
     update: plain(),
     sync: plain(),
     summary: plain(),
-    add: { anyFlag: true, operands: "remote" },
+    add: { anyFlag: true, operands: { lead: ["remote"], rest: "write" } },
     "set-branch": plain(),
     "set-url": { anyFlag: true, operands: "remote" },
     absorbgitdirs: plain(),
