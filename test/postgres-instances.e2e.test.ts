@@ -53,6 +53,26 @@ describe("several server instances on one PostgreSQL database", () => {
     expect(new Set(watchA.list.map((e) => e.id)).size).toBe(watchA.list.length);
   });
 
+  it("stream a person's !command on another instance's worker as it runs, and stop it from any instance", async () => {
+    const onA = set.client("a");
+    const onB = set.client("b");
+    const session = await onA.session.create.mutate({ workerId: "w2", scenario: set.scenario("person", [{ text: "idle" }]) });
+    const watchA = new Events(onA, { sessionId: session.id });
+    await new Promise((r) => setTimeout(r, 200));
+    // Typed on A, run by w2 on B: each line is shown on A while the command still runs.
+    const typed = onA.session.shell.mutate({ sessionId: session.id, command: "echo first; sleep 1.5; echo second" });
+    expect(await watchA.next("shell_output", (e) => e.text.includes("first"))).toBeTruthy();
+    expect(watchA.of("shell_command")).toHaveLength(0);
+    expect(await typed).toMatchObject({ exitCode: 0, stdout: "first\nsecond\n" });
+    // Typed on B, where the worker is, and stopped by an abort that reaches A, which owns the session.
+    const running = onB.session.shell.mutate({ sessionId: session.id, command: "echo before-abort; sleep 30" });
+    await watchA.next("shell_output", (e) => e.text.includes("before-abort"));
+    const stopped = Date.now();
+    await onA.agent.abort.mutate({ sessionId: session.id });
+    expect(await running).toMatchObject({ exitCode: null, stdout: "before-abort\n" });
+    expect(Date.now() - stopped).toBeLessThan(5000);
+  });
+
   it("apply exactly one of 100 answers racing on two instances", async () => {
     const onA = set.client("a");
     const onB = set.client("b");

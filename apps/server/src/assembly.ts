@@ -132,13 +132,14 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     },
     log,
   });
+  const shell = new PersonShell({ registry, hub, store, guard: (s) => gate.guard(s), timeoutMs: config.toolTimeoutMs });
   const handlers = createHandlers({
     store,
     hub,
     gate,
     runner,
     registry,
-    shell: new PersonShell({ registry, hub, store, guard: (s) => gate.guard(s), timeoutMs: config.toolTimeoutMs }),
+    shell,
     permissions,
     log,
     toolTimeoutMs: config.toolTimeoutMs,
@@ -160,7 +161,14 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       await runner.resume(id);
     }
   };
-  await cluster.start({ registry, deliver: (stored) => hub.deliver(stored), commands: routed.commands, resume, release: (ids) => runner.release(ids) });
+  await cluster.start({
+    registry,
+    deliver: (stored) => hub.deliver(stored),
+    commands: routed.commands,
+    resume,
+    release: (ids) => runner.release(ids),
+    abortShells: (sessionId, by) => shell.abort(sessionId, by),
+  });
   return { store, registry, gate, handlers: routed.handlers, noticesWritten };
 }
 

@@ -42,8 +42,13 @@ class Connection {
 export interface OtherInstances {
   get(workerId: string): WorkerEntry | undefined;
   list(): WorkerEntry[];
-  /** Runs a call on a worker of another instance; undefined when no instance has it. */
-  dispatch(workerId: string, message: Omit<RunMessage, "type" | "requestId" | "streamOutput">, signal?: AbortSignal): Promise<ToolOutput> | undefined;
+  /** Runs a call on a worker of another instance, its output streamed to `onOutput` when given; undefined when no instance has it. */
+  dispatch(
+    workerId: string,
+    message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
+    signal?: AbortSignal,
+    onOutput?: (text: string) => void,
+  ): Promise<ToolOutput> | undefined;
   /** This instance holds the worker's connection (or its tools changed). */
   announce(entry: WorkerEntry): void;
   /** This instance lost the worker's connection. */
@@ -178,7 +183,7 @@ export class WorkerRegistry {
 
   /**
    * Sends a tool call to the worker, here or on the instance it is connected to, and waits for its
-   * result; with `onOutput`, a worker connected here streams its output there as it comes.
+   * result; with `onOutput`, the worker streams its output there as it comes.
    */
   dispatch(
     workerId: string,
@@ -187,7 +192,7 @@ export class WorkerRegistry {
     onOutput?: (text: string) => void,
   ): Promise<ToolOutput> {
     if (this.connections.has(workerId)) return this.dispatchHere(workerId, message, signal, onOutput);
-    return this.others?.dispatch(workerId, message, signal) ?? this.dispatchHere(workerId, message, signal, onOutput);
+    return this.others?.dispatch(workerId, message, signal, onOutput) ?? this.dispatchHere(workerId, message, signal, onOutput);
   }
 
   /** Sends a tool call to the worker when it is connected to this instance. */

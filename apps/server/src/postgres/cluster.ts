@@ -52,6 +52,8 @@ export interface ClusterParts {
   resume: (sessionIds: string[]) => Promise<void>;
   /** Lets go of sessions another instance took over while this one was paused past its lease. */
   release: (sessionIds: string[]) => void;
+  /** Stops the session's `!command`s that were typed on this instance. */
+  abortShells: (sessionId: string, by: string) => void;
 }
 
 /**
@@ -89,7 +91,7 @@ export class PostgresCluster {
     timing: LeaseTiming = DEFAULT_LEASE_TIMING,
   ) {
     this.instances = new Instances(store.pool, this.id, timing);
-    this.mailbox = new Mailbox(store.pool, this.id, (r) => this.serve(r), log);
+    this.mailbox = new Mailbox(store.pool, this.id, (r, progress) => this.serve(r, progress), log);
     this.workers = new RemoteWorkers(store.pool, this.mailbox, log);
     this.listener = new Listener(url, log, () => {
       this.feed?.resync();
@@ -228,7 +230,7 @@ export class PostgresCluster {
   }
 
   /** What another instance asked of this one. */
-  private async serve(r: Request): Promise<unknown> {
+  private async serve(r: Request, progress: (value: unknown) => void): Promise<unknown> {
     const parts = this.parts;
     if (!parts) throw new GatehouseError("BUSY", "this server instance is starting");
     if (r.kind === "session") {
@@ -237,20 +239,29 @@ export class PostgresCluster {
       const input = r.input as { sessionId: string };
       return this.onOwner(String(r.name), r.principal as Principal, input, command);
     }
-    if (r.kind === "dispatch") return this.dispatchHere(parts.registry, r);
+    if (r.kind === "dispatch") return this.dispatchHere(parts.registry, r, r.stream === true ? progress : undefined);
     if (r.kind === "cancel-call") this.calls.get(String(r.callId))?.abort();
+    if (r.kind === "abort-shells") parts.abortShells(String(r.sessionId), String(r.by));
     return null;
   }
 
-  private async dispatchHere(registry: WorkerRegistry, r: Request): Promise<ToolOutput> {
+  private async dispatchHere(registry: WorkerRegistry, r: Request, onOutput?: (text: string) => void): Promise<ToolOutput> {
     const controller = new AbortController();
     const callId = String(r.callId);
     this.calls.set(callId, controller);
     try {
-      return await registry.dispatchHere(String(r.workerId), r.message as Parameters<WorkerRegistry["dispatch"]>[1], controller.signal);
+      return await registry.dispatchHere(String(r.workerId), r.message as Parameters<WorkerRegistry["dispatch"]>[1], controller.signal, onOutput);
     } finally {
       this.calls.delete(callId);
     }
+  }
+
+  /**
+   * Stops a session's `!command`s on the other instances: a person's command runs on the instance
+   * it was typed on, which need not be the one an abort reaches.
+   */
+  abortShellsElsewhere(sessionId: string, by: string): void {
+    for (const id of this.alive) if (id !== this.id) void this.mailbox.signal(id, { kind: "abort-shells", sessionId, by });
   }
 
   /** Forgets the workers and letters of instances that are gone. */
@@ -265,7 +276,7 @@ export class PostgresCluster {
     return {
       get: (id) => this.workers.get(id),
       list: () => this.workers.list(),
-      dispatch: (id, message, signal) => this.workers.dispatch(id, message, signal),
+      dispatch: (id, message, signal, onOutput) => this.workers.dispatch(id, message, signal, onOutput),
       announce: (entry) => void this.workers.announce(entry).catch(warn("connected")),
       withdraw: (id) => void this.workers.withdraw(id).catch(warn("left")),
     };

@@ -15,14 +15,17 @@ type Letter =
   | { type: "request"; requestId: string; from: string; request: Request }
   | { type: "reply"; requestId: string; ok: true; value: unknown }
   | { type: "reply"; requestId: string; ok: false; code: string; message: string }
+  | { type: "progress"; requestId: string; value: unknown }
   | { type: "signal"; request: Request };
 
 /** The instance asked did not answer in time (it may be gone). */
 export class NoAnswer extends GatehouseError {}
 
-type Serve = (request: Request) => Promise<unknown>;
+/** Carries out a request; `progress` sends the asker something before the reply (a call's output as it comes). */
+type Serve = (request: Request, progress: (value: unknown) => void) => Promise<unknown>;
 
 interface Waiting {
+  onProgress?: ((value: unknown) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
@@ -73,6 +76,7 @@ export class Mailbox {
   }
 
   private open(letter: Letter): void {
+    if (letter.type === "progress") return this.waiting.get(letter.requestId)?.onProgress?.(letter.value);
     if (letter.type === "reply") {
       const w = this.waiting.get(letter.requestId);
       if (!w) return;
@@ -82,17 +86,22 @@ export class Mailbox {
       else w.reject(new GatehouseError(letter.code as ServerErrorCode, letter.message));
       return;
     }
-    const served = this.serve(letter.request);
     if (letter.type === "signal") {
-      served.catch((err: unknown) => this.log.warn("a signal from another instance failed", { kind: letter.request.kind, err }));
+      this.serve(letter.request, () => undefined).catch((err: unknown) =>
+        this.log.warn("a signal from another instance failed", { kind: letter.request.kind, err }),
+      );
       return;
     }
-    served.then(
-      (value) => this.post(letter.from, { type: "reply", requestId: letter.requestId, ok: true, value: value ?? null }),
+    const { from, requestId } = letter;
+    // Letters to the asker are sent one after another, so that they are read in the order they were written.
+    let sent = Promise.resolve();
+    const post = (reply: Letter) => (sent = sent.then(() => this.post(from, reply)));
+    this.serve(letter.request, (value) => void post({ type: "progress", requestId, value })).then(
+      (value) => post({ type: "reply", requestId, ok: true, value: value ?? null }),
       (err: unknown) => {
         const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
         const code = e.cause instanceof GatehouseError ? e.cause.code : err instanceof GatehouseError ? err.code : "INTERNAL";
-        return this.post(letter.from, { type: "reply", requestId: letter.requestId, ok: false, code, message: String(e.message ?? err) });
+        return post({ type: "reply", requestId, ok: false, code, message: String(e.message ?? err) });
       },
     );
   }
@@ -108,15 +117,15 @@ export class Mailbox {
     return this.send(to, letter).catch((err: unknown) => this.log.warn("could not send to another instance", { to, err }));
   }
 
-  /** Asks another instance to do something and waits for its reply, at most `timeoutMs`. */
-  request<T>(to: string, request: Request, timeoutMs: number): Promise<T> {
+  /** Asks another instance to do something and waits for its reply, at most `timeoutMs`; `onProgress` gets what comes before it. */
+  request<T>(to: string, request: Request, timeoutMs: number, onProgress?: (value: unknown) => void): Promise<T> {
     const requestId = nanoid();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(requestId);
         reject(new NoAnswer("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.waiting.set(requestId, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.waiting.set(requestId, { onProgress, resolve: resolve as (v: unknown) => void, reject, timer });
       this.send(to, { type: "request", requestId, from: this.instanceId, request }).catch((err: Error) => {
         clearTimeout(timer);
         this.waiting.delete(requestId);

@@ -88,7 +88,7 @@ export class RemoteWorkers {
   }
 
   /** Runs a call on a worker of another instance; undefined when no instance has that worker. */
-  dispatch(workerId: string, message: RunMessage, signal?: AbortSignal): Promise<ToolOutput> | undefined {
+  dispatch(workerId: string, message: RunMessage, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ToolOutput> | undefined {
     const remote = this.byId.get(workerId);
     if (!remote) return undefined;
     if (signal?.aborted) return Promise.reject(new GatehouseError("ABORTED", "the call was aborted"));
@@ -96,7 +96,12 @@ export class RemoteWorkers {
     const cancel = () => void this.mailbox.signal(remote.instanceId, { kind: "cancel-call", callId });
     signal?.addEventListener("abort", cancel, { once: true });
     return this.mailbox
-      .request<ToolOutput>(remote.instanceId, { kind: "dispatch", callId, workerId, message }, message.timeoutMs + REPLY_MARGIN_MS)
+      .request<ToolOutput>(
+        remote.instanceId,
+        { kind: "dispatch", callId, workerId, message, stream: onOutput !== undefined },
+        message.timeoutMs + REPLY_MARGIN_MS,
+        onOutput && ((text) => onOutput(String(text))),
+      )
       .finally(() => signal?.removeEventListener("abort", cancel));
   }
 }

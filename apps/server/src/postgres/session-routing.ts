@@ -41,7 +41,15 @@ export function routeToOwners(handlers: Handlers, cluster: PostgresCluster): { h
         },
         setMode: routed("session.setMode"),
       },
-      agent: { ...handlers.agent, prompt: routed("agent.prompt"), abort: routed("agent.abort") },
+      agent: {
+        ...handlers.agent,
+        prompt: routed("agent.prompt"),
+        abort: async (p, input) => {
+          const aborted = await routed<typeof input, { aborted: boolean }>("agent.abort")(p, input);
+          cluster.abortShellsElsewhere(input.sessionId, p.name);
+          return aborted;
+        },
+      },
       tool: { approve: routed("tool.approve"), deny: routed("tool.deny"), view: routed("tool.view") },
     },
   };
