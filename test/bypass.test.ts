@@ -438,7 +438,24 @@ const ANY_FLAG = rules(`{
   "*": "ask",
   "read_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny", "~/.ssh/*": "deny", "*.pem": "deny" },
   "write_file": { "*": "allow", "*.env": "deny", "/etc/*": "deny" },
-  "shell_exec": { "*": "ask", ${["gh", "docker", "kubectl", "npm", "pnpm", "yarn", "bun", "git", "cargo", "go", "terraform", "pip", "helm"]
+  "shell_exec": { "*": "ask", ${[
+    "gh",
+    "docker",
+    "kubectl",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "git",
+    "cargo",
+    "go",
+    "terraform",
+    "pip",
+    "helm",
+    "gcloud",
+    "aws",
+    "az",
+  ]
     .map((p) => `"${p}": "allow", "${p} *": "allow"`)
     .join(", ")} }
 }`);
@@ -517,6 +534,26 @@ const ANY_FLAG_ASKS: string[] = [
   "helm pull chart --destination /tmp/x",
   "terraform plan -foo /tmp/x",
   "pip download foo --foo /tmp/x",
+  "pip install --cache-dir /tmp/c x",
+  // options before the subcommand mean what the subcommand says
+  "npm -g install x",
+  "pnpm --global add x",
+  "npm install x --location=global",
+  "npm install x --location global",
+  // neighbours: terraform, cargo, go
+  "terraform -chdir=/tmp/x plan",
+  "terraform fmt /tmp/x",
+  "terraform providers mirror /tmp/m",
+  "terraform login",
+  "cargo fmt -- /tmp/x.rs",
+  "go clean -modcache",
+  // credentials printed by programs allowed only by a rule naming them
+  "gcloud auth print-access-token",
+  "gcloud --project x auth print-access-token",
+  "aws --profile prod configure get aws_secret_access_key",
+  "aws ecr get-login-password --region eu-west-1",
+  "az account get-access-token",
+  "aws s3 cp s3://b/x /tmp/x",
 ];
 
 /** Files a rule denies, reached through an option's value, a `k=v` value or an operand. */
@@ -570,6 +607,18 @@ const ANY_FLAG_ALLOWED: string[] = [
   "go build -o bin/app ./cmd/app",
   "terraform plan -out plan.tfplan",
   "helm template chart --output-dir rendered",
+  "npm ls -g --depth=0",
+  "npm -g ls",
+  "terraform -chdir=infra plan",
+  "terraform apply -input=false -auto-approve",
+  "terraform init -lock=false",
+  "terraform fmt -recursive",
+  "terraform providers",
+  "cargo fmt -- --check",
+  "go clean -testcache",
+  "gcloud compute instances list",
+  "aws s3 ls",
+  "aws s3 cp s3://b/x ./x",
 ];
 
 describe("bypass suite: programs that accept any flag", () => {

@@ -541,6 +541,11 @@ const COMMANDS: string[] = [
   "pip install -r requirements.txt",
   "pip install --upgrade pip",
   "pip list --outdated",
+  "terraform apply -input=false -auto-approve",
+  "terraform init -lock=false",
+  "terraform -chdir=infra plan",
+  "cargo fmt -- --check",
+  "go clean -testcache",
 ];
 
 const tally = new Tally("everyday allowed");

@@ -415,6 +415,11 @@ class Classifier {
       }
     }
     if (pendingSub && !this.spec.subcommandOptional) this.fail(`${this.out.name} is given no subcommand`);
+    // An option given before the subcommand means there what the subcommand says (`npm -g install`).
+    for (const name of this.given) {
+      const risk = this.spec.options.get(name)?.risk;
+      if (risk) this.riskOf(`${this.out.name} ${name} ${risk}`);
+    }
     this.placeOperands();
     this.out.operands = this.operands.map((o) => o.word);
     const { risk, safeWith } = this.spec;

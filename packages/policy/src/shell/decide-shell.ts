@@ -11,6 +11,7 @@ import { commandCritical, lineCritical, writesSystemFile } from "../critical.js"
 import { changesTheShell, isHarmlessVariable } from "./environment.js";
 import { looseMatch } from "./loose-match.js";
 import { isKnownProgram, takesAnyWords } from "./programs/index.js";
+import { printsCredential } from "./programs/credentials.js";
 import { runsCode } from "./programs/runners.js";
 import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
@@ -351,6 +352,8 @@ class ShellJudge {
     if (v.action === "allow" && (!v.rule || v.rule.pattern === "*" || v.rule.pattern === "* *")) {
       v = atLeast(v, "ask", `${cmd.program} is not a program the gate knows, so only a rule naming it may allow it`);
     }
+    const credential = printsCredential([cmd.program, ...cmd.words.slice(1).map((w) => w.text)]);
+    if (credential) v = atLeast(v, "ask", credential);
     for (const word of cmd.words.slice(1)) {
       const tokens = word.text
         .split(/[\s;&|()'"`]+/)

@@ -23,13 +23,18 @@ const NODE: SpecInput = {
   operands: { lead: ["read"], rest: "text", optionsFirst: true },
   scriptOperand: true,
 };
-/** Installing globally writes outside the work directory. */
-const GLOBAL = "-g! --global!";
+/** Installing globally writes outside the work directory; `--location` may choose that too. */
+const OUTSIDE = "installs into the user's or the system's folders, outside the work directory";
+const GLOBAL: Record<string, string> = {
+  "-g": OUTSIDE,
+  "--global": OUTSIDE,
+  "--location": `chooses where it installs, which may be outside the work directory`,
+};
 const PACKAGE_MANAGER = (extra: string): SpecInput => ({
   options:
     `-s --silent -q --quiet -d --loglevel:text -w:text --workspace:text -C:project --dir:project ` +
     `--prefix:project --filter:text -F:text -r --recursive --if-present -g --global -D --save-dev -P ` +
-    `--save-prod -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline ` +
+    `--save-prod --location:text -E --save-exact -O --save-optional --frozen-lockfile --prefer-offline --offline ` +
     `--no-save --production --dev --json --parseable --depth:text --color?=text --no-color ` +
     `--ignore-scripts --workspaces --include-workspace-root --reporter:text --registry:text --tag:text ` +
     `--access:text --otp:text --dry-run --force -y --yes --stream --parallel --aggregate-output ` +
@@ -40,16 +45,16 @@ const PACKAGE_MANAGER = (extra: string): SpecInput => ({
   anyFlag: true,
   operands: "text",
   subcommands: withAnyFlag({
-    install: { operands: "text", options: GLOBAL },
-    i: { operands: "text", options: GLOBAL },
-    ci: { operands: "text", options: GLOBAL },
-    add: { operands: "text", options: GLOBAL },
-    remove: { operands: "text", options: GLOBAL },
-    rm: { operands: "text", options: GLOBAL },
-    uninstall: { operands: "text", options: GLOBAL },
-    update: { operands: "text", options: GLOBAL },
-    up: { operands: "text", options: GLOBAL },
-    upgrade: { operands: "text", options: GLOBAL },
+    install: { operands: "text", optionRisks: GLOBAL },
+    i: { operands: "text", optionRisks: GLOBAL },
+    ci: { operands: "text", optionRisks: GLOBAL },
+    add: { operands: "text", optionRisks: GLOBAL },
+    remove: { operands: "text", optionRisks: GLOBAL },
+    rm: { operands: "text", optionRisks: GLOBAL },
+    uninstall: { operands: "text", optionRisks: GLOBAL },
+    update: { operands: "text", optionRisks: GLOBAL },
+    up: { operands: "text", optionRisks: GLOBAL },
+    upgrade: { operands: "text", optionRisks: GLOBAL },
     run: { operands: "text" },
     "run-script": { operands: "text" },
     test: { operands: "text" },
@@ -298,6 +303,62 @@ const KUBECTL: SpecInput = {
   },
 };
 
+const TERRAFORM_OPTIONS =
+  "-var-file:read -var:text -target:text -replace:text -out:write -state:write -state-out:write " +
+  "-backup:write -plugin-dir:runs -from-module:text -lock?=text -lock-timeout:text -input?=text -auto-approve " +
+  "-no-color -json -upgrade -reconfigure -migrate-state -refresh-only -refresh?=text -destroy -parallelism:text " +
+  "-compact-warnings -detailed-exitcode -recursive -check -diff -write?=text -list?=text -raw -chdir:project";
+const terraformCommand = (more: Partial<SpecInput> = {}): SpecInput => ({
+  anyFlag: true,
+  singleDashLong: true,
+  operands: "text",
+  options: TERRAFORM_OPTIONS,
+  ...more,
+});
+const TERRAFORM: SpecInput = {
+  anyFlag: true,
+  singleDashLong: true,
+  operands: "text",
+  // Another directory's configuration names the providers and programs (external data) it runs.
+  options: "-chdir:project -version -help",
+  subcommands: {
+    ...Object.fromEntries(
+      [
+        "init",
+        "plan",
+        "apply",
+        "destroy",
+        "validate",
+        "show",
+        "output",
+        "state",
+        "workspace",
+        "version",
+        "graph",
+        "import",
+        "refresh",
+        "taint",
+        "untaint",
+        "get",
+        "logout",
+        "force-unlock",
+        "test",
+        "modules",
+        "metadata",
+      ].map((s) => [s, terraformCommand()]),
+    ),
+    // It rewrites the files it is given.
+    fmt: terraformCommand({ operands: "write" }),
+    providers: {
+      ...terraformCommand(),
+      subcommandOptional: true,
+      subcommands: { lock: terraformCommand(), schema: terraformCommand(), mirror: terraformCommand({ operands: "write" }) },
+    },
+    console: terraformCommand({ risk: "evaluates the expressions it reads" }),
+    login: terraformCommand({ risk: "stores a credential in the user's folder, outside the work directory" }),
+  },
+};
+
 export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   python: PYTHON,
   python3: PYTHON,
@@ -385,7 +446,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
         s === "install"
           ? { ...CARGO_SUB, options: `${CARGO_SUB.options} --root:write --path:read`, risk: "installs programs into a folder outside the work directory" }
           : // They make the directory they are given.
-            s === "new" || s === "init" || s === "vendor"
+            s === "new" || s === "init" || s === "vendor" || s === "fmt"
             ? { ...CARGO_SUB, operands: "write" as const }
             : CARGO_SUB,
       ]),
@@ -401,6 +462,12 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       generate: { risk: "runs the commands written in //go:generate comments", anyFlag: true, operands: "text" },
       install: { ...GO_SUB, risk: "installs programs into a folder outside the work directory" },
       env: { singleDashLong: true, options: "-json -changed -w! -u!", operands: "text" },
+      clean: {
+        ...GO_SUB,
+        optionRisks: Object.fromEntries(
+          ["-cache", "-modcache", "-fuzzcache"].map((o) => [o, "removes a cache in the user's folder, outside the work directory"]),
+        ),
+      },
       tool: { risk: "runs a tool binary", anyFlag: true, operands: "text" },
     },
   },
@@ -472,7 +539,8 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   pip: {
     anyFlag: true,
     operands: "text",
-    options: "-q -v --quiet --verbose --disable-pip-version-check --no-input --isolated --no-cache-dir --cache-dir:path --log:write --proxy:text --python:runs",
+    options:
+      "-q -v --quiet --verbose --disable-pip-version-check --no-input --isolated --no-cache-dir --cache-dir:write --log:write --proxy:text --python:runs",
     subcommands: Object.fromEntries(
       ["install", "uninstall", "list", "show", "freeze", "download", "wheel", "check", "search", "index", "inspect", "hash", "cache", "debug", "help"].map(
         (s) => [
@@ -491,50 +559,5 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   },
   docker: DOCKER,
   kubectl: KUBECTL,
-  terraform: {
-    anyFlag: true,
-    singleDashLong: true,
-    operands: "text",
-    options: "-chdir:path",
-    subcommands: Object.fromEntries(
-      [
-        "init",
-        "plan",
-        "apply",
-        "destroy",
-        "validate",
-        "fmt",
-        "show",
-        "output",
-        "state",
-        "workspace",
-        "providers",
-        "version",
-        "graph",
-        "import",
-        "refresh",
-        "taint",
-        "untaint",
-        "console",
-        "get",
-        "login",
-        "logout",
-        "force-unlock",
-        "test",
-      ].map((s) => [
-        s,
-        {
-          anyFlag: true,
-          singleDashLong: true,
-          operands: "text",
-          options:
-            "-var-file:read -var:text -target:text -replace:text -out:write -state:write -state-out:write " +
-            "-backup:write -plugin-dir:runs -from-module:text -lock -lock-timeout:text -input -auto-approve " +
-            "-no-color -json -upgrade -reconfigure -migrate-state -refresh-only -destroy -parallelism:text " +
-            "-compact-warnings -detailed-exitcode",
-          ...(s === "console" ? { risk: "evaluates the expressions it reads" } : {}),
-        } satisfies SpecInput,
-      ]),
-    ),
-  },
+  terraform: TERRAFORM,
 };
