@@ -52,13 +52,13 @@ const PROCESS_WRITTEN = /(^|\/)proc\/+(\.\/+)*(self|thread-self|\d+)(\/|$)/;
 
 /** A path that names a process's own files however it is spelled. */
 export function namesProcessFiles(raw: string): boolean {
-  return PROCESS_WRITTEN.test(raw);
+  return raw.includes("proc") && PROCESS_WRITTEN.test(raw);
 }
 /** Files that make git run programs: a write to them asks. */
 const GIT_RUNS = /(^|\/)\.git\/(hooks(\/|$)|config$)/;
 
 function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | null {
-  if (PROCESS_FILES.test(absolute))
+  if (absolute.startsWith("/proc/") && PROCESS_FILES.test(absolute))
     return {
       action: "deny",
       subject: absolute,
@@ -73,7 +73,7 @@ function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | nu
 /** Writes outside the work directory ask unless a rule naming an absolute or ~ path allows them. */
 function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict): Verdict {
   if (!WRITE_TOOLS.has(tool) || v.action !== "allow") return v;
-  if (GIT_RUNS.test(absolute)) return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
+  if (absolute.includes(".git/") && GIT_RUNS.test(absolute)) return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
   if (isInside(absolute, normalRoot(ctx.cwd)) || v.rule?.pattern.startsWith("/")) return v;
   return {
     ...v,
@@ -90,11 +90,16 @@ function decidePath(tool: string, absolute: string, ctx: DecideContext): Verdict
   return boundary(tool, absolute, ctx, decideSubject(ctx.layers, tool, { kind: "path", path: subject }, subject.primary));
 }
 
+/** `~user/...`: another user's home directory. */
+export function namesOtherHome(raw: string): boolean {
+  return raw.length > 1 && raw[0] === "~" && raw[1] !== "/";
+}
+
 /** A file tool's decision for one path, repeated on its real path where that can be resolved. */
 export function decideFile(tool: string, raw: string, ctx: DecideContext): Verdict {
   const unusable = unusablePath(raw);
   if (unusable) return { action: "deny", subject: raw, rule: null, reason: `${unusable}; such a path is never allowed` };
-  if (/^~[^/]/.test(raw))
+  if (namesOtherHome(raw))
     return { action: "ask", subject: raw, rule: null, reason: `${raw} names another user's home directory, which is only known when the shell runs` };
   if (raw.startsWith("/") && namesProcessFiles(raw))
     return {

@@ -48,7 +48,44 @@ export function necessaryText(glob: string): { text: string; start: boolean } | 
   return longest === "" ? null : { text: longest, start: false };
 }
 
+/**
+ * The first word (up to the first space) of every text a command pattern matches: `git` of
+ * `git push *`, `ls` of `ls *`. Null where a match may start otherwise (`ls*`, `* x`, `/bin/rm *`).
+ */
+export function commandHead(pattern: string): string | null {
+  const bare = pattern.endsWith(" *") ? pattern.slice(0, -2) : pattern;
+  const needed = necessaryText(bare);
+  if (!needed?.start) return null;
+  const space = needed.text.indexOf(" ");
+  if (space > 0) return needed.text.slice(0, space);
+  return space === -1 && needed.text === bare ? bare : null;
+}
+
+/** What commandHead compares: a text's first word, up to its first space. */
+export function headOf(text: string): string {
+  const space = text.indexOf(" ");
+  return space === -1 ? text : text.slice(0, space);
+}
+
+/** Text of characters that picomatch takes as themselves, slash and wildcards left out. */
+const LITERAL = /^[A-Za-z0-9 _\-.:=,%]+$/;
+
+/**
+ * A command pattern that is literal text, or literal text and ` *`: compared as strings, which is
+ * what its regular expression does (in a command, `*` matches anything, newlines included).
+ */
+function literalTest(pattern: string): ((s: string) => boolean) | null {
+  const bare = pattern.endsWith(" *") ? pattern.slice(0, -2) : null;
+  const literal = bare ?? pattern;
+  if (!LITERAL.test(literal) || literal === "." || literal === "..") return null;
+  if (bare === null) return (s) => s === literal;
+  const spaced = `${literal} `;
+  return (s) => s === literal || s.startsWith(spaced);
+}
+
 export function compilePattern(pattern: string, pathLike: boolean): CompiledPattern {
+  const literal = pathLike ? null : literalTest(pattern);
+  if (literal) return { source: pattern, kind: patternKind(pattern), test: literal };
   const main = globRegExp(pattern, pathLike);
   const bare = pattern.endsWith(" *") ? globRegExp(pattern.slice(0, -2), pathLike) : null;
   const full = bare ? (s: string) => main.test(s) || bare.test(s) : (s: string) => main.test(s);

@@ -1,4 +1,4 @@
-import { compilePattern, type CompiledPattern } from "./pattern.js";
+import { commandHead, compilePattern, headOf, type CompiledPattern } from "./pattern.js";
 import type { PathSubject } from "./paths.js";
 import { describeRule, ruleRef, type LayerName, type Rule, type RuleRef } from "./rule.js";
 
@@ -24,7 +24,15 @@ export class CompiledRule {
   /** The rule as decisions carry it, and in words, per layer: built once, shared and frozen. */
   private readonly refs = new Map<LayerName, { ref: RuleRef; text: string }>();
 
+  private commandHead: string | null | undefined;
+
   constructor(readonly rule: Rule) {}
+
+  /** commandHead of the pattern: only texts with that first word can match it. */
+  get head(): string | null {
+    if (this.commandHead === undefined) this.commandHead = commandHead(this.rule.pattern);
+    return this.commandHead;
+  }
 
   private described(layer: LayerName): { ref: RuleRef; text: string } {
     let d = this.refs.get(layer);
@@ -69,6 +77,7 @@ export class CompiledRule {
 export class Ruleset {
   readonly compiled: readonly CompiledRule[];
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly byHead = new Map<string, Map<string, readonly CompiledRule[]>>();
 
   constructor(readonly rules: readonly Rule[]) {
     this.compiled = rules.map((r) => new CompiledRule(r));
@@ -81,6 +90,29 @@ export class Ruleset {
       if (this.byTool.size < 1024) this.byTool.set(tool, list);
     }
     return list;
+  }
+
+  /**
+   * The rules of a tool that a text whose first word is `head` may match, in order: those whose
+   * pattern starts with that word, and those whose first word is not literal. The others cannot.
+   */
+  forHead(tool: string, head: string): readonly CompiledRule[] {
+    let heads = this.byHead.get(tool);
+    if (!heads) {
+      heads = new Map();
+      if (this.byHead.size < 1024) this.byHead.set(tool, heads);
+    }
+    let list = heads.get(head);
+    if (!list) {
+      list = this.forTool(tool).filter((c) => c.head === null || c.head === head);
+      if (heads.size < 4096) heads.set(head, list);
+    }
+    return list;
+  }
+
+  /** The rules of a tool a subject may match. */
+  forSubject(tool: string, subject: Subject): readonly CompiledRule[] {
+    return subject.kind === "text" ? this.forHead(tool, headOf(subject.text)) : this.forTool(tool);
   }
 
   static readonly empty = new Ruleset([]);
@@ -106,7 +138,7 @@ export const ORDER_LAST_FIRST: readonly LayerName[] = ["runtime", "static", "age
 export function findLast(layers: Layers, tool: string, subject: Subject, only?: LayerName): Match | null {
   for (const layer of ORDER_LAST_FIRST) {
     if (only && layer !== only) continue;
-    const list = layers[layer]?.forTool(tool);
+    const list = layers[layer]?.forSubject(tool, subject);
     if (!list) continue;
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
@@ -119,7 +151,7 @@ export function findLast(layers: Layers, tool: string, subject: Subject, only?: 
 /** The last deny rule, in any layer, that matches: what the deny floor checks. */
 export function findLastDeny(layers: Layers, tool: string, subject: Subject): Match | null {
   for (const layer of ORDER_LAST_FIRST) {
-    const list = layers[layer]?.forTool(tool);
+    const list = layers[layer]?.forSubject(tool, subject);
     if (!list) continue;
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;

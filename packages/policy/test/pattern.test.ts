@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compilePattern, globRegExp, necessaryText } from "../src/pattern.js";
+import { commandHead, compilePattern, globRegExp, headOf, necessaryText } from "../src/pattern.js";
 
 /** The match without the quick test on necessary text: the regular expressions alone. */
 function byRegExp(glob: string, subject: string, pathLike: boolean): boolean {
@@ -9,7 +9,7 @@ function byRegExp(glob: string, subject: string, pathLike: boolean): boolean {
 }
 
 const GLOB_PARTS = ["a", "b", "ab", ".", "..", "-", " ", "/", "*", "?", "**", ":", "=", "./", "%", ",", "_"];
-const SUBJECT_PARTS = ["a", "b", "ab", ".", "..", "-", " ", "/", ":", "=", "./", "%", ",", "_"];
+const SUBJECT_PARTS = ["a", "b", "ab", ".", "..", "-", " ", "/", ":", "=", "./", "%", ",", "_", "\n", "\t"];
 const glob = fc
   .array(fc.constantFrom(...GLOB_PARTS), { minLength: 1, maxLength: 6 })
   .map((parts) => parts.join(""))
@@ -36,5 +36,30 @@ describe("the quick test before a glob's regular expression", () => {
     // `foo/**` matches `foo`: a slash is never part of the needed text.
     expect(compilePattern("foo/**", true).test("foo")).toBe(byRegExp("foo/**", "foo", true));
     expect(compilePattern("ls *", false).test("ls")).toBe(true);
+  });
+
+  it("compares literal command patterns as strings, as their regular expressions would", () => {
+    for (const [g, s] of [["ls *", "ls \nrm x"], ["ls *", "lsblk"], ["ls *", "ls"], ["git status", "git status "], ["a.b *", "a.b x"], [".. *", ".. x"]]) {
+      expect(compilePattern(g!, false).test(s!), `${g} ${JSON.stringify(s)}`).toBe(byRegExp(g!, s!, false));
+    }
+  });
+});
+
+describe("the first word of a command pattern", () => {
+  it("is the first word of every text the pattern matches", () => {
+    fc.assert(
+      fc.property(glob, subject, (g, s) => {
+        const head = commandHead(g);
+        return head === null || !compilePattern(g, false).test(s) || headOf(s) === head;
+      }),
+      { seed: 20261123, numRuns: 20_000 },
+    );
+  });
+
+  it("is known only where the pattern's first word is literal and whole", () => {
+    expect(commandHead("git push *")).toBe("git");
+    expect(commandHead("ls *")).toBe("ls");
+    expect(commandHead("make")).toBe("make");
+    for (const g of ["ls*", "l? x", "* x", "/bin/rm *", "./run *", "{a,b} x", " ls"]) expect(commandHead(g), g).toBeNull();
   });
 });

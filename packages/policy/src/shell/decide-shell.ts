@@ -2,7 +2,8 @@ import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
-import { ORDER_LAST_FIRST, type Layers, type Ruleset } from "../ruleset.js";
+import { headOf } from "../pattern.js";
+import { ORDER_LAST_FIRST, type CompiledRule, type Layers, type Ruleset } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
 import type { Classified } from "./classify.js";
 import { readingsOf } from "./readings.js";
@@ -62,23 +63,47 @@ function anyOption(words: readonly string[]): boolean {
   return false;
 }
 
-/** Per rule set: where its first shell rule stricter than allow that names a command stands, or -1. */
-const firstStrict = new WeakMap<Ruleset, number>();
-
-function firstStrictIndex(set: Ruleset): number {
-  let index = firstStrict.get(set);
-  if (index === undefined) {
-    index = set.forTool(TOOL).findIndex(({ rule }) => rule.action !== "allow" && rule.pattern !== "*");
-    firstStrict.set(set, index);
-  }
-  return index;
+/** Of a list of shell rules: the strictest action of those that name a command, and where the first of those stricter than allow stands (-1: none). */
+interface ListSummary {
+  strictest: Action;
+  firstStrict: number;
 }
 
-/** Whether a layer from `from` on (in ORDER_LAST_FIRST) holds a rule a loose match could be decided by. */
-function strictFrom(layers: Layers, from: number): boolean {
+const summaries = new WeakMap<readonly CompiledRule[], ListSummary>();
+
+function summary(list: readonly CompiledRule[]): ListSummary {
+  let found = summaries.get(list);
+  if (!found) {
+    let strictest: Action = "allow";
+    for (const { rule } of list) if (rule.pattern !== "*") strictest = stricter(strictest, rule.action);
+    found = { strictest, firstStrict: list.findIndex(({ rule }) => rule.action !== "allow" && rule.pattern !== "*") };
+    summaries.set(list, found);
+  }
+  return found;
+}
+
+const isOption = (w: string): boolean => w.startsWith("-") && w.length > 1;
+
+/** The shell rules of a layer that these words may match, as written or loosely: by their first word, unless it is an option. */
+function rulesFor(set: Ruleset, words: readonly string[]): readonly CompiledRule[] {
+  const first = words[0];
+  return first === undefined || isOption(first) ? set.forTool(TOOL) : set.forHead(TOOL, headOf(first));
+}
+
+/** Whether a rule these words may match (as written or loosely) names a command and is stricter than `action`. */
+function mayTighten(layers: Layers, words: readonly string[], action: Action): boolean {
+  for (const layer of ORDER_LAST_FIRST) {
+    const set = layers[layer];
+    if (set && isStricter(summary(rulesFor(set, words)).strictest, action)) return true;
+  }
+  return false;
+}
+
+/** Whether a layer from `from` on (in ORDER_LAST_FIRST) holds a rule a loose match of these words could be decided by. */
+function strictFrom(layers: Layers, words: readonly string[], from: number): boolean {
   for (let k = from; k < ORDER_LAST_FIRST.length; k++) {
     const set = layers[ORDER_LAST_FIRST[k]!];
-    if (set && firstStrictIndex(set) !== -1) return true;
+    if (set && summary(rulesFor(set, words)).firstStrict !== -1) return true;
   }
   return false;
 }
@@ -90,10 +115,10 @@ function looseVerdict(layers: Layers, words: readonly string[], subject: string)
     const layer = ORDER_LAST_FIRST[k]!;
     const set = layers[layer];
     if (!set) continue;
-    const list = set.forTool(TOOL);
+    const list = rulesFor(set, words);
     // Below the first stricter rule, with none in the layers after, a match could only be an allow: no answer either way.
-    const last = !strictFrom(layers, k + 1);
-    const stop = last ? firstStrictIndex(set) : 0;
+    const last = !strictFrom(layers, words, k + 1);
+    const stop = last ? summary(list).firstStrict : 0;
     if (stop === -1) return null;
     for (let i = list.length - 1; i >= stop; i--) {
       const c = list[i]!;
@@ -111,6 +136,8 @@ function looseVerdict(layers: Layers, words: readonly string[], subject: string)
 function matchCommand(words: string[], layers: Layers, classified: Classified | null = null): Verdict {
   const subject = words.join(" ");
   let verdict = decideSubject(layers, TOOL, text(subject), subject);
+  // Nothing is stricter than deny.
+  if (verdict.action === "deny") return verdict;
   const name = words[0] ?? "";
   const slash = name.lastIndexOf("/");
   const byName = slash >= 0 ? [name.slice(slash + 1), ...words.slice(1)] : words;
@@ -120,6 +147,8 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   const found = readings.length;
   for (let i = 0; i <= found; i++) for (const r of withoutLeadingOptions(i < found ? readings[i]! : words)) readings.push(r);
   for (const reading of readings) {
+    // Only a rule that names a command and is stricter may tighten; most readings meet none.
+    if (!mayTighten(layers, reading, verdict.action)) continue;
     const seen = reading.join(" ");
     const v = decideSubject(layers, TOOL, text(seen), subject);
     // A catch-all speaks of no command in particular; only a rule that names one may tighten.
@@ -128,7 +157,9 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   }
   if (verdict.action !== "deny") {
     for (let i = -1; i < readings.length; i++) {
-      const loose = looseVerdict(layers, i < 0 ? words : readings[i]!, subject);
+      const reading = i < 0 ? words : readings[i]!;
+      if (!mayTighten(layers, reading, verdict.action)) continue;
+      const loose = looseVerdict(layers, reading, subject);
       if (loose && isStricter(loose.action, verdict.action)) verdict = loose;
     }
   }
@@ -136,6 +167,11 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
 }
 
 const NOTHING_WRITTEN: ReadonlySet<string> = new Set();
+
+/** `<(cmd)` or `>(cmd)`. */
+function isProcessSubstitution(raw: string): boolean {
+  return raw.length >= 3 && (raw[0] === "<" || raw[0] === ">") && raw[1] === "(" && raw.endsWith(")");
+}
 
 interface PathOutcome {
   holds: string | undefined;
@@ -175,9 +211,9 @@ class ShellJudge {
 
   /** The file checks of one word: every directory the line may be in, the stricter counts. */
   file(tool: "read_file" | "write_file", word: ShellWord, how: string): Verdict | null {
-    if (tool === "write_file" && HARMLESS_TARGETS.test(word.text)) return null;
+    if (tool === "write_file" && word.text.startsWith("/dev/") && HARMLESS_TARGETS.test(word.text)) return null;
     // `<(cmd)` and `>(cmd)` name a pipe to a command the analysis judges on its own.
-    if (/^[<>]\(.*\)$/s.test(word.raw)) return null;
+    if (isProcessSubstitution(word.raw)) return null;
     const file = knownPath(word);
     if (file === null) return { action: "ask", subject: word.raw, rule: null, reason: `${how} ${word.raw}, a file only known when the shell runs` };
     if (file === "" || file.includes("\0")) return { action: "ask", subject: word.raw, rule: null, reason: `${how} an empty or unusable path` };

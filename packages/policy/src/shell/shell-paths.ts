@@ -1,4 +1,4 @@
-import { physicalPath } from "../decide.js";
+import { namesOtherHome, physicalPath } from "../decide.js";
 import { absolutePath, expandHome } from "../paths.js";
 import type { ShellWord } from "./words.js";
 
@@ -12,6 +12,11 @@ export class ShellDirectories {
   unknown: string | null = null;
   /** The candidates as a set, made at the first `cd`. */
   private known: Set<string> | null = null;
+  /**
+   * Per candidate, the directories a `cd` has already gone to from it: going there again adds
+   * nothing, so a script that repeats `cd build` costs one step per new candidate, not all of them.
+   */
+  private followed: Map<string, Set<string>> | null = null;
   /** resolve's answers until the next directory is added: a line names the same files again and again. */
   private resolved: Map<string, readonly string[]> | null = null;
 
@@ -37,7 +42,12 @@ export class ShellDirectories {
       return;
     }
     const known = (this.known ??= new Set(this.candidates));
+    const followed = (this.followed ??= new Map());
     for (const base of [...this.candidates]) {
+      let from = followed.get(base);
+      if (!from) followed.set(base, (from = new Set()));
+      if (from.has(dir)) continue;
+      from.add(dir);
       for (const next of [absolutePath(dir, base, this.home), this.physical(dir, base)]) {
         if (next && !known.has(next) && this.candidates.length < 16) {
           this.candidates.push(next);
@@ -87,7 +97,7 @@ const KNOWN_VARIABLE = /^(?:"?\$(HOME|PWD)"?|"?\$\{(HOME|PWD)\}"?)((?:\/[^$`*?[{
 /** The path a word names when it can be known before the shell runs (`$HOME/x`, `$PWD/x` too). */
 export function knownPath(word: ShellWord): string | null {
   // `~user/x` is another user's home, looked up when the shell runs.
-  if (!word.dynamic && !word.glob) return /^~[^/]/.test(word.text) ? null : word.text;
+  if (!word.dynamic && !word.glob) return namesOtherHome(word.text) ? null : word.text;
   const m = KNOWN_VARIABLE.exec(word.raw);
   if (!m) return null;
   return `$${m[1] ?? m[2]}${m[3] ?? ""}`;
