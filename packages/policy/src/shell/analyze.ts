@@ -66,10 +66,6 @@ export function programName(word: string): string {
   return slash === -1 ? word : word.slice(slash + 1);
 }
 
-function append<T>(into: T[], items: readonly T[]): void {
-  for (const item of items) into.push(item);
-}
-
 class Analyzer {
   readonly out: ShellAnalysis = {
     commands: [],
@@ -84,14 +80,12 @@ class Analyzer {
 
   script(text: string, depth: number, via: string | null, heredoc = false): void {
     const source = joinContinuations(text);
-    const ex = extractCommands(parseShell(source), source, heredoc);
+    // The line's own lists take what the script adds (of its loose redirections, only the files); its commands are analysed below.
+    const { assignments, unmodelled, functions, arithmetic } = this.out;
+    const loose = { writes: this.out.loose.writes, reads: this.out.loose.reads, stdin: null };
+    const into = { commands: [], heredocs: [], parseError: false, assignments, loose, unmodelled, functions, arithmetic };
+    const ex = extractCommands(parseShell(source), source, heredoc, into);
     this.out.parseError ||= ex.parseError;
-    append(this.out.assignments, ex.assignments);
-    append(this.out.loose.writes, ex.loose.writes);
-    append(this.out.loose.reads, ex.loose.reads);
-    append(this.out.unmodelled, ex.unmodelled);
-    append(this.out.functions, ex.functions);
-    append(this.out.arithmetic, ex.arithmetic);
     for (const cmd of ex.commands) {
       if (heredoc && cmd.words[0]?.raw === HEREDOC_SENTINEL) continue;
       if (via !== null) cmd.via = via;

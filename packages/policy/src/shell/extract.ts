@@ -102,13 +102,9 @@ function isBlank(code: number): boolean {
   return /\s/.test(String.fromCharCode(code));
 }
 
-class Extractor {
-  constructor(
-    private readonly source: string,
-    private readonly keepHeredocs: boolean,
-  ) {}
-
-  readonly out: Extraction = {
+/** An extraction with nothing in it yet. */
+export function emptyExtraction(): Extraction {
+  return {
     commands: [],
     assignments: [],
     loose: { writes: [], reads: [], stdin: null },
@@ -118,6 +114,14 @@ class Extractor {
     arithmetic: [],
     parseError: false,
   };
+}
+
+class Extractor {
+  constructor(
+    private readonly source: string,
+    private readonly keepHeredocs: boolean,
+    readonly out: Extraction,
+  ) {}
 
   visit(node: SyntaxNode, stdin: StdinSource | null, redirects: FileRedirects = NO_REDIRECTS): void {
     this.checkWord(node);
@@ -276,8 +280,8 @@ class Extractor {
     const cmd: SubCommand = {
       words: [],
       assignments: [],
-      writes: [...outer.writes],
-      reads: [...outer.reads],
+      writes: outer.writes.length > 0 ? outer.writes.slice() : [],
+      reads: outer.reads.length > 0 ? outer.reads.slice() : [],
       stdin: outer.stdin ?? stdin,
       via: null,
     };
@@ -336,9 +340,10 @@ function resolveKeyword(node: SyntaxNode): ShellWord {
 /**
  * Walks a parsed script and returns every command node at any depth, with its redirections.
  * Heredoc bodies are returned as text to be normalised and parsed again, unless `keepHeredocs`.
+ * What it finds is added to `into`, whose lists may already hold what other scripts gave.
  */
-export function extractCommands(tree: ShellTree, source: string, keepHeredocs = false): Extraction {
-  const extractor = new Extractor(source, keepHeredocs);
+export function extractCommands(tree: ShellTree, source: string, keepHeredocs = false, into: Extraction = emptyExtraction()): Extraction {
+  const extractor = new Extractor(source, keepHeredocs, into);
   extractor.visit(tree.root, null);
   extractor.out.parseError ||= tree.hasError;
   return extractor.out;

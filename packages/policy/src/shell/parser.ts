@@ -35,12 +35,26 @@ export class SyntaxNode {
     return this.namedChildren[this.namedChildren.length - 1] ?? null;
   }
 
+  /**
+   * While every child is named, both lists are one array (most nodes): the first unnamed child
+   * gives the named ones a list of their own.
+   */
   adopt(child: SyntaxNode): void {
-    if (this.children === NO_NODES) this.children = [];
+    if (this.children === NO_NODES) {
+      this.children = [child];
+      if (child.isNamed) this.namedChildren = this.children;
+      return;
+    }
+    const shared = this.namedChildren === this.children;
+    if (!child.isNamed) {
+      if (shared) this.namedChildren = this.children.slice();
+      (this.children as SyntaxNode[]).push(child);
+      return;
+    }
     (this.children as SyntaxNode[]).push(child);
-    if (!child.isNamed) return;
-    if (this.namedChildren === NO_NODES) this.namedChildren = [];
-    (this.namedChildren as SyntaxNode[]).push(child);
+    if (shared) return;
+    if (this.namedChildren === NO_NODES) this.namedChildren = [child];
+    else (this.namedChildren as SyntaxNode[]).push(child);
   }
 
   childForFieldName(field: string): SyntaxNode | null {
