@@ -6,7 +6,7 @@ import { headOf } from "../pattern.js";
 import { ORDER_LAST_FIRST, type CompiledRule, type Layers, type Ruleset } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
 import type { Classified } from "./classify.js";
-import { readingsOf } from "./readings.js";
+import { mayBeAliased, readingsOf } from "./readings.js";
 import { withoutLeadingOptions } from "./arity.js";
 import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
 import { changesTheShell, isHarmlessVariable } from "./environment.js";
@@ -141,6 +141,10 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   const name = words[0] ?? "";
   const slash = name.lastIndexOf("/");
   const byName = slash >= 0 ? [name.slice(slash + 1), ...words.slice(1)] : words;
+  // Every other reading starts with the name or its basename, unless the command has other names:
+  // where no rule for those words is stricter, none can tighten (most commands).
+  if (!mayTighten(layers, words, verdict.action) && !mayBeAliased(name) && (slash < 0 || (!mayTighten(layers, byName, verdict.action) && !mayBeAliased(byName[0]!))))
+    return verdict;
   const readings: string[][] = slash >= 0 ? [byName] : [];
   for (const r of readingsOf(byName, classified)) readings.push(r);
   // Each reading so far, then the words as written, without their leading options.

@@ -51,10 +51,14 @@ const ALIASES: ReadonlyMap<string, string> = new Map([
 /** The first words of the names above: a command that starts with none of them has no other name. */
 const ALIAS_HEADS: ReadonlySet<string> = new Set([...ALIASES.keys()].map((k) => k.split(" ")[0]!));
 
-function aliased(words: readonly string[]): string[] | null {
-  const first = words[0] ?? "";
+/** Whether a command whose first word is `first` may have another name (`npm run-script`, `podman`). */
+export function mayBeAliased(first: string): boolean {
   const blank = first.indexOf(" ");
-  if (!ALIAS_HEADS.has(blank === -1 ? first : first.slice(0, blank))) return null;
+  return ALIAS_HEADS.has(blank === -1 ? first : first.slice(0, blank));
+}
+
+function aliased(words: readonly string[]): string[] | null {
+  if (!mayBeAliased(words[0] ?? "")) return null;
   for (const n of [3, 2, 1]) {
     const head = words.slice(0, n).join(" ");
     const to = words.length >= n ? ALIASES.get(head) : undefined;
