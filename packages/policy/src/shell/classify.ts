@@ -119,7 +119,7 @@ function isDigit(code: number): boolean {
 }
 
 /** `-x` for the letter at `j`: one string per ASCII letter, not a new one for every option read. */
-const SHORT_NAMES: readonly string[] = Array.from({ length: 128 }, (_, code) => `-${String.fromCharCode(code)}`);
+const SHORT_NAMES: readonly string[] = Object.keys(Object.fromEntries(Array.from({ length: 128 }, (_, code) => [`-${String.fromCharCode(code)}`, 0])));
 
 function shortName(text: string, j: number): string {
   return SHORT_NAMES[text.charCodeAt(j)] ?? `-${text[j]}`;
@@ -301,7 +301,7 @@ class Classifier {
   }
 
   private option(def: OptionDef, name: string): void {
-    if (this.given === NONE_GIVEN) this.given = new Set([name]);
+    if (this.given === NONE_GIVEN) this.given = new Set<string>().add(name);
     else (this.given as Set<string>).add(name);
     if (def.ends) this.ended = true;
     if (def.risk) this.out.risk ??= `${this.out.name} ${name} ${def.risk}`;
