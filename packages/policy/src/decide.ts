@@ -73,7 +73,8 @@ function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | nu
 /** Writes outside the work directory ask unless a rule naming an absolute or ~ path allows them. */
 function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict): Verdict {
   if (!WRITE_TOOLS.has(tool) || v.action !== "allow") return v;
-  if (absolute.includes(".git/") && GIT_RUNS.test(absolute)) return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
+  if (absolute.includes(".git/") && GIT_RUNS.test(absolute))
+    return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
   if (isInside(absolute, normalRoot(ctx.cwd)) || v.rule?.pattern.startsWith("/")) return v;
   return {
     ...v,

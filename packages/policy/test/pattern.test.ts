@@ -39,7 +39,14 @@ describe("the quick test before a glob's regular expression", () => {
   });
 
   it("compares literal command patterns as strings, as their regular expressions would", () => {
-    for (const [g, s] of [["ls *", "ls \nrm x"], ["ls *", "lsblk"], ["ls *", "ls"], ["git status", "git status "], ["a.b *", "a.b x"], [".. *", ".. x"]]) {
+    for (const [g, s] of [
+      ["ls *", "ls \nrm x"],
+      ["ls *", "lsblk"],
+      ["ls *", "ls"],
+      ["git status", "git status "],
+      ["a.b *", "a.b x"],
+      [".. *", ".. x"],
+    ]) {
       expect(compilePattern(g!, false).test(s!), `${g} ${JSON.stringify(s)}`).toBe(byRegExp(g!, s!, false));
     }
   });

@@ -143,7 +143,11 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
   const byName = slash >= 0 ? [name.slice(slash + 1), ...words.slice(1)] : words;
   // Every other reading starts with the name or its basename, unless the command has other names:
   // where no rule for those words is stricter, none can tighten (most commands).
-  if (!mayTighten(layers, words, verdict.action) && !mayBeAliased(name) && (slash < 0 || (!mayTighten(layers, byName, verdict.action) && !mayBeAliased(byName[0]!))))
+  if (
+    !mayTighten(layers, words, verdict.action) &&
+    !mayBeAliased(name) &&
+    (slash < 0 || (!mayTighten(layers, byName, verdict.action) && !mayBeAliased(byName[0]!)))
+  )
     return verdict;
   const readings: string[][] = slash >= 0 ? [byName] : [];
   for (const r of readingsOf(byName, classified)) readings.push(r);
