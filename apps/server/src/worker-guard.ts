@@ -8,14 +8,32 @@ const toolsOf = (key: string) => (key === "*" || FILE_TOOLS.has(key) ? [key] : i
 const fileRules = (set: Ruleset | undefined) =>
   (set?.rules ?? []).flatMap((r) => toolsOf(r.tool).map((tool) => ({ tool, pattern: r.pattern, action: r.action, origin: r.origin })));
 
+const NONE = {};
+
+/**
+ * Guards by the objects they are built from: the same rule sets (unchanged files and session
+ * rules are the same objects) give the same guard object, which a worker link sends only once.
+ */
+const built = new WeakMap<object, WeakMap<object, WeakMap<object, WeakMap<object, Guard>>>>();
+
+function remembered<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let found = map.get(key);
+  if (found === undefined) map.set(key, (found = make()));
+  return found;
+}
+
 /** The file-tool rules of every layer and the protected paths, which the worker applies again on real paths. */
 export function workerGuard(session: SessionInfo, sources: RuleSources): Guard {
   const rules = sources.permissions.load(session.workerId, homeOf(sources.registry.get(session.workerId)));
   const agent = sources.agentLayer(session);
-  return {
+  const runtime = sources.runtime.of(session.id);
+  const byStatic = remembered(built, sources.protectedPaths, () => new WeakMap());
+  const byAgent = remembered(byStatic, rules.ok ? rules.ruleset : NONE, () => new WeakMap());
+  const byRuntime = remembered(byAgent, agent ?? NONE, () => new WeakMap());
+  return remembered(byRuntime, runtime ?? NONE, () => ({
     agent: agent ? fileRules(agent) : null,
     static: rules.ok ? fileRules(rules.ruleset) : [],
-    runtime: fileRules(sources.runtime.of(session.id)),
+    runtime: fileRules(runtime),
     protectedPaths: [...sources.protectedPaths],
-  };
+  }));
 }

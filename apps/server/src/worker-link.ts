@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { describeIssues, LinkFromWorker, type LinkToWorker, type Principal, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { describeIssues, LinkFromWorker, SentGuards, type LinkToWorker, type Principal, type WorkerRegisterInput } from "@gatehouse/protocol";
 import type { WebSocket } from "ws";
 import { coversWorker, type Tokens } from "./auth.js";
 import { closeReason } from "./connections.js";
@@ -65,7 +65,12 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     if (!coversWorker(principal.workers, id)) return refuse(`the token "${principal.name}" may not register worker ${id}`, 4003);
     try {
       registry.register(registration);
-      detach = registry.attach(id, send, (why) => socket.close(4000, closeReason(why)));
+      const guards = new SentGuards();
+      detach = registry.attach(
+        id,
+        (m) => send(m.type === "run" ? guards.refer(m) : m),
+        (why) => socket.close(4000, closeReason(why)),
+      );
     } catch (err) {
       return refuse((err as Error).message, 4009);
     }

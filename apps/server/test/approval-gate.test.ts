@@ -90,4 +90,27 @@ describe("the approval gate, in process", () => {
     expect(guard.static).toEqual([{ tool: "read_file", pattern: "*.env", action: "deny", origin: "person" }]);
     expect(guard.protectedPaths).toEqual([`${f.root}/data`]);
   });
+
+  it("hands out the same guard while the rules are unchanged, and a new one as soon as a file or session rule changes", async () => {
+    f = gateFixture(`{ "read_file": { "*.env": "deny" }, "*": "ask" }`);
+    const s = f.session();
+    const first = f.gate.guard(s);
+    expect(f.gate.guard(s)).toBe(first);
+    fs.writeFileSync(f.rulesFile, `{ "read_file": { "*.env": "deny", "*.pem": "deny" }, "*": "ask" }`);
+    const edited = f.gate.guard(s);
+    expect(edited).not.toBe(first);
+    expect(edited.static.map((r) => r.pattern)).toContain("*.pem");
+    const ask = await f.gate.raise(
+      s,
+      "c1",
+      { tool: "write_file", args: { path: "a.txt", content: "" } },
+      f.gate.evaluate(s, { tool: "write_file", args: { path: "a.txt", content: "" } }),
+      batch,
+      null,
+    );
+    expect(await f.gate.approve("ada", { sessionId: s.id, approvalId: ask.approvalId, scope: "session", pattern: "a.txt" })).toBe(true);
+    const widened = f.gate.guard(s);
+    expect(widened.runtime).toMatchObject([{ tool: "write_file", pattern: "a.txt", action: "allow" }]);
+    expect(f.gate.guard(s)).toBe(widened);
+  });
 });

@@ -8,6 +8,8 @@ import { FileGuard } from "./file-guard.js";
  */
 export class GuardCache {
   private readonly guards = new Map<string, FileGuard>();
+  /** The same guard object (the worker link keeps one per id) is found without serialising it. */
+  private readonly byObject = new WeakMap<Guard, FileGuard>();
 
   constructor(
     private readonly workDir: string,
@@ -15,6 +17,14 @@ export class GuardCache {
   ) {}
 
   get(guard: Guard): FileGuard {
+    const same = this.byObject.get(guard);
+    if (same) return same;
+    const found = this.byContent(guard);
+    this.byObject.set(guard, found);
+    return found;
+  }
+
+  private byContent(guard: Guard): FileGuard {
     const key = JSON.stringify(guard);
     let found = this.guards.get(key);
     if (found) {

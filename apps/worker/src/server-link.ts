@@ -2,10 +2,12 @@ import type { Log } from "@gatehouse/log";
 import {
   backoffMs,
   describeIssues,
+  LinkRequest,
+  ReceivedGuards,
   WORKER_LINK_PATH,
-  WorkerMessage,
   type LinkFromWorker,
   type LinkToWorker,
+  type WorkerMessage,
   type WorkerRegisterInput,
 } from "@gatehouse/protocol";
 import { trustServer, type TlsClientOptions, type TrustOptions } from "@gatehouse/protocol/node";
@@ -39,6 +41,7 @@ export class ServerLink {
   private heartbeat: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private registered: (() => void) | null = null;
+  private guards = new ReceivedGuards();
 
   constructor(private readonly opts: ServerLinkOptions) {}
 
@@ -88,6 +91,7 @@ export class ServerLink {
     if (this.closed) return;
     const socket = new WebSocket(linkUrl(this.opts.server), { headers: { authorization: `Bearer ${this.opts.token}` }, ...(tls as WebSocket.ClientOptions) });
     this.socket = socket;
+    this.guards = new ReceivedGuards();
     socket.on("open", () => {
       this.send({ type: "register", registration: this.opts.registration });
     });
@@ -117,9 +121,14 @@ export class ServerLink {
       return this.opts.log.warn("ignored a message from the server that is not a JSON object", { characters: data.length });
     if (message.type === "registered") return this.onRegistered();
     if (message.type === "error") return this.opts.log.warn(`the server says: ${message.message}`);
-    const parsed = WorkerMessage.safeParse(message);
-    if (parsed.success) this.opts.onMessage(parsed.data);
-    else this.opts.log.warn("ignored a malformed request from the server", { issues: describeIssues(parsed.error) });
+    const parsed = LinkRequest.safeParse(message);
+    if (!parsed.success) return this.opts.log.warn("ignored a malformed request from the server", { issues: describeIssues(parsed.error) });
+    if (parsed.data.type === "cancel") return this.opts.onMessage(parsed.data);
+    const run = this.guards.resolve(parsed.data);
+    if (run) return this.opts.onMessage(run);
+    // Never run without the rules: the call fails, and says why.
+    const { requestId, guardId } = parsed.data;
+    this.send({ type: "result", requestId, ok: false, output: `this worker does not have the rules of this call (guard ${guardId})` });
   }
 
   private onRegistered(): void {

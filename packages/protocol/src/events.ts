@@ -108,22 +108,23 @@ export const Guard = z.object({
 });
 export type Guard = z.infer<typeof Guard>;
 
+/** A tool call a worker is asked to run. */
+export const RunMessage = z.object({
+  type: z.literal("run"),
+  requestId: z.string(),
+  sessionId: z.string(),
+  toolName: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  timeoutMs: z.number().int().positive(),
+  /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
+  guard: Guard,
+  /** `person`: a command a person typed (`!command`), which the worker runs without the rules' masks. */
+  origin: z.enum(["model", "person"]).optional(),
+  /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
+  streamOutput: z.boolean().optional(),
+});
+export const CancelMessage = z.object({ type: z.literal("cancel"), requestId: z.string() });
+
 /** What a worker is asked to do: run a tool call, or stop one. */
-export const WorkerMessage = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("run"),
-    requestId: z.string(),
-    sessionId: z.string(),
-    toolName: z.string(),
-    args: z.record(z.string(), z.unknown()),
-    timeoutMs: z.number().int().positive(),
-    /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
-    guard: Guard,
-    /** `person`: a command a person typed (`!command`), which the worker runs without the rules' masks. */
-    origin: z.enum(["model", "person"]).optional(),
-    /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
-    streamOutput: z.boolean().optional(),
-  }),
-  z.object({ type: z.literal("cancel"), requestId: z.string() }),
-]);
+export const WorkerMessage = z.discriminatedUnion("type", [RunMessage, CancelMessage]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;

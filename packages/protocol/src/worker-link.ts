@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WorkerMessage } from "./events.js";
+import { CancelMessage, Guard, RunMessage } from "./events.js";
 import { WorkerRegisterInput, WorkerResultInput } from "./procedures.js";
 
 /**
@@ -25,5 +25,20 @@ export const LinkFromWorker = z.discriminatedUnion("type", [
 ]);
 export type LinkFromWorker = z.infer<typeof LinkFromWorker>;
 
+/**
+ * How many guards each end of a link keeps. A call's guard (its file rules) is sent whole the
+ * first time with an id, then by the id alone; both ends forget the least recently used first, and
+ * the worker keeps twice as many as the server, so it always has every guard the server refers to.
+ */
+export const LINK_GUARDS = 32;
+
+/** A tool request on the link: its guard by `guardId`, and whole (`guard`) the first time. */
+export const LinkRun = RunMessage.omit({ guard: true }).extend({ guardId: z.number().int().nonnegative(), guard: Guard.optional() });
+export type LinkRun = z.infer<typeof LinkRun>;
+
+/** The requests of the link: tool calls and cancels. */
+export const LinkRequest = z.discriminatedUnion("type", [LinkRun, CancelMessage]);
+export type LinkRequest = z.infer<typeof LinkRequest>;
+
 /** What the server sends: tool requests and cancels, the registration's answer, and errors. */
-export type LinkToWorker = WorkerMessage | { type: "registered" } | { type: "error"; message: string };
+export type LinkToWorker = LinkRequest | { type: "registered" } | { type: "error"; message: string };
