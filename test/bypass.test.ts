@@ -554,6 +554,8 @@ const ANY_FLAG_ASKS: string[] = [
   "aws ecr get-login-password --region eu-west-1",
   "az account get-access-token",
   "aws s3 cp s3://b/x /tmp/x",
+  "gh config get -h github.com oauth_token",
+  "git credential fill",
 ];
 
 /** Files a rule denies, reached through an option's value, a `k=v` value or an operand. */
@@ -619,6 +621,7 @@ const ANY_FLAG_ALLOWED: string[] = [
   "gcloud compute instances list",
   "aws s3 ls",
   "aws s3 cp s3://b/x ./x",
+  "gh config get editor",
 ];
 
 describe("bypass suite: programs that accept any flag", () => {

@@ -337,6 +337,8 @@ class ShellJudge {
       if (!isHarmlessVariable(a.name)) v = atLeast(v, "ask", `it sets ${a.name} for the command, a variable that may choose what runs`);
     }
     if (cmd.opaque) v = atLeast(v, "ask", cmd.opaque);
+    const credential = printsCredential(cmd.program, cmd.words);
+    if (credential) v = atLeast(v, "ask", credential);
     const c = cmd.classified;
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
@@ -396,8 +398,7 @@ class ShellJudge {
     if (v.action === "allow" && (!v.rule || v.rule.pattern === "*" || v.rule.pattern === "* *")) {
       v = atLeast(v, "ask", `${cmd.program} is not a program the gate knows, so only a rule naming it may allow it`);
     }
-    const credential = printsCredential([cmd.program, ...cmd.words.slice(1).map((w) => w.text)]);
-    if (credential) v = atLeast(v, "ask", credential);
+
     for (const word of cmd.words.slice(1)) {
       const tokens = word.text
         .split(/[\s;&|()'"`]+/)

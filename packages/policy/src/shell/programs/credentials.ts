@@ -1,7 +1,10 @@
+import type { ShellWord } from "../words.js";
+
 /**
- * Commands of programs the gate has no model of that print, or mint and print, the credential the
- * program signs in with. A rule may allow such a program by name (`"gcloud *": "allow"`); these
- * still ask, since a printed credential lets any allowed program act past the gate.
+ * Commands that print, or mint and print, the credential a program signs in with, for programs the
+ * gate has no model of (a rule may allow one by name: `"gcloud *": "allow"`) and for settings a
+ * model cannot tell apart by option (`gh config get oauth_token`). They ask, since a printed
+ * credential lets any allowed program act past the gate.
  */
 const PRINTERS: readonly (readonly string[])[] = [
   "gcloud auth print-access-token",
@@ -35,14 +38,21 @@ const PRINTERS: readonly (readonly string[])[] = [
   "security find-internet-password",
   "secret-tool lookup",
   "npm token",
+  "gh config get oauth_token",
+  "git credential fill",
+  "git credential-store get",
+  "git credential-cache get",
 ].map((line) => line.split(" "));
 
-/** Whether the words, in order with others between them, hold one of the commands above: why it asks, or null. */
-export function printsCredential(words: readonly string[]): string | null {
+const PROGRAMS: ReadonlySet<string> = new Set(PRINTERS.map((p) => p[0]!));
+
+/** Whether the command's words, in order with others between them, hold one of the commands above: why it asks, or null. */
+export function printsCredential(program: string, words: readonly ShellWord[]): string | null {
+  if (!PROGRAMS.has(program)) return null;
   for (const printer of PRINTERS) {
-    if (printer[0] !== words[0]) continue;
+    if (printer[0] !== program) continue;
     let k = 1;
-    for (let i = 1; i < words.length && k < printer.length; i++) if (words[i] === printer[k]) k++;
+    for (let i = 1; i < words.length && k < printer.length; i++) if (words[i]!.text === printer[k]) k++;
     if (k === printer.length) return `${printer.join(" ")} prints a credential the program signs in with`;
   }
   return null;
