@@ -455,6 +455,11 @@ const ANY_FLAG = rules(`{
     "gcloud",
     "aws",
     "az",
+    "pytest",
+    "rustc",
+    "jest",
+    "vitest",
+    "mypy",
   ]
     .map((p) => `"${p}": "allow", "${p} *": "allow"`)
     .join(", ")} }
@@ -556,6 +561,13 @@ const ANY_FLAG_ASKS: string[] = [
   "aws s3 cp s3://b/x /tmp/x",
   "gh config get -h github.com oauth_token",
   "git credential fill",
+  // reports written where a `TYPE:PATH` value or an unknown option's value points
+  "pytest --cov-report html:/tmp/x",
+  "pytest --cov-report=xml:/tmp/cov.xml",
+  "rustc --emit=link=/tmp/x main.rs",
+  "jest --coverageDirectory /tmp/c",
+  "vitest run --coverage.reportsDirectory /tmp/c",
+  "mypy --html-report /tmp/r src",
 ];
 
 /** Files a rule denies, reached through an option's value, a `k=v` value or an operand. */
@@ -622,6 +634,11 @@ const ANY_FLAG_ALLOWED: string[] = [
   "aws s3 ls",
   "aws s3 cp s3://b/x ./x",
   "gh config get editor",
+  "pytest --cov=src --cov-report html:htmlcov",
+  "pytest --cov-report term-missing",
+  "rustc --emit=obj,metadata main.rs",
+  "jest --coverageDirectory coverage",
+  "docker build --cache-from type=registry,ref=ghcr.io/o/app:cache .",
 ];
 
 describe("bypass suite: programs that accept any flag", () => {

@@ -546,6 +546,8 @@ const COMMANDS: string[] = [
   "terraform -chdir=infra plan",
   "cargo fmt -- --check",
   "go clean -testcache",
+  "pytest --cov=src --cov-report html:htmlcov",
+  "pytest --cov-report term-missing -q",
 ];
 
 const tally = new Tally("everyday allowed");

@@ -80,6 +80,8 @@ const RUNS_LIKE = /exec|cmd|command|shell|hook|pager|editor|program|script|run|e
 /** Keys of `k=v,k=v` option values that name a file read, or one written (docker build --secret, --output). */
 const READ_KEYS: ReadonlySet<string> = new Set(["src", "source", "from", "file"]);
 const WRITE_KEYS: ReadonlySet<string> = new Set(["dest", "dst", "destination", "out", "output"]);
+/** `html:/tmp/x`, `xml:./out.xml`: a report type, then the file it goes to (`pytest --cov-report`). */
+const TYPED_PATH = /^[A-Za-z][\w-]*:(?!\/\/)([/~.].*)$/s;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Options that make a program print information and run nothing. */
 const INFORMATION: ReadonlySet<string> = new Set(["--version", "-v", "-V", "--help", "-h", "-c", "--check"]);
@@ -227,14 +229,16 @@ class Classifier {
   }
 
   /**
-   * `id=x,src=FILE`, `type=local,dest=DIR`, `name=DIR`: the values of a list of settings. With
+   * `id=x,src=FILE`, `type=local,dest=DIR`, `name=DIR`, `html:DIR`: the values of a list of settings. With
    * `known`, `src=` values are files read, `dest=` values and a plain file are written; every
    * value but a `dest=`, and every value of an option the gate does not know, may be a file.
    */
   private fields(word: ShellWord, known: boolean): void {
+    const typed = TYPED_PATH.exec(word.text);
+    if (typed) this.out.mayBeFiles.push({ ...word, text: typed[1]! });
     if (!word.text.includes("=") && !word.text.includes(",")) {
       // A plain file (`-o out.tar`, `-f Dockerfile`): read or written, checked both ways.
-      if (known) {
+      if (known && !typed) {
         this.out.reads.push(word);
         this.out.writes.push(word);
       }
@@ -244,7 +248,7 @@ class Classifier {
       const eq = item.indexOf("=");
       const value = item.slice(eq + 1);
       if (!value) continue;
-      const part = { ...word, text: value };
+      const part = { ...word, text: TYPED_PATH.exec(value)?.[1] ?? value };
       const key = eq > 0 ? item.slice(0, eq).toLowerCase() : "";
       if (known && WRITE_KEYS.has(key)) this.out.writes.push(part);
       else {

@@ -471,7 +471,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       tool: { risk: "runs a tool binary", anyFlag: true, operands: "text" },
     },
   },
-  rustc: TOOL("-o:write --out-dir:write -C:runs --codegen:runs -Z:runs --extern:runs --crate-type:text --edition:text --emit:text -L:path"),
+  rustc: TOOL("-o:write --out-dir:write -C:runs --codegen:runs -Z:runs --extern:runs --crate-type:text --edition:text --emit:fields -L:path"),
   tsc: TOOL(
     "-p:read --project:read --outDir:write --outFile:write --rootDir:path --target:text --module:text " +
       "--lib:text --moduleResolution:text --jsx:text --declarationDir:write --tsBuildInfoFile:write " +
@@ -516,7 +516,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   ),
   pytest: TOOL(
     "-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write " +
-      "--cov:text --cov-report:text --maxfail:text --tb:text -W:text -o:runs --override-ini:runs " +
+      "--cov:text --cov-report:fields --maxfail:text --tb:text -W:text -o:runs --override-ini:runs " +
       "--confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text " +
       "--log-file:write",
   ),
