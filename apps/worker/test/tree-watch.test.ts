@@ -5,7 +5,7 @@ import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehou
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileGuard, resolveSandbox, ShellRunner, WorkTree } from "../src/index.js";
-import { TreeWatch, type WatchFn } from "../src/sandbox/tree-watch.js";
+import { passBarrier, TreeWatch, type WatchFn } from "../src/sandbox/tree-watch.js";
 
 await loadShellParser();
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-tree-watch-")));
@@ -129,6 +129,22 @@ describe("the work directory kept current by change notices", () => {
     expect(names(tree)).not.toContain(path.join(work, "src", "inner", "x.ts"));
     expect(names(tree)).toContain(path.join(work, "gone", "inner", "x.ts"));
     tree.stopWatching();
+  });
+
+  it("a barrier whose notice waits behind a long blocked turn of the event loop still passes", async () => {
+    const watch = watchIn(root, () => null);
+    expect(await passBarrier(watch, 50)).not.toBeNull();
+    // Touched and then blocked after this turn's notices were read: the next turn runs its timers
+    // before it reads the notice.
+    const mark = await new Promise<ReturnType<typeof passBarrier>>((resolve) =>
+      setImmediate(() => {
+        const passing = passBarrier(watch, 50);
+        const until = Date.now() + 150;
+        while (Date.now() < until);
+        resolve(passing);
+      }),
+    );
+    expect(await mark).not.toBeNull();
   });
 
   it("walks on every call, and says so once, when a folder cannot be watched", async () => {

@@ -65,6 +65,8 @@ export interface BarrierMark {
  * share the next one.
  */
 class Barrier {
+  constructor(private readonly timeoutMs: number) {}
+
   private file: string | null = null;
   private arrived: (() => void) | null = null;
   private current: Promise<BarrierMark | null> | null = null;
@@ -89,16 +91,24 @@ class Barrier {
       const file = this.prepare(watch);
       if (!file) return resolve(null);
       const written = ++clock;
-      const timer = setTimeout(() => {
-        // A notice that never came was dropped from a full queue; a late one must not count for the next.
-        this.arrived = null;
-        this.broken = `its barrier notice did not arrive within ${BARRIER_TIMEOUT_MS} ms`;
-        resolve(null);
-      }, BARRIER_TIMEOUT_MS);
-      this.arrived = () => {
+      const arrived = () => {
         clearTimeout(timer);
         resolve({ written, delivered });
       };
+      // Timers run before notices are read in a turn of the event loop: after a turn blocked past
+      // the timeout, the notice may be waiting. It is given that turn's reading before giving up.
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (this.arrived !== arrived) return;
+            // A notice that never came was dropped from a full queue; a late one must not count for the next.
+            this.arrived = null;
+            this.broken = `its barrier notice did not arrive within ${this.timeoutMs} ms`;
+            resolve(null);
+          }),
+        this.timeoutMs,
+      );
+      this.arrived = arrived;
       try {
         const now = new Date();
         fs.utimesSync(file, now, now);
@@ -138,9 +148,9 @@ class Barrier {
 const barriers = new Map<WatchFn, Barrier>();
 
 /** Waits until every change made before now has been delivered; null when that cannot be known. */
-export function passBarrier(watch: WatchFn = nodeWatch): Promise<BarrierMark | null> {
+export function passBarrier(watch: WatchFn = nodeWatch, timeoutMs = BARRIER_TIMEOUT_MS): Promise<BarrierMark | null> {
   let barrier = barriers.get(watch);
-  if (!barrier) barriers.set(watch, (barrier = new Barrier()));
+  if (!barrier) barriers.set(watch, (barrier = new Barrier(timeoutMs)));
   return barrier.pass(watch);
 }
 
