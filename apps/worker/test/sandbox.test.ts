@@ -46,14 +46,20 @@ const guardRules: Guard = {
 const guard = new FileGuard(guardRules, work);
 const info = resolveSandbox({ mode: "required", network: false });
 const runner = new ShellRunner(work, info);
+const walker = new ShellRunner(work, info, { watch: false });
 
 /** Runs a command in the sandbox, past the worker's own check: what the sandbox alone allows. */
-async function sandboxed(command: string, origin: "model" | "person" = "model", env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
+async function sandboxed(
+  command: string,
+  origin: "model" | "person" = "model",
+  env: NodeJS.ProcessEnv = {},
+  shell: ShellRunner = runner,
+): Promise<{ code: number | null; out: string }> {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   let child: ChildProcess;
   try {
-    child = await runner.start(command, guard, origin);
+    child = await shell.start(command, guard, origin);
   } finally {
     for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
   }
@@ -148,29 +154,34 @@ describe("a command in the sandbox", () => {
     expect(r.out).not.toContain("worker-token-must-not-leak");
     expect(r.out).toMatch(/permissions\.jsonc: (Permission denied|No such file)/);
   });
+});
 
+describe.each([
+  ["kept current by change notices", runner],
+  ["walked on every call", walker],
+])("the work directory %s", (_mode, r) => {
   it("keeps the walk current: a denied file that appears between calls is masked on the next", async () => {
-    const first = await runner.profile(guard);
-    expect(await runner.profile(guard)).toEqual(first);
+    const first = await r.profile(guard);
+    expect(await r.profile(guard)).toEqual(first);
     fs.mkdirSync(path.join(work, "deep", "er"), { recursive: true });
     fs.writeFileSync(path.join(work, "deep", "er", "prod.env"), "KEY=top-secret");
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).toContain(path.join(work, "deep", "er", "prod.env"));
-    expect((await sandboxed("cat deep/er/prod.env")).out).not.toContain("top-secret");
+    expect((await r.profile(guard)).masked.map((m) => m.path)).toContain(path.join(work, "deep", "er", "prod.env"));
+    expect((await sandboxed("cat deep/er/prod.env", "model", {}, r)).out).not.toContain("top-secret");
     fs.rmSync(path.join(work, "deep"), { recursive: true });
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).not.toContain(path.join(work, "deep", "er", "prod.env"));
+    expect((await r.profile(guard)).masked.map((m) => m.path)).not.toContain(path.join(work, "deep", "er", "prod.env"));
   });
 
   it("judges the cached walk again under new rules for files, and only then", async () => {
     const stricter = new FileGuard({ ...guardRules, runtime: [rule("read_file", "nested/deep/keep.txt", "deny")] }, work);
     const approved = new FileGuard({ ...guardRules, runtime: [rule("shell_exec", "git status", "allow")] }, work);
     const keep = path.join(work, "nested", "deep", "keep.txt");
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).not.toContain(keep);
-    const judged = runner.foldersJudged;
-    expect(await runner.profile(approved)).toEqual(await runner.profile(guard));
-    expect(runner.foldersJudged).toBe(judged);
-    expect((await runner.profile(stricter)).masked.map((m) => m.path)).toContain(keep);
-    expect(runner.foldersJudged).toBeGreaterThan(judged);
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).not.toContain(keep);
+    expect((await r.profile(guard)).masked.map((m) => m.path)).not.toContain(keep);
+    const judged = r.foldersJudged;
+    expect(await r.profile(approved)).toEqual(await r.profile(guard));
+    expect(r.foldersJudged).toBe(judged);
+    expect((await r.profile(stricter)).masked.map((m) => m.path)).toContain(keep);
+    expect(r.foldersJudged).toBeGreaterThan(judged);
+    expect((await r.profile(guard)).masked.map((m) => m.path)).not.toContain(keep);
   });
 
   it("masks a denied file that appears in a folder the walk has cached, even when the folder's times are set back", async () => {
@@ -179,11 +190,11 @@ describe("a command in the sandbox", () => {
     fs.writeFileSync(path.join(dir, "plain.txt"), "x");
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(dir, old, old);
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).not.toContain(path.join(dir, "late.env"));
+    expect((await r.profile(guard)).masked.map((m) => m.path)).not.toContain(path.join(dir, "late.env"));
     fs.writeFileSync(path.join(dir, "late.env"), "KEY=top-secret");
     fs.utimesSync(dir, old, old);
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).toContain(path.join(dir, "late.env"));
-    expect((await sandboxed("cat cached/late.env")).out).not.toContain("top-secret");
+    expect((await r.profile(guard)).masked.map((m) => m.path)).toContain(path.join(dir, "late.env"));
+    expect((await sandboxed("cat cached/late.env", "model", {}, r)).out).not.toContain("top-secret");
     fs.rmSync(dir, { recursive: true });
   });
 
@@ -192,10 +203,10 @@ describe("a command in the sandbox", () => {
     fs.mkdirSync(path.join(work, "targets"));
     fs.symlinkSync("../targets/later.txt", path.join(work, "links", "late.env"));
     const target = path.join(work, "targets", "later.txt");
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).not.toContain(target);
+    expect((await r.profile(guard)).masked.map((m) => m.path)).not.toContain(target);
     fs.writeFileSync(target, "KEY=top-secret");
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).toContain(target);
-    expect((await sandboxed("cat links/late.env")).out).not.toContain("top-secret");
+    expect((await r.profile(guard)).masked.map((m) => m.path)).toContain(target);
+    expect((await sandboxed("cat links/late.env", "model", {}, r)).out).not.toContain("top-secret");
     fs.rmSync(path.join(work, "links"), { recursive: true });
     fs.rmSync(path.join(work, "targets"), { recursive: true });
   });
@@ -210,13 +221,13 @@ describe("a command in the sandbox", () => {
     fs.writeFileSync(path.join(other, "swap.env"), "KEY=top-secret");
     const old = new Date(Date.now() - 60_000);
     for (const d of [dir, other]) fs.utimesSync(d, old, old);
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).not.toContain(path.join(dir, "swap.env"));
+    expect((await r.profile(guard)).masked.map((m) => m.path)).not.toContain(path.join(dir, "swap.env"));
     fs.rmSync(dir, { recursive: true });
     fs.renameSync(other, dir);
     fs.mkdirSync(other);
     fs.utimesSync(other, old, old);
-    expect((await runner.profile(guard)).masked.map((m) => m.path)).toContain(path.join(dir, "swap.env"));
-    expect((await sandboxed("cat swapped/swap.env")).out).not.toContain("top-secret");
+    expect((await r.profile(guard)).masked.map((m) => m.path)).toContain(path.join(dir, "swap.env"));
+    expect((await sandboxed("cat swapped/swap.env", "model", {}, r)).out).not.toContain("top-secret");
     fs.rmSync(dir, { recursive: true });
     fs.rmSync(other, { recursive: true });
   });
