@@ -14,7 +14,7 @@ export interface Classified {
    * take (`--cache /tmp/c`), the parts of `k=v,k=v` values. They ask when they lead outside the
    * work directory or a rule denies them; elsewhere they are taken for text.
    */
-  mayBeFiles: ShellWord[];
+  mayBeFiles: readonly ShellWord[];
   scripts: ShellWord[][];
   /** Commands the program runs, as ranges of its words (a wrapper's command, `find -exec ... ;`). */
   inner: InnerCommand[];
@@ -50,6 +50,8 @@ export interface InnerCommand {
 
 /** Shared by every command that abbreviates no option (almost all). */
 const NO_CANONICAL: ReadonlyMap<number, string> = new Map();
+/** Shared by every command that names no file it may touch (almost all). */
+const NO_WORDS: readonly ShellWord[] = [];
 
 export function emptyClassified(name: string, spec: ProgramSpec | null): Classified {
   return {
@@ -57,7 +59,7 @@ export function emptyClassified(name: string, spec: ProgramSpec | null): Classif
     reads: [],
     writes: [],
     paths: [],
-    mayBeFiles: [],
+    mayBeFiles: NO_WORDS,
     scripts: [],
     inner: [],
     operands: [],
@@ -153,12 +155,16 @@ class Classifier {
   /** An option said that every word after it belongs to what the program runs. */
   private ended = false;
 
+  /** The program's own spec, before any subcommand. */
+  private readonly root: ProgramSpec;
+
   constructor(
     private readonly words: readonly ShellWord[],
     private spec: ProgramSpec,
     name: string,
   ) {
     this.out = emptyClassified(name, spec);
+    this.root = spec;
   }
 
   private value(kind: WordKind, word: ShellWord | undefined, option: string): void {
@@ -235,7 +241,7 @@ class Classifier {
    */
   private fields(word: ShellWord, known: boolean): void {
     const typed = TYPED_PATH.exec(word.text);
-    if (typed) this.out.mayBeFiles.push({ ...word, text: typed[1]! });
+    if (typed) this.mayBe({ ...word, text: typed[1]! });
     if (!word.text.includes("=") && !word.text.includes(",")) {
       // A plain file (`-o out.tar`, `-f Dockerfile`): read or written, checked both ways.
       if (known && !typed) {
@@ -254,9 +260,14 @@ class Classifier {
       else {
         // A file handed on (to a build, a cluster) asks outside the work directory, as a write would.
         if (known && READ_KEYS.has(key)) this.out.reads.push(part);
-        this.out.mayBeFiles.push(part);
+        this.mayBe(part);
       }
     }
+  }
+
+  private mayBe(word: ShellWord): void {
+    if (this.out.mayBeFiles === NO_WORDS) this.out.mayBeFiles = [word];
+    else (this.out.mayBeFiles as ShellWord[]).push(word);
   }
 
   private riskOf(reason: string): void {
@@ -290,7 +301,7 @@ class Classifier {
   private mayBeValue(at: number): void {
     const word = this.words[at];
     if (!word || word.text.startsWith("-")) return;
-    this.out.mayBeFiles.push(word);
+    this.mayBe(word);
     this.fields(word, false);
   }
 
@@ -420,10 +431,11 @@ class Classifier {
     }
     if (pendingSub && !this.spec.subcommandOptional) this.fail(`${this.out.name} is given no subcommand`);
     // An option given before the subcommand means there what the subcommand says (`npm -g install`).
-    for (const name of this.given) {
-      const risk = this.spec.options.get(name)?.risk;
-      if (risk) this.riskOf(`${this.out.name} ${name} ${risk}`);
-    }
+    if (this.out.spec !== this.root)
+      for (const name of this.given) {
+        const risk = this.spec.options.get(name)?.risk;
+        if (risk) this.riskOf(`${this.out.name} ${name} ${risk}`);
+      }
     this.placeOperands();
     this.out.operands = this.operands.map((o) => o.word);
     const { risk, safeWith } = this.spec;
