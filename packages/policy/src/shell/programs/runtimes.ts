@@ -132,11 +132,13 @@ function dockerCommand(name: string): SpecInput {
     anyFlag: true,
     operands: name === "cp" ? { rest: "read", last: "write" } : name === "build" ? "read" : "text",
     ...(DOCKER_RUNS.has(name) ? { risk: "runs commands in a container, with whatever it mounts" } : {}),
+    // Entitlements let a build's steps act on the host (`security.insecure` is a privileged container).
+    optionRisks: { "--allow": "grants the build's steps privileges over the host (security.insecure, network.host)" },
     options:
       "-f:fields --file:fields -o:fields --output:fields -t:text --tag:text -e:text --env:text --env-file:read " +
       "-v:text --volume:text -p:text --publish:text --name:text -w:text --workdir:text -u:text --user:text " +
       "--network:text --entrypoint:text --label:text -l:text --build-arg:text --target:text --platform:text " +
-      "--mount:fields --format:text --filter:text --project-name:text -n:text --tail:text --since:text " +
+      "--mount:fields --format:text --filter:text --project-name:text -n:text --tail:text --since:text --allow:text " +
       "--until:text --profile:text --scale:text --secret:fields --ssh:fields --cache-to:fields " +
       "--cache-from:fields --build-context:fields --iidfile:write --metadata-file:write --progress:text " +
       "-a --all -q --quiet --rm -d --detach -i --interactive --no-cache --pull --load --push --no-trunc " +
@@ -183,6 +185,8 @@ const DOCKER: SpecInput = {
     "-H:text --host:text --context:text -c:text --config:runs -l:text --log-level:text -D --debug --tls " +
     "--tlsverify --tlscacert:read --tlscert:read --tlskey:read -v --version",
   operands: "text",
+  // The client hands registry credentials to the daemon for pulls and pushes.
+  optionRisks: Object.fromEntries(["-H", "--host"].map((o) => [o, "sends registry credentials to the daemon it names"])),
   subcommands: {
     ...Object.fromEntries(
       [
@@ -217,9 +221,18 @@ const KUBECTL_OPTIONS =
   "--field-selector:text --sort-by:text --tail:text --since:text -k:path --kustomize:path " +
   "--template:text --type:text -p:text --patch:text --patch-file:read --image:text --replicas:text " +
   "--timeout:text --for:text -A --all-namespaces -w --watch --show-labels --no-headers -R --recursive " +
-  "--dry-run?=text --all --force --grace-period:text --previous --follow --raw:text";
+  "--dry-run?=text --all --force --grace-period:text --previous --follow --raw:text -s:text --server:text";
 /** A kubectl command with its flags; one that runs commands in a container asks. */
-const kubectlCommand = (more: Partial<SpecInput> = {}): SpecInput => ({ anyFlag: true, operands: "text", options: KUBECTL_OPTIONS, ...more });
+/** kubectl takes its global options after the command too; `--server` sends its credentials where it says. */
+const SERVER = "sends the credentials kubectl connects with to the server it names";
+const KUBECTL_RISKS: Record<string, string> = { "-s": SERVER, "--server": SERVER };
+const kubectlCommand = (more: Partial<SpecInput> = {}): SpecInput => ({
+  anyFlag: true,
+  operands: "text",
+  options: KUBECTL_OPTIONS,
+  ...more,
+  optionRisks: { ...KUBECTL_RISKS, ...more.optionRisks },
+});
 const KUBECONFIG_CHANGE = "changes the kubeconfig outside the work directory, which can name programs kubectl runs for credentials";
 const CREDENTIALS = "prints the credentials kubectl connects with";
 const KUBECTL: SpecInput = {
@@ -227,6 +240,7 @@ const KUBECTL: SpecInput = {
     "-n:text --namespace:text --context:text --kubeconfig:runs --cluster:text --user:text -s:text " +
     "--server:text --token:text -v:text --v:text --request-timeout:text",
   operands: "text",
+  optionRisks: KUBECTL_RISKS,
   subcommands: {
     ...Object.fromEntries(
       [
@@ -282,7 +296,7 @@ const KUBECTL: SpecInput = {
       ...kubectlCommand(),
       subcommands: {
         ...Object.fromEntries(["get-contexts", "get-clusters", "get-users", "current-context"].map((s) => [s, kubectlCommand()])),
-        view: { ...kubectlCommand({ options: `${KUBECTL_OPTIONS} --raw --flatten --minify` }), optionRisks: { "--raw": CREDENTIALS } },
+        view: kubectlCommand({ options: `${KUBECTL_OPTIONS} --raw --flatten --minify`, optionRisks: { "--raw": CREDENTIALS } }),
         ...Object.fromEntries(
           [
             "set",
