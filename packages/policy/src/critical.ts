@@ -39,6 +39,7 @@ export function commandCritical(cmd: AnalyzedCommand, home: string, pathsOf: Pat
   if (program === "init" && /^[06]$/.test(second)) return "init stops the host";
   if (program === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(second)) return "systemctl stops the host";
   if (fetches && runsCode(program) && (cmd.stdin === "pipe" || cmd.words.some((w) => w.dynamic))) return "it runs code fetched from the network";
+  if (cmd.writes.length === 0 && !cmd.classified?.writes.length) return null;
   const writesAccount = (w: ShellWord): boolean => pathsOf(w.text).some((p) => SYSTEM_FILES.test(p));
   if (cmd.writes.some(writesAccount) || cmd.classified?.writes.some(writesAccount)) return "it writes a system account file";
   return null;

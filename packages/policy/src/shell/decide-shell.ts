@@ -58,6 +58,11 @@ function atLeast(v: Verdict, action: Action, reason: string, rule: Verdict["rule
   return isStricter(action, v.action) ? verdictOf(action, v.subject, rule, reason, v.command) : v;
 }
 
+/** `v`, or what a file check found where that is stricter. */
+function folded(v: Verdict, f: Verdict | null): Verdict {
+  return f && isStricter(f.action, v.action) ? atLeast(v, f.action, f.reason, f.rule) : v;
+}
+
 function anyOption(words: readonly string[]): boolean {
   for (const w of words) if (w.startsWith("-")) return true;
   return false;
@@ -427,22 +432,19 @@ class ShellJudge {
   private files(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const c = cmd.classified;
     const unknown = cmd.words.length > 0 && !c;
-    const fold = (f: Verdict | null): void => {
-      if (f && isStricter(f.action, v.action)) v = atLeast(v, f.action, f.reason, f.rule);
-    };
-    for (const w of cmd.writes) fold(this.file("write_file", w, "it writes"));
-    for (const w of cmd.reads) fold(this.file("read_file", w, "it reads"));
+    for (const w of cmd.writes) v = folded(v, this.file("write_file", w, "it writes"));
+    for (const w of cmd.reads) v = folded(v, this.file("read_file", w, "it reads"));
     if (c) {
-      for (const w of c.reads) fold(this.file("read_file", w, `${c.name} reads`));
-      for (const w of c.reads) fold(this.insideDenied(w, c.name));
-      for (const w of c.reads) fold(this.insideProcesses(w, c.name));
-      for (const w of c.writes) fold(this.file("write_file", w, `${c.name} writes`));
-      for (const w of c.mayBeFiles) fold(this.mayBeFile(w, c.name));
+      for (const w of c.reads) v = folded(v, this.file("read_file", w, `${c.name} reads`));
+      for (const w of c.reads) v = folded(v, this.insideDenied(w, c.name));
+      for (const w of c.reads) v = folded(v, this.insideProcesses(w, c.name));
+      for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
+      for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
     for (const word of named) v = this.named(word, cmd.program, v, unknown);
     // An unknown program's words may be files it writes: outside the work directory they ask.
-    if (unknown) for (const word of named) if (knownPath(word) !== null) fold(this.mayBeFile(word, cmd.program));
+    if (unknown) for (const word of named) if (knownPath(word) !== null) v = folded(v, this.mayBeFile(word, cmd.program));
     return v;
   }
 
@@ -525,7 +527,7 @@ class ShellJudge {
 
   loose(): void {
     const { loose, assignments } = this.analysis;
-    if (loose.writes.some((w) => this.pathsOf(w.text).some(writesSystemFile))) this.critical ??= "it writes a system account file";
+    if (loose.writes.length > 0 && loose.writes.some((w) => this.pathsOf(w.text).some(writesSystemFile))) this.critical ??= "it writes a system account file";
     for (const w of loose.writes) this.push(this.file("write_file", w, "a redirection writes"));
     for (const w of loose.reads) this.push(this.file("read_file", w, "a redirection reads"));
     for (const a of assignments) {
@@ -537,7 +539,7 @@ class ShellJudge {
   constructs(): void {
     const { unmodelled, arithmetic, functions } = this.analysis;
     for (const reason of unmodelled) this.push({ action: "ask", subject: reason, rule: null, reason });
-    const unsafe = arithmetic.find((name) => !this.numeric(name));
+    const unsafe = arithmetic.length > 0 ? arithmetic.find((name) => !this.numeric(name)) : undefined;
     if (unsafe)
       this.push({
         action: "ask",

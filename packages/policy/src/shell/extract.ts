@@ -285,7 +285,8 @@ class Extractor {
       stdin: outer.stdin ?? stdin,
       via: null,
     };
-    const own: FileRedirects = { writes: [], reads: [], stdin: null };
+    // The command's own redirections, once it has one.
+    let own: FileRedirects | null = null;
     let previousEnd = -1;
     let previousType = "";
     for (const child of node.namedChildren) {
@@ -312,7 +313,7 @@ class Extractor {
           cmd.words.push(resolveWord(child));
           this.out.assignments.push(assignmentOf(child));
         }
-      } else if (redirect) this.redirect(child, own);
+      } else if (redirect) this.redirect(child, (own ??= { writes: [], reads: [], stdin: null }));
       else if (child.type === "command_name") {
         const word = child.namedChildren[0];
         if (word) cmd.words.push(resolveWord(word));
@@ -323,10 +324,12 @@ class Extractor {
     if (node.type !== "command") cmd.words.unshift(resolveKeyword(node));
     // A reserved word as a command name: tree-sitter lost track of a group or a clause.
     if (RESERVED.has(cmd.words[0]?.raw ?? "")) this.out.parseError = true;
-    for (const w of own.writes) cmd.writes.push(w);
-    for (const r of own.reads) cmd.reads.push(r);
-    cmd.stdin = own.stdin ?? cmd.stdin;
-    const fedText = own.stdinText ?? outer.stdinText;
+    if (own) {
+      for (const w of own.writes) cmd.writes.push(w);
+      for (const r of own.reads) cmd.reads.push(r);
+      cmd.stdin = own.stdin ?? cmd.stdin;
+    }
+    const fedText = own?.stdinText ?? outer.stdinText;
     if (fedText) cmd.stdinText = fedText;
     if (cmd.words.length > 0 || cmd.assignments.length > 0) this.out.commands.push(cmd);
   }
