@@ -89,6 +89,44 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     expect(JSON.stringify(shown)).not.toContain(WORKER_TOKEN);
   });
 
+  it("with the default rules, a key in ~/.ssh is out of reach: read_file, cat, and a script the gate let through", async () => {
+    // Outside /tmp, which the sandbox replaces with its own: there the host's files are visible unless masked.
+    const home = fs.mkdtempSync("/var/tmp/gh-home-");
+    try {
+      fs.mkdirSync(path.join(home, ".ssh"), { mode: 0o700 });
+      fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "PRIVATE-KEY-e2e-ssh\n", { mode: 0o600 });
+      fs.mkdirSync(path.join(home, ".config", "gh"), { recursive: true });
+      fs.writeFileSync(path.join(home, ".config", "gh", "hosts.yml"), "oauth_token: TOKEN-e2e-gh\n");
+      fs.writeFileSync(path.join(home, ".gitconfig"), "[user]\n  name = ada-e2e\n");
+      cluster = await Cluster.start({ workerEnv: { HOME: home } });
+      const script = `cat ${home}/.gitconfig; cat ${home}/.ssh/id_rsa; cat ${home}/.config/gh/hosts.yml; ls ${home}/.ssh\n`;
+      const s = await yoloSession(cluster, cluster.client(), [
+        {
+          text: "x",
+          toolCalls: [
+            { tool: "read_file", args: { path: "~/.ssh/id_rsa" } },
+            shell("cat ~/.ssh/id_rsa"),
+            { tool: "write_file", args: { path: "run.sh", content: script } },
+            shell("bash run.sh"),
+          ],
+        },
+        { text: "done" },
+      ]);
+      await s.events.next("turn_ended", () => true, 15_000);
+      const [read, cat, write, run] = s.events.of("tool_result");
+      expect(read).toMatchObject({ outcome: "denied" });
+      expect(cat).toMatchObject({ outcome: "denied" });
+      expect(write).toMatchObject({ ok: true });
+      expect(run).toMatchObject({ output: "[user]\n  name = ada-e2e\n", exitCode: 2 });
+      expect(run!.stderr).toMatch(/id_rsa: Permission denied\n.*hosts.yml: Permission denied\nls: .*\.ssh'?: Permission denied/);
+      const all = JSON.stringify(s.events.of("tool_result"));
+      expect(all).not.toContain("PRIVATE-KEY-e2e-ssh");
+      expect(all).not.toContain("TOKEN-e2e-gh");
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it("killing the worker with SIGKILL during `sleep 30` leaves no process behind", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
     const marker = `30.${process.pid}2`;

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DEFAULT_RULES_TEXT, parseRulesOrThrow } from "@gatehouse/policy";
 import { afterAll, describe, expect, it } from "vitest";
 
 const BIN = path.resolve(import.meta.dirname, "../bin/gatehouse.js");
@@ -76,7 +77,7 @@ describe("gatehouse permissions explain", () => {
     const r = run(["permissions", "explain", "--rules", EXAMPLE, "--tool", "shell_exec", "--args", '{"command": "git status && npm publish"}']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ASK {2}shell_exec "git status && npm publish"/);
-    expect(r.stdout).toMatch(/ALLOW "git status"\n\s+rule: static rule shell_exec "git status": allow at .*permissions\.jsonc:21:5/);
+    expect(r.stdout).toMatch(/ALLOW "git status"\n\s+rule: static rule shell_exec "git status": allow at .*permissions\.jsonc:44:5/);
     expect(r.stdout).toMatch(/ASK {3}"npm publish"/);
     expect(r.stdout).toMatch(/"always" would add: "npm publish"/);
   });
@@ -101,6 +102,19 @@ describe("gatehouse permissions lint", () => {
 
   it("says so when there is nothing to report", () => {
     expect(run(["permissions", "lint", EXAMPLE]).stdout).toMatch(/no problems found/);
+  });
+});
+
+describe("the rules files shipped", () => {
+  const homeDenies = (text: string) =>
+    parseRulesOrThrow(text, { file: "p", home: "/home/ada" })
+      .filter((r) => r.tool === "read_file" && r.action === "deny" && r.pattern.startsWith("/home/ada/"))
+      .map((r) => r.pattern);
+
+  it.each([EXAMPLE, path.resolve(import.meta.dirname, "../demo/permissions.jsonc")])("%s denies every credential store the defaults deny", (f) => {
+    const defaults = homeDenies(DEFAULT_RULES_TEXT);
+    expect(defaults).toContain("/home/ada/.ssh/*");
+    expect(homeDenies(fs.readFileSync(f, "utf8"))).toEqual(defaults);
   });
 });
 

@@ -233,6 +233,47 @@ describe.each([
   });
 });
 
+describe("the default rules and a home directory's credential stores", () => {
+  it("mask each store present with one mount and no walk of it, cost nothing for those absent, and keep their files from any command", async () => {
+    // Outside /tmp, which the sandbox replaces with its own: there the host's files are visible unless masked.
+    const home = fs.realpathSync(fs.mkdtempSync("/var/tmp/gh-home-"));
+    try {
+      fs.mkdirSync(path.join(home, ".ssh", "sockets"), { recursive: true });
+      fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "PRIVATE-KEY-ssh\n");
+      for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(home, ".ssh", `key${i}.pub`), "pub\n");
+      fs.mkdirSync(path.join(home, ".config", "gh"), { recursive: true });
+      fs.writeFileSync(path.join(home, ".config", "gh", "hosts.yml"), "oauth_token: TOKEN-gh\n");
+      fs.writeFileSync(path.join(home, ".netrc"), "machine x password NETRC-pw\n");
+      fs.writeFileSync(path.join(home, ".gitconfig"), "[user]\n  name = ada\n");
+      const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+      const homeGuard = new FileGuard({ agent: null, static: [...rules, rule("shell_exec", "*", "allow")], runtime: [], protectedPaths: [] }, work);
+      const r = new ShellRunner(work, info);
+      const outside = (await r.profile(homeGuard)).masked.filter((m) => m.path.startsWith(home));
+      // A folder masked whole is not walked: only the work directory's folders were judged.
+      const plain = new ShellRunner(work, info, { watch: false });
+      await plain.profile(guard);
+      expect(r.foldersJudged).toBe(plain.foldersJudged);
+      expect(outside).toEqual([
+        { path: path.join(home, ".config", "gh"), dir: true },
+        { path: path.join(home, ".netrc"), dir: false },
+        { path: path.join(home, ".ssh"), dir: true },
+      ]);
+      fs.writeFileSync(path.join(work, "run.sh"), `cat ${home}/.gitconfig ${home}/.ssh/id_rsa ${home}/.config/gh/hosts.yml ${home}/.netrc; ls ${home}/.ssh\n`);
+      const child = await r.start("bash run.sh", homeGuard, "model");
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => (out += d));
+      child.stderr!.on("data", (d: Buffer) => (out += d));
+      await new Promise((resolve) => child.on("close", resolve));
+      expect(out).toContain("name = ada");
+      expect(out.match(/Permission denied/g)).toHaveLength(4);
+      expect(out).not.toMatch(/PRIVATE-KEY|TOKEN-gh|NETRC-pw|key0.pub/);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(path.join(work, "run.sh"), { force: true });
+    }
+  });
+});
+
 describe("the worker's own check of shell commands", () => {
   it("refuses `cat notes.txt` when notes.txt is a symlink to .env, though the server allowed it", async () => {
     fs.symlinkSync(".env", path.join(work, "notes.txt"));

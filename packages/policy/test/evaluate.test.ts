@@ -34,6 +34,38 @@ describe("seed 002 default rules", () => {
   });
 });
 
+describe("the default rules and the credential stores in the home directory", () => {
+  it.each([
+    "~/.ssh/id_rsa",
+    "~/.ssh/config",
+    "$HOME/.ssh/id_ed25519",
+    "/home/ada/.gnupg/private-keys-v1.d/A1.key",
+    "~/.config/gh/hosts.yml",
+    "~/.netrc",
+    "~/.npmrc",
+    "~/.yarnrc.yml",
+    "~/.pypirc",
+    "~/.docker/config.json",
+    "~/.kube/config",
+    "~/.aws/config",
+    "~/.aws/sso/cache/token.json",
+    "~/.config/gcloud/access_tokens.db",
+    "~/.azure/msal_token_cache.json",
+    "~/.git-credentials",
+    "~/.password-store/github.gpg",
+  ])("read_file %s is denied, and so is cat of it", (file) => {
+    expect(decide("read_file", { path: file }).action).toBe("deny");
+    expect(shell(`cat ${file}`).action).toBe("deny");
+  });
+
+  it.each(["~/.gitconfig", "~/.config/git/ignore", "~/.bashrc", ".npmrc", "docs/ssh/config", "~/.ssh.md", "~/projects/app/.docker/config.json"])(
+    "read_file %s stays allowed",
+    (file) => {
+      expect(decide("read_file", { path: file }).action).toBe("allow");
+    },
+  );
+});
+
 describe("matching", () => {
   it('a final top-level "*": "allow" opens everything, deny rules included', () => {
     const open = ruleset(`{"read_file": {"*": "allow", "*.env": "deny"}, "*": "allow"}`);

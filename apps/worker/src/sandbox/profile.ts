@@ -215,6 +215,11 @@ export class ProfileBuilder {
       if (pathAccess(base, ctx).readDenied) into.masked.push({ path: real, dir: false });
       return;
     }
+    // A folder denied as a whole (`~/.ssh/*`) is one mask: what it holds need not be walked.
+    if (contentsAccess(base, ctx).readDenied) {
+      into.masked.push({ path: real, dir: true });
+      return;
+    }
     let tree = this.outside.get(real);
     if (!tree) this.outside.set(real, (tree = new WorkTree(real, OUTSIDE_WALK_LIMIT)));
     try {
