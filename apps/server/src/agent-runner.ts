@@ -364,6 +364,9 @@ export class AgentRunner {
       decision,
     });
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
+    // Checked again once the start is stored: a server that takes the session over from here on
+    // sees the call started and does not run it again.
+    await this.fence(session.id);
     try {
       return ran(
         await this.options.registry.dispatch(

@@ -156,10 +156,12 @@ export class PostgresCluster {
 
   private async renewNow(): Promise<void> {
     const sent = performance.now();
-    const late = sent >= this.validUntil;
+    const covered = this.validUntil;
     await this.instances.renew();
     this.validUntil = sent + this.instances.timing.ttlMs;
-    if (!late || this.owned.size === 0) return;
+    // The leases may have run out before this renewal reached the database (a pause can fall
+    // between sending it and its answer): then another instance may hold some of them now.
+    if (performance.now() < covered || this.owned.size === 0) return;
     const lost = await this.instances.heldByOthers([...this.owned]);
     if (lost.length === 0) return;
     for (const id of lost) this.owned.delete(id);
@@ -172,9 +174,10 @@ export class PostgresCluster {
    * that an instance paused past its lease does not go on with a turn another instance carries on.
    */
   async holds(sessionId: string): Promise<boolean> {
-    if (performance.now() < this.validUntil) return true;
-    await this.renew();
-    return this.owned.has(await this.rootOf(sessionId));
+    const root = await this.rootOf(sessionId);
+    // Nothing is awaited between a valid lease and the answer, so the caller acts while it holds.
+    if (performance.now() >= this.validUntil) await this.renew();
+    return this.owned.has(root);
   }
 
   private resume(sessionIds: string[]): Promise<void> {
