@@ -130,9 +130,27 @@ async function waitFor(start: () => ReturnType<typeof spawn> | Promise<ReturnTyp
   });
 }
 
+// A home holding seven of the credential stores the default rules deny (outside /tmp, which the
+// sandbox replaces, so that they are masked): one mount each, the others looked up and absent.
+const home = fs.realpathSync(fs.mkdtempSync("/var/tmp/gh-bench-home-"));
+for (const d of [".ssh", ".gnupg", ".config/gh", ".kube", ".docker", ".aws"]) {
+  fs.mkdirSync(path.join(home, d), { recursive: true });
+  fs.writeFileSync(path.join(home, d, "key"), "k");
+}
+fs.writeFileSync(path.join(home, ".npmrc"), "k");
+const homeRules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+const homeGuard = new FileGuard({ ...guardRules, static: homeRules }, small);
+
 // One command, start to end, the cases taking turns so that load falls on all alike.
 const smallRunner = new ShellRunner(small, on);
 const smallGuard = new FileGuard(guardRules, small);
+t0 = performance.now();
+const homeMasks = (await smallRunner.profile(homeGuard)).masked.length;
+const homeFirst = performance.now() - t0;
+const homeTimes = await timedAsync(() => smallRunner.profile(homeGuard), RUNS);
+console.log(
+  `profile of the small work directory with ${homeMasks} credential stores in the home masked: first call ${ms(homeFirst)}, then ${figures(homeTimes)}`,
+);
 const plainRunner = new ShellRunner(small, off);
 const smallArgs = bwrapArguments(await smallRunner.profile(smallGuard), "echo 1", empty);
 const bigArgs = bwrapArguments(await runner.profile(guard), "echo 1", empty);
@@ -140,6 +158,7 @@ const quiet = { stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] 
 const cases: [string, () => ReturnType<typeof spawn> | Promise<ReturnType<typeof spawn>>][] = [
   ["`echo` without the sandbox", () => plainRunner.spawn("echo 1", smallGuard)],
   ["`echo` in the sandbox, small work directory", () => smallRunner.spawn("echo 1", smallGuard)],
+  [`\`echo\` in the sandbox, small work directory, ${homeMasks} credential stores masked`, () => smallRunner.spawn("echo 1", homeGuard)],
   ["`echo` in the sandbox, 20,000-file repository", () => runner.spawn("echo 1", guard)],
   ["`echo` in the sandbox, 20,000-file repository, stat of every folder", () => walker.spawn("echo 1", guard)],
   ["bubblewrap alone, small work directory's arguments", () => spawn("bwrap", smallArgs, quiet)],
@@ -175,3 +194,4 @@ for (const [k, [label]] of cases.entries()) {
 }
 console.log(`load average at the end ${load()}`);
 fs.rmSync(root, { recursive: true, force: true });
+fs.rmSync(home, { recursive: true, force: true });

@@ -244,6 +244,10 @@ describe("the default rules and a home directory's credential stores", () => {
       fs.mkdirSync(path.join(home, ".config", "gh"), { recursive: true });
       fs.writeFileSync(path.join(home, ".config", "gh", "hosts.yml"), "oauth_token: TOKEN-gh\n");
       fs.writeFileSync(path.join(home, ".netrc"), "machine x password NETRC-pw\n");
+      // A store that is a symlink is masked where it leads.
+      fs.mkdirSync(path.join(home, "dotfiles", "kube"), { recursive: true });
+      fs.writeFileSync(path.join(home, "dotfiles", "kube", "config"), "token: KUBE-token\n");
+      fs.symlinkSync(path.join(home, "dotfiles", "kube"), path.join(home, ".kube"));
       fs.writeFileSync(path.join(home, ".gitconfig"), "[user]\n  name = ada\n");
       const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
       const homeGuard = new FileGuard({ agent: null, static: [...rules, rule("shell_exec", "*", "allow")], runtime: [], protectedPaths: [] }, work);
@@ -257,16 +261,17 @@ describe("the default rules and a home directory's credential stores", () => {
         { path: path.join(home, ".config", "gh"), dir: true },
         { path: path.join(home, ".netrc"), dir: false },
         { path: path.join(home, ".ssh"), dir: true },
+        { path: path.join(home, "dotfiles", "kube"), dir: true },
       ]);
-      fs.writeFileSync(path.join(work, "run.sh"), `cat ${home}/.gitconfig ${home}/.ssh/id_rsa ${home}/.config/gh/hosts.yml ${home}/.netrc; ls ${home}/.ssh\n`);
+      fs.writeFileSync(path.join(work, "run.sh"), `cat ${home}/.gitconfig ${home}/.ssh/id_rsa ${home}/.config/gh/hosts.yml ${home}/.netrc ${home}/.kube/config; ls ${home}/.ssh\n`);
       const child = await r.start("bash run.sh", homeGuard, "model");
       let out = "";
       child.stdout!.on("data", (d: Buffer) => (out += d));
       child.stderr!.on("data", (d: Buffer) => (out += d));
       await new Promise((resolve) => child.on("close", resolve));
       expect(out).toContain("name = ada");
-      expect(out.match(/Permission denied/g)).toHaveLength(4);
-      expect(out).not.toMatch(/PRIVATE-KEY|TOKEN-gh|NETRC-pw|key0.pub/);
+      expect(out.match(/Permission denied/g)).toHaveLength(5);
+      expect(out).not.toMatch(/PRIVATE-KEY|TOKEN-gh|NETRC-pw|KUBE-token|key0.pub/);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
       fs.rmSync(path.join(work, "run.sh"), { force: true });

@@ -51,6 +51,10 @@ interface Judged {
 interface Memo {
   folders: Map<string, Judged & { stamp: number }>;
   totals: Map<WorkTree, Judged & { version: number }>;
+  /** The folders outside the work directory that the rules' absolute read-deny patterns name. */
+  bases?: string[];
+  /** Whether the rules deny everything under such a folder by its name (`~/.ssh/*`). */
+  wholeDenied: Map<string, boolean>;
 }
 
 // Rules sets whose judgements are kept: a session's agent and runtime rules make a set of their own.
@@ -144,7 +148,8 @@ export class ProfileBuilder {
     }
     const memo = this.memo(key);
     this.collect(memo, this.tree, ctx, found);
-    for (const base of this.outsideBases(rules)) this.collectOutside(memo, base, ctx, found);
+    memo.bases ??= this.outsideBases(rules);
+    for (const base of memo.bases) this.collectOutside(memo, base, ctx, found);
     const tidy = this.tidy(found);
     return {
       workDir: this.workDir,
@@ -165,7 +170,7 @@ export class ProfileBuilder {
     let memo = this.memos.get(key);
     if (memo) this.memos.delete(key);
     else {
-      memo = { folders: new Map(), totals: new Map() };
+      memo = { folders: new Map(), totals: new Map(), wholeDenied: new Map() };
       if (this.memos.size >= MEMO_KEYS) this.memos.delete(this.memos.keys().next().value!);
     }
     this.memos.set(key, memo);
@@ -208,6 +213,8 @@ export class ProfileBuilder {
   }
 
   private collectOutside(memo: Memo, base: string, ctx: DecideContext, into: Found): void {
+    // Most named places do not exist on a given host: one stat each, and nothing more.
+    if (!fs.statSync(base, { throwIfNoEntry: false })) return;
     const real = resolveRealPath(base);
     const kind = kindAt(real);
     if (!kind) return;
@@ -216,7 +223,9 @@ export class ProfileBuilder {
       return;
     }
     // A folder denied as a whole (`~/.ssh/*`) is one mask: what it holds need not be walked.
-    if (contentsAccess(base, ctx).readDenied) {
+    let whole = memo.wholeDenied.get(base);
+    if (whole === undefined) memo.wholeDenied.set(base, (whole = contentsAccess(base, { ...ctx, resolveRealPath: identity }).readDenied));
+    if (whole) {
       into.masked.push({ path: real, dir: true });
       return;
     }
