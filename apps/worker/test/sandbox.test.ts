@@ -263,7 +263,10 @@ describe("the default rules and a home directory's credential stores", () => {
         { path: path.join(home, ".ssh"), dir: true },
         { path: path.join(home, "dotfiles", "kube"), dir: true },
       ]);
-      fs.writeFileSync(path.join(work, "run.sh"), `cat ${home}/.gitconfig ${home}/.ssh/id_rsa ${home}/.config/gh/hosts.yml ${home}/.netrc ${home}/.kube/config; ls ${home}/.ssh\n`);
+      fs.writeFileSync(
+        path.join(work, "run.sh"),
+        `cat ${home}/.gitconfig ${home}/.ssh/id_rsa ${home}/.config/gh/hosts.yml ${home}/.netrc ${home}/.kube/config; ls ${home}/.ssh\n`,
+      );
       const child = await r.start("bash run.sh", homeGuard, "model");
       let out = "";
       child.stdout!.on("data", (d: Buffer) => (out += d));
