@@ -49,6 +49,20 @@ export function necessaryText(glob: string): { text: string; start: boolean } | 
 }
 
 /**
+ * The path every match of an absolute glob is, or lies in: the glob itself when it has no
+ * wildcard (`/home/u/.netrc`), else its literal start up to the last `/` before the first
+ * wildcard (`/home/u/.ssh` of `/home/u/.ssh/*`). Null for a glob that is not absolute or has
+ * other special characters.
+ */
+export function literalFolder(glob: string): string | null {
+  if (!glob.startsWith("/") || !PLAIN_GLOB.test(glob)) return null;
+  const wild = glob.search(/[*?]/);
+  if (wild === -1) return glob.replace(/\/+$/, "") || "/";
+  const literal = glob.slice(0, wild);
+  return literal.slice(0, literal.lastIndexOf("/")) || "/";
+}
+
+/**
  * The first word (up to the first space) of every text a command pattern matches: `git` of
  * `git push *`, `ls` of `ls *`. Null where a match may start otherwise (`ls*`, `* x`, `/bin/rm *`).
  */

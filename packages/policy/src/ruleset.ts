@@ -1,4 +1,4 @@
-import { commandHead, compilePattern, headOf, type CompiledPattern } from "./pattern.js";
+import { commandHead, compilePattern, headOf, literalFolder, type CompiledPattern } from "./pattern.js";
 import type { PathSubject } from "./paths.js";
 import { describeRule, ruleRef, type LayerName, type Rule, type RuleRef } from "./rule.js";
 
@@ -25,6 +25,7 @@ export class CompiledRule {
   private readonly refs = new Map<LayerName, { ref: RuleRef; text: string }>();
 
   private commandHead: string | null | undefined;
+  private pathFolder: string | null | undefined;
 
   constructor(readonly rule: Rule) {}
 
@@ -32,6 +33,12 @@ export class CompiledRule {
   get head(): string | null {
     if (this.commandHead === undefined) this.commandHead = commandHead(this.rule.pattern);
     return this.commandHead;
+  }
+
+  /** For an absolute pattern, the folder its matches lie in (literalFolder); null: any path may match. */
+  get folder(): string | null {
+    if (this.pathFolder === undefined) this.pathFolder = literalFolder(this.rule.pattern);
+    return this.pathFolder;
   }
 
   private described(layer: LayerName): { ref: RuleRef; text: string } {
@@ -78,6 +85,8 @@ export class Ruleset {
   readonly compiled: readonly CompiledRule[];
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
   private readonly byHead = new Map<string, Map<string, readonly CompiledRule[]>>();
+  private readonly denyFolders = new Map<string, readonly AbsoluteDeny[]>();
+  private readonly byPlace = new Map<string, Map<string, readonly CompiledRule[]>>();
 
   constructor(readonly rules: readonly Rule[]) {
     this.compiled = rules.map((r) => new CompiledRule(r));
@@ -110,12 +119,62 @@ export class Ruleset {
     return list;
   }
 
+  /**
+   * The rules of a tool a path may match, in order: an absolute pattern only where its folder and
+   * the path's first two segments can meet (a rule for `~/.ssh/*` is not tried on `/work/...`).
+   */
+  forPath(tool: string, absolute: string): readonly CompiledRule[] {
+    const place = placeOf(absolute);
+    let places = this.byPlace.get(tool);
+    if (!places) {
+      places = new Map();
+      if (this.byPlace.size < 1024) this.byPlace.set(tool, places);
+    }
+    let list = places.get(place);
+    if (!list) {
+      list = this.forTool(tool).filter((c) => c.folder === null || inFolder(place, c.folder) || inFolder(c.folder, place));
+      if (places.size < 4096) places.set(place, list);
+    }
+    return list;
+  }
+
   /** The rules of a tool a subject may match. */
   forSubject(tool: string, subject: Subject): readonly CompiledRule[] {
-    return subject.kind === "text" ? this.forHead(tool, headOf(subject.text)) : this.forTool(tool);
+    return subject.kind === "text" ? this.forHead(tool, headOf(subject.text)) : this.forPath(tool, subject.path.absolute);
+  }
+
+  /** A tool's deny rules whose pattern is an absolute path, each with the folder its matches lie in. */
+  absoluteDenies(tool: string): readonly AbsoluteDeny[] {
+    let list = this.denyFolders.get(tool);
+    if (!list) {
+      list = this.forTool(tool)
+        .filter((c) => c.rule.action === "deny" && c.rule.pattern.startsWith("/"))
+        .map((c) => ({ pattern: c.rule.pattern, folder: literalFolder(c.rule.pattern) }));
+      if (this.denyFolders.size < 1024) this.denyFolders.set(tool, list);
+    }
+    return list;
   }
 
   static readonly empty = new Ruleset([]);
+}
+
+/** A path's first two segments (`/home/ada` of `/home/ada/x/y`), or the whole of a shorter one. */
+function placeOf(absolute: string): string {
+  const first = absolute.indexOf("/", 1);
+  if (first === -1) return absolute;
+  const second = absolute.indexOf("/", first + 1);
+  return second === -1 ? absolute : absolute.slice(0, second);
+}
+
+/** Whether a path is a folder or lies inside it. */
+export function inFolder(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder === "/" ? "/" : `${folder}/`);
+}
+
+/** A deny rule with an absolute pattern; `folder` null where its matches cannot be bounded by one (see literalFolder). */
+export interface AbsoluteDeny {
+  pattern: string;
+  folder: string | null;
 }
 
 /** The three layers of DESIGN §2.3, first to last. */

@@ -66,6 +66,38 @@ describe("the default rules and the credential stores in the home directory", ()
   );
 });
 
+describe("readers of folders that hold a denied credential store", () => {
+  const readers = ruleset(
+    `{ "*": "ask", "read_file": { "*": "allow", "~/.ssh/*": "deny", "~/.netrc": "deny" }, "shell_exec": { "grep *": "allow", "ls *": "allow", "cd *": "allow" } }`,
+  );
+  const inHome = context({ static: readers }, { cwd: "/home/ada/project" });
+  const elsewhere = context({ static: readers });
+
+  it.each([
+    ["grep -r KEY .", "allow"],
+    ["grep -r KEY src", "allow"],
+    ["cd src && grep -r KEY .", "allow"],
+    ["grep -r KEY ..", "ask"],
+    ["grep -r KEY ../.ssh", "ask"],
+    ["cd .. && grep -r KEY .", "ask"],
+    ["cd src; cd ../..; grep -r KEY .", "ask"],
+    ["grep -r KEY ~", "ask"],
+    ["ls ~/.ssh", "ask"],
+    ["ls ..", "allow"],
+  ])("from a work directory inside the home: %s -> %s", (command, action) => {
+    expect(shell(command, inHome).action).toBe(action);
+  });
+
+  it.each([
+    ["grep -r KEY .", "allow"],
+    ["grep -r KEY /home", "ask"],
+    ["cd /home/ada && grep -r KEY .", "ask"],
+    ["ls /home/ada/.ssh", "ask"],
+  ])("from a work directory outside it: %s -> %s", (command, action) => {
+    expect(shell(command, elsewhere).action).toBe(action);
+  });
+});
+
 describe("matching", () => {
   it('a final top-level "*": "allow" opens everything, deny rules included', () => {
     const open = ruleset(`{"read_file": {"*": "allow", "*.env": "deny"}, "*": "allow"}`);

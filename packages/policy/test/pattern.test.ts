@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { commandHead, compilePattern, globRegExp, headOf, necessaryText } from "../src/pattern.js";
+import { commandHead, compilePattern, globRegExp, headOf, literalFolder, necessaryText } from "../src/pattern.js";
+import { inFolder } from "../src/ruleset.js";
 
 /** The match without the quick test on necessary text: the regular expressions alone. */
 function byRegExp(glob: string, subject: string, pathLike: boolean): boolean {
@@ -68,5 +69,31 @@ describe("the first word of a command pattern", () => {
     expect(commandHead("ls *")).toBe("ls");
     expect(commandHead("make")).toBe("make");
     for (const g of ["ls*", "l? x", "* x", "/bin/rm *", "./run *", "{a,b} x", " ls"]) expect(commandHead(g), g).toBeNull();
+  });
+});
+
+describe("the folder of an absolute glob", () => {
+  it("holds every path the glob matches", () => {
+    fc.assert(
+      fc.property(glob, subject, (g, s) => {
+        const folder = literalFolder(`/${g}`);
+        return folder === null || !globRegExp(`/${g}`, true).test(`/${s}`) || inFolder(`/${s}`, folder);
+      }),
+      { seed: 20261123, numRuns: 20_000 },
+    );
+  });
+
+  it.each([
+    ["/home/u/.ssh/*", "/home/u/.ssh"],
+    ["/home/u/.aws/cred*", "/home/u/.aws"],
+    ["/home/u/.netrc", "/home/u/.netrc"],
+    ["/*", "/"],
+    ["/home/u/**/id_*", "/home/u"],
+  ])("%s lies in %s", (g, folder) => {
+    expect(literalFolder(g)).toBe(folder);
+  });
+
+  it.each(["*.env", "src/*", "/home/u/.{ssh,aws}/*", "/home/u/@(a|b)", "/home/u/[ab]"])("%s has none", (g) => {
+    expect(literalFolder(g)).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physi
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
 import { headOf } from "../pattern.js";
-import { ORDER_LAST_FIRST, type CompiledRule, type Layers, type Ruleset } from "../ruleset.js";
+import { inFolder, ORDER_LAST_FIRST, type AbsoluteDeny, type CompiledRule, type Layers, type Ruleset } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
 import type { Classified } from "./classify.js";
 import { mayBeAliased, readingsOf } from "./readings.js";
@@ -204,7 +204,10 @@ class ShellJudge {
   private seenWrites: Map<string, Map<string, Verdict>> | null = null;
   private outcomes: Map<string, PathOutcome> | null = null;
   private matched: Map<string, Verdict> | null = null;
-  private absoluteReadDeny: boolean | undefined;
+  private absoluteReadDenies: readonly AbsoluteDeny[] | undefined;
+  private outerDenyFolders: readonly string[] | null | undefined;
+  private awayFor = -1;
+  private away = false;
   private readonly fetches: boolean;
 
   constructor(
@@ -471,8 +474,8 @@ class ShellJudge {
   private insideDenied(word: ShellWord, program: string): Verdict | null {
     if (!this.readDenyByPath()) return null;
     const file = knownPath(word);
-    if (file === null || file === "" || file.includes("\0")) return null;
-    const v = this.file("read_file", { ...word, text: `${file.replace(/\/+$/, "")}/gatehouse-any-file` }, `${program} reads`);
+    if (file === null || file === "" || file.includes("\0") || this.noDenyInside(file)) return null;
+    const v = this.file("read_file", { ...word, text: insideOf(file) }, `${program} reads`);
     return v?.action === "deny" && v.rule?.pattern.startsWith("/")
       ? { ...v, action: "ask", reason: `${program} may read inside ${file}, where a rule denies reading: ${v.reason}` }
       : null;
@@ -486,30 +489,70 @@ class ShellJudge {
     const holds = dirs.find((p) => p === "/" || p === "/proc");
     if (holds) return { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${holds}, which holds the files of every process` };
     // `grep -r KEY ~` reaches ~/.ssh, which a rule with an absolute pattern denies reading.
-    const denied = this.deniedUnder(dirs);
+    const denied = this.deniedUnder(dirs, file);
     return denied
       ? { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${file}, which holds ${denied}, denied to read_file` }
       : null;
   }
 
   /** The first absolute read_file deny pattern whose files lie under one of these directories. */
-  private deniedUnder(dirs: readonly string[]): string | null {
-    for (const layer of ORDER_LAST_FIRST) {
-      for (const { rule } of this.ctx.layers[layer]?.forTool("read_file") ?? []) {
-        if (rule.action !== "deny" || !rule.pattern.startsWith("/")) continue;
-        const prefix = rule.pattern.slice(0, rule.pattern.search(/[*?[{]|$/));
-        if (dirs.some((d) => prefix.startsWith(d === "/" ? d : `${d}/`))) return rule.pattern;
-      }
+  private deniedUnder(dirs: readonly string[], file: string): string | null {
+    if (this.staysAway(file)) return null;
+    for (const { pattern, folder } of this.readDenies()) {
+      if (folder === null || dirs.some((d) => folder === d || folder.startsWith(d === "/" ? d : `${d}/`))) return pattern;
     }
     return null;
   }
 
+  /** The read_file deny rules with absolute patterns, last layer first. */
+  private readDenies(): readonly AbsoluteDeny[] {
+    this.absoluteReadDenies ??= ORDER_LAST_FIRST.flatMap((layer) => this.ctx.layers[layer]?.absoluteDenies("read_file") ?? []);
+    return this.absoluteReadDenies;
+  }
+
+  /**
+   * Whether no absolute read deny can match a file inside `file`, from any directory the line may
+   * be in: most words lie far from every denied folder, and need no full check. Where links are
+   * followed the full check is always made.
+   */
+  private noDenyInside(file: string): boolean {
+    if (this.ctx.resolveRealPath || (this.dirs.unknown && this.dirs.eachDirectory(file))) return false;
+    const folders = this.denyFolders();
+    if (folders === null) return false;
+    if (this.staysAway(file)) return true;
+    // A file inside `file` is inside a folder exactly when `file` is that folder or inside it.
+    return this.dirs.resolve(file).every((p) => !folders.some((f) => inFolder(p, f)));
+  }
+
+  /**
+   * Whether a relative path without `..` names, from every directory the line may be in, only
+   * places that neither hold nor lie in a folder of the absolute read denies: it stays inside
+   * its directory, and none of those directories is on the way to or inside such a folder.
+   */
+  private staysAway(file: string): boolean {
+    if (!this.dirs.eachDirectory(file) || file.startsWith("$") || /(^|\/)\.\.(\/|$)/.test(file)) return false;
+    const folders = this.denyFolders();
+    if (folders === null) return false;
+    const key = this.dirs.candidates.length;
+    if (this.awayFor !== key) {
+      this.awayFor = key;
+      this.away = this.dirs.candidates.every((d) => folders.every((f) => !inFolder(d, f) && !inFolder(f, d)));
+    }
+    return this.away;
+  }
+
+  /** The outermost folders the absolute read denies lie in (`/home/u` for `/home/u/.ssh/*` and `/home/u/.netrc`); null if one is unbounded. */
+  private denyFolders(): readonly string[] | null {
+    if (this.outerDenyFolders === undefined) {
+      const all = this.readDenies().map((d) => d.folder);
+      this.outerDenyFolders = all.includes(null) ? null : outermost(all as string[]);
+    }
+    return this.outerDenyFolders;
+  }
+
   /** Whether a rule denies reading by an absolute path: without one, no directory has a denied inside. */
   private readDenyByPath(): boolean {
-    this.absoluteReadDeny ??= ORDER_LAST_FIRST.some((layer) =>
-      (this.ctx.layers[layer]?.forTool("read_file") ?? []).some(({ rule }) => rule.action === "deny" && rule.pattern.startsWith("/")),
-    );
-    return this.absoluteReadDeny;
+    return this.readDenies().length > 0;
   }
 
   /** A path a command names without reading it (ls, stat, an unknown program's words): a denied one asks. */
@@ -639,4 +682,15 @@ export function decidingVerdict(verdicts: readonly Verdict[]): Verdict {
     }
   }
   return pick;
+}
+
+/** A file inside a directory, any one: what a reader given the directory may reach. */
+const insideOf = (dir: string) => `${dir.replace(/\/+$/, "")}/gatehouse-any-file`;
+
+/** The folders not inside another of them. */
+function outermost(folders: readonly string[]): string[] {
+  const sorted = [...new Set(folders)].sort((a, b) => a.length - b.length);
+  const kept: string[] = [];
+  for (const f of sorted) if (!kept.some((k) => inFolder(f, k))) kept.push(f);
+  return kept;
 }
