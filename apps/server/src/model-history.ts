@@ -11,28 +11,47 @@ function cut(content: string, limit: number): string {
 
 const NOT_RUN = "ToolError: this call was not run: the turn stopped before it.";
 
+/** How far a history was turned into what the model receives: kept for a history that only grows. */
+interface Progress {
+  limit: number;
+  length: number;
+  last: Message | undefined;
+  out: Message[];
+  /** Calls of the last assistant message still without a result. */
+  open: { callId: string; toolName: string }[];
+}
+
+/** Histories seen before (a running turn's messages, appended to as it goes): each step converts only what is new. */
+const progress = new WeakMap<readonly Message[], Progress>();
+
 /**
  * The history as a model receives it: tool results over `maxToolResultChars` are cut with a
  * marker, and a call left without a result (an aborted turn) gets one, because providers refuse
  * a tool call that has no answer.
  */
 export function modelHistory(history: readonly Message[], maxToolResultChars: number): Message[] {
-  const out: Message[] = [];
-  let open: { callId: string; toolName: string }[] = [];
-  const closeOpen = () => {
-    for (const c of open) out.push({ role: "tool", callId: c.callId, toolName: c.toolName, content: NOT_RUN, isError: true });
-    open = [];
-  };
-  for (const m of history) {
-    if (m.role === "tool") {
-      open = open.filter((c) => c.callId !== m.callId);
-      out.push({ ...m, content: cut(m.content, maxToolResultChars) });
-      continue;
-    }
-    closeOpen();
-    out.push(m);
-    if (m.role === "assistant") open = m.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName }));
+  let p = progress.get(history);
+  const grown = p && p.limit === maxToolResultChars && history.length >= p.length && history[p.length - 1] === p.last;
+  if (!p || !grown) {
+    p = { limit: maxToolResultChars, length: 0, last: undefined, out: [], open: [] };
+    progress.set(history, p);
   }
-  closeOpen();
-  return out;
+  for (let i = p.length; i < history.length; i++) add(p, history[i]!);
+  p.length = history.length;
+  p.last = history[history.length - 1];
+  return [...p.out, ...notRun(p.open)];
 }
+
+function add(p: Progress, m: Message): void {
+  if (m.role === "tool") {
+    p.open = p.open.filter((c) => c.callId !== m.callId);
+    p.out.push({ ...m, content: cut(m.content, p.limit) });
+    return;
+  }
+  p.out.push(...notRun(p.open));
+  p.open = m.role === "assistant" ? m.toolCalls.map((c) => ({ callId: c.callId, toolName: c.toolName })) : [];
+  p.out.push(m);
+}
+
+const notRun = (open: readonly { callId: string; toolName: string }[]): Message[] =>
+  open.map((c) => ({ role: "tool", callId: c.callId, toolName: c.toolName, content: NOT_RUN, isError: true }));

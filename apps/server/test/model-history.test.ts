@@ -34,4 +34,24 @@ describe("the history a model is sent", () => {
     expect(sent.map((m) => m.role)).toEqual(["assistant", "tool", "tool", "user"]);
     expect(sent[2]).toMatchObject({ callId: "c2", isError: true, content: expect.stringContaining("not run") });
   });
+
+  it("gives a history that grows step by step the same answer as one read whole", () => {
+    const grows: Message[] = [];
+    const steps: Message[] = [
+      { role: "user", text: "go" },
+      { role: "assistant", text: "", toolCalls: [call("c1"), call("c2")] },
+      { role: "tool", callId: "c1", toolName: "read_file", content: "y".repeat(300), isError: false },
+      { role: "user", text: "stop and do this instead" },
+      { role: "assistant", text: "", toolCalls: [call("c3")] },
+      { role: "tool", callId: "c3", toolName: "read_file", content: "z", isError: false },
+      { role: "assistant", text: "done", toolCalls: [] },
+    ];
+    for (const m of steps) {
+      grows.push(m);
+      expect(modelHistory(grows, 100)).toEqual(modelHistory([...grows], 100));
+    }
+    expect(modelHistory(grows, 50)).toEqual(modelHistory([...grows], 50));
+    grows.length = 2;
+    expect(modelHistory(grows, 100)).toEqual(modelHistory([...grows], 100));
+  });
 });
