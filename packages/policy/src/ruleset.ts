@@ -93,12 +93,7 @@ export class Ruleset {
   }
 
   forTool(tool: string): readonly CompiledRule[] {
-    let list = this.byTool.get(tool);
-    if (!list) {
-      list = this.compiled.filter((c) => c.appliesTo(tool));
-      if (this.byTool.size < 1024) this.byTool.set(tool, list);
-    }
-    return list;
+    return remembered(this.byTool, tool, 1024, () => this.compiled.filter((c) => c.appliesTo(tool)));
   }
 
   /**
@@ -106,17 +101,8 @@ export class Ruleset {
    * pattern starts with that word, and those whose first word is not literal. The others cannot.
    */
   forHead(tool: string, head: string): readonly CompiledRule[] {
-    let heads = this.byHead.get(tool);
-    if (!heads) {
-      heads = new Map();
-      if (this.byHead.size < 1024) this.byHead.set(tool, heads);
-    }
-    let list = heads.get(head);
-    if (!list) {
-      list = this.forTool(tool).filter((c) => c.head === null || c.head === head);
-      if (heads.size < 4096) heads.set(head, list);
-    }
-    return list;
+    const heads = remembered(this.byHead, tool, 1024, () => new Map<string, readonly CompiledRule[]>());
+    return remembered(heads, head, 4096, () => this.forTool(tool).filter((c) => c.head === null || c.head === head));
   }
 
   /**
@@ -125,17 +111,8 @@ export class Ruleset {
    */
   forPath(tool: string, absolute: string): readonly CompiledRule[] {
     const place = placeOf(absolute);
-    let places = this.byPlace.get(tool);
-    if (!places) {
-      places = new Map();
-      if (this.byPlace.size < 1024) this.byPlace.set(tool, places);
-    }
-    let list = places.get(place);
-    if (!list) {
-      list = this.forTool(tool).filter((c) => c.folder === null || inFolder(place, c.folder) || inFolder(c.folder, place));
-      if (places.size < 4096) places.set(place, list);
-    }
-    return list;
+    const places = remembered(this.byPlace, tool, 1024, () => new Map<string, readonly CompiledRule[]>());
+    return remembered(places, place, 4096, () => this.forTool(tool).filter((c) => c.folder === null || inFolder(place, c.folder) || inFolder(c.folder, place)));
   }
 
   /** The rules of a tool a subject may match. */
@@ -145,17 +122,24 @@ export class Ruleset {
 
   /** A tool's deny rules whose pattern is an absolute path, each with the folder its matches lie in. */
   absoluteDenies(tool: string): readonly AbsoluteDeny[] {
-    let list = this.denyFolders.get(tool);
-    if (!list) {
-      list = this.forTool(tool)
+    return remembered(this.denyFolders, tool, 1024, () =>
+      this.forTool(tool)
         .filter((c) => c.rule.action === "deny" && c.rule.pattern.startsWith("/"))
-        .map((c) => ({ pattern: c.rule.pattern, folder: literalFolder(c.rule.pattern) }));
-      if (this.denyFolders.size < 1024) this.denyFolders.set(tool, list);
-    }
-    return list;
+        .map((c) => ({ pattern: c.rule.pattern, folder: c.folder })),
+    );
   }
 
   static readonly empty = new Ruleset([]);
+}
+
+/** The value kept under a key, made and kept on first use while the map holds fewer than `limit`. */
+function remembered<V>(map: Map<string, V>, key: string, limit: number, make: () => V): V {
+  let found = map.get(key);
+  if (found === undefined) {
+    found = make();
+    if (map.size < limit) map.set(key, found);
+  }
+  return found;
 }
 
 /** A path's first two segments (`/home/ada` of `/home/ada/x/y`), or the whole of a shorter one. */
