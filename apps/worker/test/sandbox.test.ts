@@ -2,10 +2,11 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import { loadShellParser } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { BUILTIN_TOOLS, FileGuard, resolveSandbox, runTool, safeEnvironment, SandboxUnavailable, ShellRunner } from "../src/index.js";
+import { defaultGuardRules } from "./default-guard-rules.js";
 
 await loadShellParser();
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-sandbox-")));
@@ -25,12 +26,7 @@ fs.writeFileSync(path.join(work, "nested", "deep", "keep.txt"), "keep\n");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const rule = (tool: string, pattern: string, action: "allow" | "deny" | "ask") => ({ tool, pattern, action, origin: "person" as const });
-const defaults = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({
-  tool,
-  pattern,
-  action,
-  origin,
-}));
+const defaults = defaultGuardRules();
 const guardRules: Guard = {
   agent: null,
   static: [
@@ -249,7 +245,7 @@ describe("the default rules and a home directory's credential stores", () => {
       fs.writeFileSync(path.join(home, "dotfiles", "kube", "config"), "token: KUBE-token\n");
       fs.symlinkSync(path.join(home, "dotfiles", "kube"), path.join(home, ".kube"));
       fs.writeFileSync(path.join(home, ".gitconfig"), "[user]\n  name = ada\n");
-      const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+      const rules = defaultGuardRules(home);
       const homeGuard = new FileGuard({ agent: null, static: [...rules, rule("shell_exec", "*", "allow")], runtime: [], protectedPaths: [] }, work);
       const r = new ShellRunner(work, info);
       const outside = (await r.profile(homeGuard)).masked.filter((m) => m.path.startsWith(home));

@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import { loadShellParser } from "@gatehouse/policy";
 import { toolOutputText, type Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../../../test/support/wait.js";
 import { processGone } from "../../../test/support/process.js";
 import { BUILTIN_TOOLS, FileGuard, OUTPUT_LIMIT, runTool } from "../src/index.js";
+import { defaultGuardRules } from "./default-guard-rules.js";
 
 await loadShellParser();
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-tools-")));
@@ -23,7 +24,7 @@ fs.symlinkSync(".env", path.join(work, "notes.txt"));
 fs.symlinkSync(path.join(root, "outside"), path.join(work, "escape"));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
+const rules = defaultGuardRules();
 const guard: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [path.join(root, "data")] };
 
 function run(toolName: string, args: Record<string, unknown>, timeoutMs = 10_000, signal = new AbortController().signal) {

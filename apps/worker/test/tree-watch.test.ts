@@ -1,22 +1,18 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import { loadShellParser } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileGuard, resolveSandbox, ShellRunner, WorkTree } from "../src/index.js";
 import { passBarrier, TreeWatch, type WatchFn } from "../src/sandbox/tree-watch.js";
+import { defaultGuardRules } from "./default-guard-rules.js";
 
 await loadShellParser();
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-tree-watch-")));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const defaults = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({
-  tool,
-  pattern,
-  action,
-  origin,
-}));
+const defaults = defaultGuardRules();
 const guardRules: Guard = {
   agent: null,
   static: [...defaults, { tool: "shell_exec", pattern: "*", action: "allow", origin: "person" }],
