@@ -499,7 +499,7 @@ class ShellJudge {
   private deniedUnder(dirs: readonly string[], file: string): string | null {
     if (this.staysAway(file)) return null;
     for (const { pattern, folder } of this.readDenies()) {
-      if (folder === null || dirs.some((d) => folder === d || folder.startsWith(d === "/" ? d : `${d}/`))) return pattern;
+      if (folder === null || dirs.some((d) => inFolder(folder, d))) return pattern;
     }
     return null;
   }
@@ -541,7 +541,7 @@ class ShellJudge {
     return this.away;
   }
 
-  /** The outermost folders the absolute read denies lie in (`/home/u` for `/home/u/.ssh/*` and `/home/u/.netrc`); null if one is unbounded. */
+  /** The outermost of the places the absolute read denies lie in (`/home/u/.ssh` of `/home/u/.ssh/*`); null if one is unbounded. */
   private denyFolders(): readonly string[] | null {
     if (this.outerDenyFolders === undefined) {
       const all = this.readDenies().map((d) => d.folder);
