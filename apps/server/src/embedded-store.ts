@@ -172,15 +172,14 @@ export class EmbeddedStore implements Store {
   }
 
   /** Runs a write now, inside this turn's transaction; resolves once that transaction is committed. */
-  private write<T>(run: () => T): Promise<T> {
+  private write<T>(run: () => T, awaitCommit = true): Promise<T> {
     const batch = this.openBatch();
-    let result: T;
     try {
-      result = run();
+      const result = run();
+      return awaitCommit ? batch.done.then(() => result) : Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return batch.done.then(() => result);
   }
 
   /**
@@ -189,13 +188,7 @@ export class EmbeddedStore implements Store {
    * a later one, so nothing seen can outlive it in a crash.
    */
   private writeUnseen(run: () => void): Promise<void> {
-    this.openBatch();
-    try {
-      run();
-      return Promise.resolve();
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+    return this.write(run, false);
   }
 
   private openBatch(): NonNullable<EmbeddedStore["batch"]> {
