@@ -205,6 +205,8 @@ export class PostgresCluster {
       if (!parent) break;
       id = parent;
     }
+    // Sessions are never re-parented, so a root stays true; the map is only kept from growing without end.
+    if (this.roots.size >= 10_000) this.roots.clear();
     this.roots.set(sessionId, id);
     return id;
   }
