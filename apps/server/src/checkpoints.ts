@@ -10,8 +10,8 @@ const db = new Database(workerData.file);
 db.pragma("busy_timeout = 5000");
 let timer;
 const pass = () => {
-  const [, logged, copied] = db.pragma("wal_checkpoint(PASSIVE)", { simple: false }).map((r) => Object.values(r)).flat();
-  timer = setTimeout(pass, copied < logged ? 0 : workerData.restMs);
+  const [{ log, checkpointed }] = db.pragma("wal_checkpoint(PASSIVE)");
+  timer = setTimeout(pass, checkpointed < log ? 0 : workerData.restMs);
 };
 timer = setTimeout(pass, workerData.restMs);
 parentPort.on("message", () => {
