@@ -206,8 +206,9 @@ class ShellJudge {
   private matched: Map<string, Verdict> | null = null;
   private absoluteReadDenies: readonly AbsoluteDeny[] | undefined;
   private outerDenyFolders: readonly string[] | null | undefined;
-  private awayFor = -1;
-  private away = false;
+  private awayJudged = 0;
+  private regions: readonly string[] | null | undefined;
+  private away = true;
   private readonly fetches: boolean;
 
   constructor(
@@ -521,7 +522,8 @@ class ShellJudge {
     if (folders === null) return false;
     if (this.staysAway(file)) return true;
     // A file inside `file` is inside a folder exactly when `file` is that folder or inside it.
-    return this.dirs.resolve(file).every((p) => !folders.some((f) => inFolder(p, f)));
+    const regions = this.denyRegions()!;
+    return this.dirs.resolve(file).every((p) => !regions.some((r) => inFolder(p, r)) || !folders.some((f) => inFolder(p, f)));
   }
 
   /**
@@ -533,10 +535,11 @@ class ShellJudge {
     if (!this.dirs.eachDirectory(file) || file.startsWith("$") || /(^|\/)\.\.(\/|$)/.test(file)) return false;
     const folders = this.denyFolders();
     if (folders === null) return false;
-    const key = this.dirs.candidates.length;
-    if (this.awayFor !== key) {
-      this.awayFor = key;
-      this.away = this.dirs.candidates.every((d) => folders.every((f) => !inFolder(d, f) && !inFolder(f, d)));
+    // Directories are only ever added to the candidates, so each is judged once.
+    const candidates = this.dirs.candidates;
+    for (; this.awayJudged < candidates.length && this.away; this.awayJudged++) {
+      const d = candidates[this.awayJudged]!;
+      this.away = apart(d, this.denyRegions()!) || folders.every((f) => apart(d, [f]));
     }
     return this.away;
   }
@@ -548,6 +551,15 @@ class ShellJudge {
       this.outerDenyFolders = all.includes(null) ? null : outermost(all as string[]);
     }
     return this.outerDenyFolders;
+  }
+
+  /** Where the deny folders lie, coarsely: the outermost of their parents (`/home/u`), tried first. */
+  private denyRegions(): readonly string[] | null {
+    if (this.regions === undefined) {
+      const folders = this.denyFolders();
+      this.regions = folders && outermost(folders.map((f) => f.slice(0, f.lastIndexOf("/")) || "/"));
+    }
+    return this.regions;
   }
 
   /** Whether a rule denies reading by an absolute path: without one, no directory has a denied inside. */
@@ -694,3 +706,6 @@ function outermost(folders: readonly string[]): string[] {
   for (const f of sorted) if (!kept.some((k) => inFolder(f, k))) kept.push(f);
   return kept;
 }
+
+/** Whether a directory is neither inside nor on the way to any of these folders. */
+const apart = (dir: string, folders: readonly string[]) => folders.every((f) => !inFolder(dir, f) && !inFolder(f, dir));
