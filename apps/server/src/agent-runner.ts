@@ -46,6 +46,15 @@ interface Prepared {
   adopted?: boolean;
 }
 
+/** How a call of a batch is held before it runs: the approval it waits for, and the batch's results stored so far. */
+interface Held {
+  approval: Promise<Resolution> | undefined;
+  /** Its approval was raised and its decision audited before the turn was carried on. */
+  adopted: boolean | undefined;
+  /** The results of the batch's earlier calls, still being stored. */
+  stored: Promise<unknown>;
+}
+
 /** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
 class Released extends Error {}
 
@@ -298,63 +307,66 @@ export class AgentRunner {
       for (const p of prepared.slice(from)) if (p.approval) await this.options.gate.cancel(p.approval.approvalId, null);
     };
     let hardRejected = false;
-    for (const [i, call] of calls.entries()) {
-      const { decision, approval, result: known, done } = prepared[i]!;
-      if (done) continue;
-      if (signal.aborted) return cancelRest(i).then(() => "aborted");
-      const started = performance.now();
-      if (hardRejected && approval) await this.options.gate.cancel(approval.approvalId, null);
-      const result: CallResult = hardRejected
-        ? notRun("rejected", toolMessages.batchRejected(call.toolName))
-        : (known ??
-          (decision
-            ? await this.settle(session, call, decision, approval?.settled, signal, prepared[i]!.adopted)
-            : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
-      await this.fence(session.id);
-      const { hard, ...shown } = result;
-      if (hard) hardRejected = true;
-      await this.addMessage(session.id, {
-        role: "tool",
-        callId: call.callId,
-        toolName: call.toolName,
-        content: toolOutputText(shown),
-        isError: !shown.ok,
-      });
-      await this.options.hub.publish({
-        type: "tool_result",
-        sessionId: session.id,
-        at: now(),
-        callId: call.callId,
-        toolName: call.toolName,
-        ...shown,
-        elapsedMs: performance.now() - started,
-      });
+    // A call's result is stored with the next call's start or before it: the turn waits for it
+    // only before that call goes to its worker, and at the end, so one commit serves both.
+    let stored: Promise<unknown> = Promise.resolve();
+    try {
+      for (const [i, call] of calls.entries()) {
+        const { decision, approval, result: known, done } = prepared[i]!;
+        if (done) continue;
+        if (signal.aborted) return await cancelRest(i).then(() => "aborted");
+        const started = performance.now();
+        if (hardRejected && approval) await this.options.gate.cancel(approval.approvalId, null);
+        const result: CallResult = hardRejected
+          ? notRun("rejected", toolMessages.batchRejected(call.toolName))
+          : (known ??
+            (decision
+              ? await this.settle(session, call, decision, { approval: approval?.settled, adopted: prepared[i]!.adopted, stored }, signal)
+              : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
+        await this.fence(session.id);
+        const { hard, ...shown } = result;
+        if (hard) hardRejected = true;
+        await this.addMessage(session.id, {
+          role: "tool",
+          callId: call.callId,
+          toolName: call.toolName,
+          content: toolOutputText(shown),
+          isError: !shown.ok,
+        });
+        const published = this.options.hub.publish({
+          type: "tool_result",
+          sessionId: session.id,
+          at: now(),
+          callId: call.callId,
+          toolName: call.toolName,
+          ...shown,
+          elapsedMs: performance.now() - started,
+        });
+        stored = Promise.all([stored, published]);
+      }
+    } finally {
+      await stored;
     }
     if (signal.aborted) return "aborted";
     return hardRejected ? "rejected" : "continue";
   }
 
-  private async settle(
-    session: SessionInfo,
-    call: ModelToolCall,
-    decision: Decision,
-    approval: Promise<Resolution> | undefined,
-    signal: AbortSignal,
-    adopted = false,
-  ): Promise<CallResult> {
-    if (!adopted && decision.action !== "ask") await this.auditDecision(session, call, decision);
+  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, held: Held, signal: AbortSignal): Promise<CallResult> {
+    if (!held.adopted && decision.action !== "ask") await this.auditDecision(session, call, decision);
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
-    if (approval) {
-      const r = await approval;
+    if (held.approval) {
+      const r = await held.approval;
       await this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
       if (r.outcome !== "approved") return rejection(call.toolName, r);
+      // A person may have taken a while: the call runs as the session is now.
+      return this.run(await this.session(session.id), call, null, held.stored, signal);
     }
-    return this.run(await this.session(session.id), call, approval ? null : decision, signal);
+    return this.run(session, call, decision, held.stored, signal);
   }
 
-  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, signal: AbortSignal): Promise<CallResult> {
+  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, stored: Promise<unknown>, signal: AbortSignal): Promise<CallResult> {
     await this.fence(session.id);
-    await this.options.hub.publish({
+    const start = this.options.hub.publish({
       type: "tool_call_started",
       sessionId: session.id,
       at: now(),
@@ -363,6 +375,8 @@ export class AgentRunner {
       arguments: JSON.stringify(call.args),
       decision,
     });
+    // The batch's earlier results are stored with this start or before it: both before the call runs.
+    await Promise.all([stored, start]);
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     // Checked again once the start is stored: a server that takes the session over from here on
     // sees the call started and does not run it again.
