@@ -97,6 +97,7 @@ describe("the approval gate, in process", () => {
     const first = f.gate.guard(s);
     expect(f.gate.guard(s)).toBe(first);
     fs.writeFileSync(f.rulesFile, `{ "read_file": { "*.env": "deny", "*.pem": "deny" }, "*": "ask" }`);
+    await new Promise((r) => setImmediate(r)); // an edit is seen from the server's next run on
     const edited = f.gate.guard(s);
     expect(edited).not.toBe(first);
     expect(edited.static.map((r) => r.pattern)).toContain("*.pem");
