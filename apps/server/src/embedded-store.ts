@@ -3,6 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import { Checkpoints } from "./checkpoints.js";
+import { eventText } from "./event-text.js";
 import { GatehouseError } from "./errors.js";
 import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
@@ -261,7 +262,7 @@ export class EmbeddedStore implements Store {
 
   appendEvent(sessionId: string, event: GatehouseEvent): Promise<StoredEvent> {
     return this.write(() => {
-      const id = Number(this.statements.appendEvent.run(sessionId, JSON.stringify(event)).lastInsertRowid);
+      const id = Number(this.statements.appendEvent.run(sessionId, eventText(event)).lastInsertRowid);
       return { id, sessionId, event };
     });
   }

@@ -3,6 +3,7 @@ import { TRPCError } from "@trpc/server";
 import type { Limits } from "./config.js";
 import type { Connections } from "./connections.js";
 import { GatehouseError } from "./errors.js";
+import { eventText } from "./event-text.js";
 import type { Log } from "./log.js";
 
 interface Bucket {
@@ -88,16 +89,11 @@ function isIterable(v: unknown): v is AsyncIterable<unknown> {
   return typeof v === "object" && v !== null && Symbol.asyncIterator in v;
 }
 
-/** Sizes of events as sent, kept per event: every subscriber of an event measures the same object. */
-const sizes = new WeakMap<object, number>();
-
-/** About how many bytes an item of a subscription takes on the wire (its JSON). */
+/** About how many bytes an item of a subscription takes on the wire (its JSON); an event's text is made once for every subscriber. */
 function wireSize(item: unknown): number {
   const key = typeof item === "object" && item !== null && "event" in item && typeof item.event === "object" && item.event !== null ? item.event : item;
   if (typeof key !== "object" || key === null) return JSON.stringify(item ?? null).length;
-  let size = sizes.get(key);
-  if (size === undefined) sizes.set(key, (size = JSON.stringify(key).length));
-  return size;
+  return eventText(key).length;
 }
 
 /**

@@ -12,6 +12,7 @@ import { createServer as createPlainServer } from "node:http";
 import https from "node:https";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApprovalGate } from "./approval-gate.js";
+import { eventFrames } from "./event-text.js";
 import { coalesceWrites } from "./coalesced-writes.js";
 import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
@@ -151,6 +152,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       return { principal };
     },
     keepAlive: { enabled: true, pingMs: 1000, pongWaitMs: 2000 },
+    experimental_encoder: eventFrames,
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);

@@ -1,5 +1,6 @@
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import pg from "pg";
+import { eventText } from "../event-text.js";
 import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "../store.js";
 import { migrate } from "./migrations.js";
 
@@ -114,7 +115,7 @@ export class PostgresStore implements Store {
             held AS (INSERT INTO pending_approvals (approval_id, session_id, event_id, event)
                      SELECT event->>'approvalId', session_id, id, event FROM stored WHERE event->>'type' = 'tool_approval_required')
        SELECT array_agg(id::float8 ORDER BY id) AS ids, pg_notify('${EVENTS_CHANNEL}', max(id)::text) FROM stored`,
-      [batch.map((b) => b.sessionId), batch.map((b) => JSON.stringify(b.event)), EVENT_ORDER_LOCK],
+      [batch.map((b) => b.sessionId), batch.map((b) => eventText(b.event)), EVENT_ORDER_LOCK],
     );
     return rows[0]!.ids;
   }
