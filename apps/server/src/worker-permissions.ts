@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { RulesFileError, type Ruleset } from "@gatehouse/policy";
-import { appendRule, homeDirectory, readRulesText, RulesFileCache } from "@gatehouse/policy/node";
+import { appendRule, homeDirectory, perRun, readRulesText, RulesFileCache } from "@gatehouse/policy/node";
 
 /** Where a worker's rules live under a data directory. */
 export function workerRulesFile(dataDir: string, workerId: string): string {
@@ -17,13 +17,11 @@ export type LoadedRules = { ok: true; ruleset: Ruleset; file: string } | { ok: f
 export class WorkerPermissions {
   private readonly cache = new RulesFileCache();
   private readonly seen = new Set<string>();
-  /**
-   * What each file gave in the current synchronous run of the server (until its queued promise
-   * callbacks have run). No input is read before that run ends, so no edit the server could have
-   * been told of is missed: a batch of calls, and the guards of calls that a commit lets go at
-   * once, cost one stat of the file instead of one each.
-   */
-  private readonly loadedNow = new Map<string, LoadedRules>();
+  /** One look at the file per synchronous run of the server: a batch of calls, and the guards of calls a commit lets go at once, share it. */
+  private readonly loadedNow = perRun((key) => {
+    const [workerId, home] = key.split("\0") as [string, string];
+    return this.loadFile(workerId, home);
+  });
 
   constructor(
     private readonly dataDir: string,
@@ -37,13 +35,7 @@ export class WorkerPermissions {
 
   /** The worker's rules, with `~/` expanded to the worker's home. */
   load(workerId: string, home = this.home): LoadedRules {
-    const key = `${workerId}\0${home}`;
-    let loaded = this.loadedNow.get(key);
-    if (!loaded) {
-      if (this.loadedNow.size === 0) process.nextTick(() => this.loadedNow.clear());
-      this.loadedNow.set(key, (loaded = this.loadFile(workerId, home)));
-    }
-    return loaded;
+    return this.loadedNow(`${workerId}\0${home}`);
   }
 
   private loadFile(workerId: string, home: string): LoadedRules {

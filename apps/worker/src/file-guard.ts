@@ -1,7 +1,7 @@
 import path from "node:path";
-import { resolveRealPath } from "@gatehouse/fs-guard";
+import { resolveRealPath as resolveNow } from "@gatehouse/fs-guard";
 import { decideFile, evaluate, FILE_TOOLS, FILE_WRITE_TOOLS, isInside, Ruleset, toolKeyMatches, type EvaluationContext, type Rule } from "@gatehouse/policy";
-import { evaluationContext } from "@gatehouse/policy/node";
+import { evaluationContext, perRun } from "@gatehouse/policy/node";
 import type { Guard } from "@gatehouse/protocol";
 
 export class ToolRefused extends Error {
@@ -10,6 +10,9 @@ export class ToolRefused extends Error {
     this.name = "ToolRefused";
   }
 }
+
+/** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
+const resolveRealPath = perRun(resolveNow);
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 

@@ -3,3 +3,4 @@ export { appendRule } from "./append-rule.js";
 export { evaluationContext, homeDirectory, type ContextParts } from "./context.js";
 export { readRegularFile } from "./regular-file.js";
 export { readRulesText, RulesFileCache, seedRulesFile, type LoadOptions } from "./rules-file-cache.js";
+export { perRun } from "./this-run.js";
