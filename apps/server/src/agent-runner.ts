@@ -14,6 +14,7 @@ import { TASK_TOOL } from "./task-tool.js";
 import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
+import { now } from "./clock.js";
 
 export interface RunnerOptions {
   store: Store;
@@ -59,8 +60,6 @@ interface Held {
 class Released extends Error {}
 
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
-
-const now = () => new Date().toISOString();
 
 function addUsage(total: Usage, step: Usage): void {
   if (step.inputTokens !== null) total.inputTokens = (total.inputTokens ?? 0) + step.inputTokens;

@@ -9,6 +9,7 @@ import { PendingApprovals, type Resolution, type Scope } from "./pending-approva
 import { RuntimeRules } from "./runtime-rules.js";
 import type { PendingRecord, Store } from "./store.js";
 import { workerGuard } from "./worker-guard.js";
+import { now } from "./clock.js";
 
 export type { Resolution, Scope } from "./pending-approvals.js";
 
@@ -124,7 +125,7 @@ export class ApprovalGate {
    */
   private async saveAlways(session: SessionInfo, tool: string, patterns: string[], by: string): Promise<void> {
     try {
-      for (const pattern of patterns) await this.options.permissions.append(session.workerId, tool, pattern, `by ${by} ${new Date().toISOString()}`);
+      for (const pattern of patterns) await this.options.permissions.append(session.workerId, tool, pattern, `by ${by} ${now()}`);
     } catch (err) {
       const file = this.options.permissions.file(session.workerId);
       const detail = `the approved rule was kept for this session only; it could not be saved: ${(err as Error).message}`;
@@ -132,7 +133,7 @@ export class ApprovalGate {
       await this.options.hub.publish({
         type: "permissions_invalid",
         sessionId: session.id,
-        at: new Date().toISOString(),
+        at: now(),
         workerId: session.workerId,
         file,
         line: 1,

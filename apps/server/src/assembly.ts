@@ -21,13 +21,12 @@ import { systemPrompt } from "./system-prompt.js";
 import { taskTool } from "./task-tool.js";
 import { WorkerPermissions } from "./worker-permissions.js";
 import { WorkerRegistry } from "./worker-registry.js";
+import { now } from "./clock.js";
 
 const FALLBACK_SCENARIO = parseScenario(
   JSON.stringify({ name: "no-model", steps: [{ text: "This is Gatehouse's scripted model: no model is configured, so it only answers with this line." }] }),
   "built-in.json",
 );
-
-const now = () => new Date().toISOString();
 
 /** The server's parts, wired: what the procedures need, apart from how they are reached. */
 export interface Assembly {

@@ -1,6 +1,7 @@
 import type { Decision, RulesFileError } from "@gatehouse/policy";
 import type { SessionInfo } from "@gatehouse/protocol";
 import type { EventHub } from "./event-hub.js";
+import { now } from "./clock.js";
 
 /**
  * A worker's rules file that does not load: every call asks (strict mode: is denied) with the
@@ -37,7 +38,7 @@ export class InvalidRules {
     this.hub.notify({
       type: "permissions_invalid",
       sessionId: session.id,
-      at: new Date().toISOString(),
+      at: now(),
       workerId: session.workerId,
       file: error.file,
       line: error.line,

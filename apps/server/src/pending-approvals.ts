@@ -6,6 +6,7 @@ import type { PendingRecord, Store } from "./store.js";
 
 export type { Scope } from "@gatehouse/policy";
 import type { Scope } from "@gatehouse/policy";
+import { now } from "./clock.js";
 
 export interface Resolution {
   outcome: ApprovalOutcome;
@@ -54,7 +55,7 @@ export class PendingApprovals {
       toolName: call.tool,
       arguments: JSON.stringify(call.args),
       sessionId: session.id,
-      at: new Date().toISOString(),
+      at: now(),
       callId,
       tier: decision.tier,
       decision,
@@ -116,7 +117,7 @@ export class PendingApprovals {
     await this.hub.publish({
       type: "tool_approval_resolved",
       sessionId: p.session.id,
-      at: new Date().toISOString(),
+      at: now(),
       approvalId,
       callId: p.event.callId,
       outcome: r.outcome,

@@ -3,6 +3,7 @@ import { nanoid } from "nanoid";
 import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
 import type { WorkerRegistry } from "./worker-registry.js";
+import { now } from "./clock.js";
 
 /** What the person's command printed and how it ended (`session.shell`'s answer). */
 export interface ShellRun {
@@ -18,8 +19,6 @@ export interface PersonShellOptions {
   guard: (session: SessionInfo) => Guard;
   timeoutMs: number;
 }
-
-const now = () => new Date().toISOString();
 
 /**
  * A person's own `!command` (DESIGN §3): run on the session's worker without the gate, its output

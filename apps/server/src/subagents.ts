@@ -6,6 +6,7 @@ import { patchSession } from "./session-updates.js";
 import type { Store } from "./store.js";
 import { type CallResult, notRun, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
+import { now } from "./clock.js";
 
 export interface SubagentOptions {
   store: Store;
@@ -14,8 +15,6 @@ export interface SubagentOptions {
   /** Prepares a child's model (a scripted parent hands down its scenario's part for the agent). */
   openModel: (child: SessionInfo, parent: SessionInfo) => void;
 }
-
-const now = () => new Date().toISOString();
 
 /** Child sessions started by the `task` tool: who they are, whose they are, what they answered. */
 export class Subagents {

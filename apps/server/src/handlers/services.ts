@@ -26,7 +26,7 @@ export interface Services {
   log: Log;
 }
 
-export const now = () => new Date().toISOString();
+export { now } from "../clock.js";
 
 /** A session by id; NOT_FOUND when there is none. */
 export async function sessionOf(services: Services, id: string): Promise<SessionInfo> {
