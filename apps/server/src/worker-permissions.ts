@@ -18,10 +18,7 @@ export class WorkerPermissions {
   private readonly cache = new RulesFileCache();
   private readonly seen = new Set<string>();
   /** One look at the file per synchronous run of the server: a batch of calls, and the guards of calls a commit lets go at once, share it. */
-  private readonly loadedNow = perRun((key) => {
-    const [workerId, home] = key.split("\0") as [string, string];
-    return this.loadFile(workerId, home);
-  });
+  private readonly loadedNow = perRun<LoadedRules>();
 
   constructor(
     private readonly dataDir: string,
@@ -35,7 +32,7 @@ export class WorkerPermissions {
 
   /** The worker's rules, with `~/` expanded to the worker's home. */
   load(workerId: string, home = this.home): LoadedRules {
-    return this.loadedNow(`${workerId}\0${home}`);
+    return this.loadedNow(`${workerId}\0${home}`, () => this.loadFile(workerId, home));
   }
 
   private loadFile(workerId: string, home: string): LoadedRules {

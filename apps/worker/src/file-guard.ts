@@ -12,7 +12,8 @@ export class ToolRefused extends Error {
 }
 
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
-const resolveRealPath = perRun(resolveNow);
+const realPaths = perRun<string>();
+const resolveRealPath = (absolute: string) => realPaths(absolute, () => resolveNow(absolute));
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 
