@@ -1,10 +1,11 @@
-import type { ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import type { RunMessage, ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { homeDirectory } from "@gatehouse/policy/node";
 import { nanoid } from "nanoid";
 import { GatehouseError } from "./errors.js";
 
-type RunMessage = Extract<WorkerMessage, { type: "run" }>;
+/** A tool call as it is handed to a worker: the registry adds the request id, and whether output streams. */
+export type ToolCall = Omit<RunMessage, "type" | "requestId" | "streamOutput">;
 
 interface InFlight {
   sessionId: string;
@@ -43,12 +44,7 @@ export interface OtherInstances {
   get(workerId: string): WorkerEntry | undefined;
   list(): WorkerEntry[];
   /** Runs a call on a worker of another instance, its output streamed to `onOutput` when given; undefined when no instance has it. */
-  dispatch(
-    workerId: string,
-    message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
-    signal?: AbortSignal,
-    onOutput?: (text: string) => void,
-  ): Promise<ToolOutput> | undefined;
+  dispatch(workerId: string, message: ToolCall, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ToolOutput> | undefined;
   /** This instance holds the worker's connection (or its tools changed). */
   announce(entry: WorkerEntry): void;
   /** This instance lost the worker's connection. */
@@ -185,23 +181,13 @@ export class WorkerRegistry {
    * Sends a tool call to the worker, here or on the instance it is connected to, and waits for its
    * result; with `onOutput`, the worker streams its output there as it comes.
    */
-  dispatch(
-    workerId: string,
-    message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
-    signal?: AbortSignal,
-    onOutput?: (text: string) => void,
-  ): Promise<ToolOutput> {
+  dispatch(workerId: string, message: ToolCall, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ToolOutput> {
     if (this.connections.has(workerId)) return this.dispatchHere(workerId, message, signal, onOutput);
     return this.others?.dispatch(workerId, message, signal, onOutput) ?? this.dispatchHere(workerId, message, signal, onOutput);
   }
 
   /** Sends a tool call to the worker when it is connected to this instance. */
-  dispatchHere(
-    workerId: string,
-    message: Omit<RunMessage, "type" | "requestId" | "streamOutput">,
-    signal?: AbortSignal,
-    onOutput?: (text: string) => void,
-  ): Promise<ToolOutput> {
+  dispatchHere(workerId: string, message: ToolCall, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ToolOutput> {
     const conn = this.connections.get(workerId);
     if (!conn) return Promise.reject(new GatehouseError("WORKER_OFFLINE", `worker ${workerId} is offline`));
     const requestId = nanoid();

@@ -2,14 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { silentLog } from "@gatehouse/log";
-import type { SessionInfo, ToolOutput, WorkerMessage } from "@gatehouse/protocol";
+import type { RunMessage, SessionInfo, ToolOutput } from "@gatehouse/protocol";
 import { ApprovalGate } from "../src/approval-gate.js";
 import { EventHub } from "../src/event-hub.js";
 import { MemoryStore } from "../src/memory-store.js";
 import { WorkerPermissions, workerRulesFile } from "../src/worker-permissions.js";
 import { WorkerRegistry } from "../src/worker-registry.js";
-
-type Run = Extract<WorkerMessage, { type: "run" }>;
 
 /** A gate with its store, hub, registry and a worker `w1` registered, in this process, on a temporary data directory. */
 export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } = {}) {
@@ -60,7 +58,7 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } 
     return info;
   };
   /** Serves the worker's side in this process: each call is answered by `answer`. */
-  const serveWorker = (answer: (run: Run) => ToolOutput) =>
+  const serveWorker = (answer: (run: RunMessage) => ToolOutput) =>
     registry.attach("w1", (m) => {
       if (m.type === "run") queueMicrotask(() => registry.result("w1", m.requestId, answer(m)));
     });

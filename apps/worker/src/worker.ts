@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
-import { MAX_WORKER_TOOLS, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
+import { MAX_WORKER_TOOLS, type RunMessage, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { loadShellParser } from "@gatehouse/policy";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
@@ -40,8 +40,6 @@ export interface RunningWorker {
   sandbox: SandboxInfo;
   close(): Promise<void>;
 }
-
-type RunMessage = Extract<WorkerMessage, { type: "run" }>;
 
 function descriptor(tool: Tool): ToolDescriptor {
   const inputSchema = tool.inputSchema ?? (z.toJSONSchema(tool.input) as Record<string, unknown>);

@@ -123,6 +123,7 @@ export const RunMessage = z.object({
   /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
   streamOutput: z.boolean().optional(),
 });
+export type RunMessage = z.infer<typeof RunMessage>;
 export const CancelMessage = z.object({ type: z.literal("cancel"), requestId: z.string() });
 
 /** What a worker is asked to do: run a tool call, or stop one. */

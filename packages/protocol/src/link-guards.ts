@@ -1,7 +1,5 @@
-import type { Guard, WorkerMessage } from "./events.js";
+import type { Guard, RunMessage } from "./events.js";
 import { LINK_GUARDS, type LinkRun } from "./worker-link.js";
-
-type Run = Extract<WorkerMessage, { type: "run" }>;
 
 /**
  * The server's end: the guards a link has been sent, by object (the gate hands out the same guard
@@ -14,7 +12,7 @@ export class SentGuards {
 
   constructor(private readonly size = LINK_GUARDS) {}
 
-  refer(run: Run): LinkRun {
+  refer(run: RunMessage): LinkRun {
     const { guard, ...rest } = run;
     const known = this.ids.get(guard);
     if (known !== undefined) {
@@ -39,7 +37,7 @@ export class ReceivedGuards {
   constructor(private readonly size = 2 * LINK_GUARDS) {}
 
   /** The request with its guard; undefined when the guard is neither in it nor remembered (the call must not run). */
-  resolve(run: LinkRun): Run | undefined {
+  resolve(run: LinkRun): RunMessage | undefined {
     const { guardId, guard: sent, ...rest } = run;
     const guard = sent ?? this.guards.get(guardId);
     if (!guard) return undefined;

@@ -4,7 +4,7 @@ import { nanoid } from "nanoid";
 import type { StoreSetting } from "../config.js";
 import { GatehouseError } from "../errors.js";
 import type { StoredEvent } from "../store.js";
-import type { OtherInstances, WorkerRegistry } from "../worker-registry.js";
+import type { OtherInstances, ToolCall, WorkerRegistry } from "../worker-registry.js";
 import { EventFeed } from "./event-feed.js";
 import { DEFAULT_LEASE_TIMING, Instances, type LeaseTiming } from "./instances.js";
 import { Listener } from "./listener.js";
@@ -255,7 +255,7 @@ export class PostgresCluster {
     const callId = String(r.callId);
     this.calls.set(callId, controller);
     try {
-      return await registry.dispatchHere(String(r.workerId), r.message as Parameters<WorkerRegistry["dispatch"]>[1], controller.signal, onOutput);
+      return await registry.dispatchHere(String(r.workerId), r.message as ToolCall, controller.signal, onOutput);
     } finally {
       this.calls.delete(callId);
     }

@@ -1,14 +1,12 @@
 import type { Log } from "@gatehouse/log";
-import type { ToolOutput, WorkerMessage } from "@gatehouse/protocol";
+import type { ToolOutput } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import type pg from "pg";
 import { GatehouseError } from "../errors.js";
-import type { WorkerEntry } from "../worker-registry.js";
+import type { ToolCall, WorkerEntry } from "../worker-registry.js";
 import type { Mailbox } from "./mailbox.js";
 
 export const WORKERS_CHANNEL = "gatehouse_workers";
-
-type RunMessage = Omit<Extract<WorkerMessage, { type: "run" }>, "type" | "requestId" | "streamOutput">;
 
 /** How long past a call's own timeout its instance may take to answer before the call fails. */
 const REPLY_MARGIN_MS = 10_000;
@@ -88,7 +86,7 @@ export class RemoteWorkers {
   }
 
   /** Runs a call on a worker of another instance; undefined when no instance has that worker. */
-  dispatch(workerId: string, message: RunMessage, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ToolOutput> | undefined {
+  dispatch(workerId: string, message: ToolCall, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ToolOutput> | undefined {
     const remote = this.byId.get(workerId);
     if (!remote) return undefined;
     if (signal?.aborted) return Promise.reject(new GatehouseError("ABORTED", "the call was aborted"));
