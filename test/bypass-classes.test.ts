@@ -1020,8 +1020,10 @@ const WRAPPERS_MORE: Case[] = [
   hidden("apt-get -o APT::Update::Pre-Invoke::=rm update"),
   hidden("{rm,x}", rm),
   hidden("{rm,-f,x}", rm),
-  hidden("/bin/r? victim", { removed: "victim" }),
-  hidden("/???/r[m] victim", { removed: "victim" }),
+  // The globs match in a folder of the proof's own, so that other programs installed on the
+  // machine (`/bin/rg`) cannot change what they name.
+  hidden("tools/r? victim", { removed: "victim", setup: "mkdir tools && cp /bin/rm tools/rm" }),
+  hidden("./???/r[m] victim", { removed: "victim", setup: "mkdir bin && cp /bin/rm bin/rm" }),
   hidden("$0 -c 'rm x'", rm),
   hidden("$BASH -c 'rm x'", rm),
   hidden("\"$BASH\" -c 'rm x'", rm),
