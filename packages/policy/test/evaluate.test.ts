@@ -246,3 +246,47 @@ describe("rules as data", () => {
     expect(decide("x", {}, context({ static: new Ruleset(rules) })).action).toBe("allow");
   });
 });
+
+describe("other readings of a command never override a later rule a person wrote", () => {
+  const decided = (rules: string, cmd: string) => shell(cmd, context({ static: ruleset(rules) })).action;
+
+  it("lets a final catch-all allow open what an earlier deny named", () => {
+    for (const cmd of ["rm --version", "rm -rf build", "/bin/rm x", "sudo rm x", "git -C . push"]) {
+      expect(decided(`{"shell_exec": {"rm *": "deny", "git push *": "deny"}, "*": "allow"}`, cmd), cmd).toBe("allow");
+    }
+  });
+
+  it("asks where a later top-level catch-all asks", () => {
+    expect(decided(`{"shell_exec": {"*": "allow", "rm *": "deny"}, "*": "ask"}`, "rm --version")).toBe("ask");
+    expect(decided(`{"shell_exec": {"*": "allow", "rm *": "deny"}, "*": "ask"}`, "/bin/rm -rf build")).toBe("ask");
+  });
+
+  it("still denies through every reading when the deny comes last", () => {
+    const rules = `{"*": "allow", "shell_exec": {"rm *": "deny", "git push *": "deny"}}`;
+    for (const cmd of ["rm --version", "/bin/rm -rf build", "git -C . push", "git -c a=b push origin", "sudo rm x", "env rm x"]) {
+      expect(decided(rules, cmd), cmd).toBe("deny");
+    }
+  });
+
+  it("keeps the deny floor: an approval-made allow never opens a reading a person denied", () => {
+    const rules = `{"*": "ask", "shell_exec": {"git push *": "deny"}}`;
+    const rt = new Ruleset([{ tool: "shell_exec", pattern: "git *", action: "allow", origin: "approval" }]);
+    expect(shell("git -C . push", context({ static: ruleset(rules), runtime: rt })).action).toBe("deny");
+  });
+});
+
+describe("version and help queries", () => {
+  const rules = ruleset(`{"*": "ask", "shell_exec": {"pip *": "allow", "cargo *": "allow", "docker *": "allow", "rm *": "allow", "node *": "allow"}}`);
+  it.each(["pip --version", "cargo --version", "docker --version", "rm --version", "node --help", "cargo --help"])(
+    "%s is allowed by the program's rule",
+    (cmd) => {
+      expect(shell(cmd, context({ static: rules })).action).toBe("allow");
+    },
+  );
+
+  it("is no way around a rule: an unknown program or one the rules do not name still asks", () => {
+    expect(shell("evil --version", context({ static: rules })).action).toBe("ask");
+    expect(shell("git --version", context({ static: rules })).action).toBe("ask");
+    expect(shell("pip --version --x", context({ static: rules })).action).toBe("ask");
+  });
+});

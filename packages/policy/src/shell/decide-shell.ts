@@ -2,6 +2,7 @@ import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
+import type { LayerName, RuleRef } from "../rule.js";
 import { headOf } from "../pattern.js";
 import { inFolder, ORDER_LAST_FIRST, type AbsoluteDeny, type CompiledRule, type Layers, type Ruleset } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
@@ -137,12 +138,31 @@ function looseVerdict(layers: Layers, words: readonly string[], subject: string)
   return null;
 }
 
+/**
+ * Whether a rule found under another reading of a command may tighten what the command as written
+ * matched: a person's rule written later than it wins, as last-match-wins says
+ * (`{"rm *": "deny", "*": "allow"}` allows `rm --version`); an approval-made allow never does.
+ */
+function mayOverride(layers: Layers, found: RuleRef | null, asWritten: RuleRef | null): boolean {
+  if (!found || !asWritten || asWritten.origin === "approval") return true;
+  return positionOf(layers, found) > positionOf(layers, asWritten);
+}
+
+const LAYER_RANK: Readonly<Record<LayerName, number>> = { agent: 0, static: 1, runtime: 2 };
+
+/** A rule's place in the concatenated layers. */
+function positionOf(layers: Layers, ref: RuleRef): number {
+  const index = layers[ref.layer]?.compiled.findIndex((c) => c.refIn(ref.layer) === ref) ?? -1;
+  return LAYER_RANK[ref.layer] * 2 ** 32 + index;
+}
+
 /** As written, by basename, without options before the subcommand, options anywhere; the stricter counts. */
 function matchCommand(words: string[], layers: Layers, classified: Classified | null = null): Verdict {
   const subject = words.join(" ");
   let verdict = decideSubject(layers, TOOL, text(subject), subject);
   // Nothing is stricter than deny.
   if (verdict.action === "deny") return verdict;
+  const asWritten = verdict.rule;
   const name = words[0] ?? "";
   const slash = name.lastIndexOf("/");
   const byName = slash >= 0 ? [name.slice(slash + 1), ...words.slice(1)] : words;
@@ -165,7 +185,7 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
     const seen = reading.join(" ");
     const v = decideSubject(layers, TOOL, text(seen), subject);
     // A catch-all speaks of no command in particular; only a rule that names one may tighten.
-    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action))
+    if (v.rule && v.rule.pattern !== "*" && isStricter(v.action, verdict.action) && mayOverride(layers, v.rule, asWritten))
       verdict = verdictOf(v.action, subject, v.rule, `seen as "${seen}": ${v.reason}`);
   }
   if (verdict.action !== "deny") {
@@ -173,7 +193,7 @@ function matchCommand(words: string[], layers: Layers, classified: Classified | 
       const reading = i < 0 ? words : readings[i]!;
       if (!mayTighten(layers, reading, verdict.action)) continue;
       const loose = looseVerdict(layers, reading, subject);
-      if (loose && isStricter(loose.action, verdict.action)) verdict = loose;
+      if (loose && isStricter(loose.action, verdict.action) && mayOverride(layers, loose.rule, asWritten)) verdict = loose;
     }
   }
   return verdict;

@@ -1,6 +1,6 @@
-import { classifyWords, type Classified } from "../classify.js";
+import { classifyWords, emptyClassified, type Classified } from "../classify.js";
 import { defineSpec, type ProgramSpec, type SpecInput } from "../spec.js";
-import type { ShellWord } from "../words.js";
+import { isLiteral, type ShellWord } from "../words.js";
 import { BUILTIN_PROGRAMS } from "./builtins.js";
 import { EDITOR_PROGRAMS, FILE_PROGRAMS } from "./files.js";
 import { GITHUB_PROGRAMS } from "./github.js";
@@ -60,7 +60,11 @@ export function isKnownProgram(name: string): boolean {
 }
 
 /** The command's words in their places, or null for a program the gate has no model of. */
+/** Asked alone, these only print; every program the gate knows answers them (GNU's convention). */
+const QUERIES: ReadonlySet<string> = new Set(["--version", "--help"]);
+
 export function classifyCommand(words: readonly ShellWord[], name: string): Classified | null {
+  if (words.length === 2 && QUERIES.has(words[1]!.text) && isLiteral(words[1]!) && isKnownProgram(name)) return emptyClassified(name, SPECS.get(name) ?? null);
   const special = SPECIAL_READERS.get(name);
   if (special) return special(words, name);
   const spec = SPECS.get(name);
