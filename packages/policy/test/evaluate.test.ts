@@ -290,3 +290,30 @@ describe("version and help queries", () => {
     expect(shell("pip --version --x", context({ static: rules })).action).toBe("ask");
   });
 });
+
+describe("a rule that names a wrapper with its program", () => {
+  const rules = ruleset(
+    `{"*": "ask", "read_file": "allow", "shell_exec": {"sudo *": "allow", "npx *": "allow", "npx vitest *": "allow", "pnpm exec tsc *": "allow", "sudo apt-get *": "allow"}}`,
+  );
+  it.each(["npx vitest run", "npx vitest run src/app.test.ts", "pnpm exec tsc --noEmit -p .", "sudo apt-get install -y curl"])(
+    "allows the program it names: %s",
+    (cmd) => {
+      expect(shell(cmd, context({ static: rules })).action).toBe("allow");
+    },
+  );
+
+  it("is no word for another program, nor for one a later rule denies", () => {
+    expect(shell("npx rm x", context({ static: rules })).action).toBe("ask");
+    expect(shell("sudo rm x", context({ static: rules })).action).toBe("ask");
+    const later = ruleset(`{"*": "ask", "shell_exec": {"sudo apt-get *": "allow", "apt-get *": "deny"}}`);
+    expect(shell("sudo apt-get install x", context({ static: later })).action).toBe("deny");
+    const earlier = ruleset(`{"*": "ask", "shell_exec": {"apt-get *": "deny", "sudo apt-get *": "allow"}}`);
+    expect(shell("sudo apt-get install x", context({ static: earlier })).action).toBe("allow");
+  });
+
+  it("made by an approval, never opens what a person denied", () => {
+    const made = new Ruleset([{ tool: "shell_exec", pattern: "sudo apt-get *", action: "allow", origin: "approval" }]);
+    const denied = ruleset(`{"*": "ask", "shell_exec": {"apt-get *": "deny"}}`);
+    expect(shell("sudo apt-get install x", context({ static: denied, runtime: made })).action).toBe("deny");
+  });
+});

@@ -40,6 +40,8 @@ export interface AnalyzedCommand extends SubCommand {
   classified: Classified | null;
   /** Set when this command is a wrapper: where its inner command starts in `words`. */
   wrapper: { innerIndex: number; privileged: boolean } | null;
+  /** The wrapper this command was reached through (`vitest run` of `npx vitest run`), or null. */
+  outer: AnalyzedCommand | null;
   /** Receives arguments that are not written here (`xargs CMD`). */
   unknownArgs: boolean;
   /** Why what this command runs cannot be known (`sh -c "$S"`, `eval $X`, too deep), or null. */
@@ -97,7 +99,7 @@ class Analyzer {
     }
   }
 
-  private command(sub: SubCommand, depth: number, unknownArgs: boolean): void {
+  private command(sub: SubCommand, depth: number, unknownArgs: boolean, outer: AnalyzedCommand | null = null): void {
     // `! cmd` and `{ cmd` where tree-sitter left the keyword as a word (`time { rm x; }`, `! ! rm x`).
     if (sub.words.length > 1 && (sub.words[0]!.raw === "!" || sub.words[0]!.raw === "{")) {
       while (sub.words.length > 1 && (sub.words[0]!.raw === "!" || sub.words[0]!.raw === "{")) sub.words = sub.words.slice(1);
@@ -125,6 +127,7 @@ class Analyzer {
       program,
       classified,
       wrapper: null,
+      outer,
       unknownArgs,
       opaque: null,
     };
@@ -147,7 +150,7 @@ class Analyzer {
     const inner: SubCommand = { words, assignments, writes: [], reads: [], stdin: cmd.stdin, via };
     if (cmd.stdinText) inner.stdinText = cmd.stdinText;
     const adds = cmd.unknownArgs || (classified.spec?.addsArguments ?? false) || via.startsWith("find ");
-    this.command(inner, cmd.depth, adds);
+    this.command(inner, cmd.depth, adds, cmd);
   }
 
   /** `python -m MODULE` of the standard library is part of the interpreter: its words are the interpreter's. */

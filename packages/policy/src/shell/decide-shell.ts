@@ -148,6 +148,12 @@ function mayOverride(layers: Layers, found: RuleRef | null, asWritten: RuleRef |
   return positionOf(layers, found) > positionOf(layers, asWritten);
 }
 
+/** Whether a pattern's leading words are these words, literally: `npx vitest *` names `npx vitest`. */
+function namesWithProgram(pattern: string, words: readonly ShellWord[]): boolean {
+  const parts = pattern.split(" ");
+  return parts.length > words.length && words.every((w, i) => isLiteral(w) && parts[i] === w.text && !/[*?[\]{}\\]/.test(parts[i]!));
+}
+
 const LAYER_RANK: Readonly<Record<LayerName, number>> = { agent: 0, static: 1, runtime: 2 };
 
 /** A rule's place in the concatenated layers. */
@@ -227,6 +233,8 @@ class ShellJudge {
   private absoluteReadDenies: readonly AbsoluteDeny[] | undefined;
   private outerDenyFolders: readonly string[] | null | undefined;
   private awayJudged = 0;
+  /** What each wrapper of the line matched, for the commands it runs. */
+  private wrappers: Map<AnalyzedCommand, Verdict> | null = null;
   private regions: readonly string[] | null | undefined;
   private away = true;
   private readonly fetches: boolean;
@@ -325,6 +333,8 @@ class ShellJudge {
     const words = cmd.words.map((w) => w.text);
     if (words.length === 0) return this.assignmentsOnly(cmd);
     let v = this.match(words, cmd.classified);
+    if (cmd.wrapper) (this.wrappers ??= new Map()).set(cmd, v);
+    if (cmd.outer) v = this.namedWithWrapper(cmd, cmd.outer, v);
     v.command = cmd.wrapper ? { words, wrapper: cmd.wrapper } : { words };
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
     // `env -C DIR cmd`, `tar -C DIR`: what follows works in DIR.
@@ -334,6 +344,18 @@ class ShellJudge {
     v = this.files(cmd, v);
     if (cmd.classified) this.dirs.change(cmd.program, cmd.classified.operands);
     return v;
+  }
+
+  /**
+   * A rule that names a wrapper with its program (`npx vitest *`, `sudo apt-get *`) is the
+   * person's word for that program too, unless a rule written after it says otherwise.
+   */
+  private namedWithWrapper(cmd: AnalyzedCommand, outer: AnalyzedCommand, v: Verdict): Verdict {
+    const by = this.wrappers?.get(outer);
+    if (v.action === "allow" || !by?.rule || by.action !== "allow" || !outer.wrapper) return v;
+    if (!namesWithProgram(by.rule.pattern, outer.words.slice(0, outer.wrapper.innerIndex + 1))) return v;
+    if (v.rule && v.rule.pattern !== "*" && mayOverride(this.ctx.layers, v.rule, by.rule)) return v;
+    return verdictOf("allow", v.subject, by.rule, `"${by.rule.pattern}" names ${cmd.program} with ${outer.program}: ${by.reason}`);
   }
 
   /** matchCommand, once per distinct command of the line: it depends only on the words (and the full names of abbreviated options). */
