@@ -89,6 +89,8 @@ const PROGRAMS = [
   "docker ps",
   "docker logs",
   "docker images",
+  "docker compose logs",
+  "docker compose ps",
   "docker build",
   "gh",
   "kubectl",
@@ -548,6 +550,25 @@ const COMMANDS: string[] = [
   "go clean -testcache",
   "pytest --cov=src --cov-report html:htmlcov",
   "pytest --cov-report term-missing -q",
+  // version and help queries, test runners' ordinary options, read-only special parameters
+  "node --version",
+  "pip --version",
+  "cargo --version",
+  "go version",
+  "gh --version",
+  "npm --help",
+  "python3 -m pytest -p no:cacheprovider",
+  "pytest -q -p no:randomly tests/unit",
+  "go test -coverprofile=cover.out ./...",
+  "go tool cover -func=cover.out",
+  "docker compose logs --tail=100",
+  "docker compose ps -a",
+  "git fetch --prune",
+  "git fetch --all --tags --prune",
+  "make test; echo ${PIPESTATUS[0]}",
+  "npm test 2>&1 | tee test.log; echo exit=${PIPESTATUS[0]}",
+  "vitest run --coverage",
+  "echo ':(){ :|:& };:'",
 ];
 
 const tally = new Tally("everyday allowed");
@@ -558,6 +579,31 @@ describe("everyday command lines stay allowed", () => {
   it.each(COMMANDS)("%j", (command) => {
     const got = decideShell(command, { layers: EVERYDAY, cwd: CWD, home: HOME });
     tally.record(command, "EVERYDAY", "allow", got, "everyday");
+    expect(got.action, got.reason).toBe("allow");
+  });
+});
+
+// A rule that names a wrapper with its program is the person's word for that program.
+const WRAPPED = rules(`{
+  "*": "ask",
+  "read_file": "allow",
+  "shell_exec": { "npx vitest *": "allow", "pnpm exec tsc *": "allow", "uv run pytest *": "allow", "sudo apt-get *": "allow", "pnpm exec eslint *": "allow" }
+}`);
+const WRAPPED_COMMANDS = [
+  "npx vitest run",
+  "npx vitest run src/app.test.ts",
+  "pnpm exec tsc --noEmit",
+  "pnpm exec tsc -p tsconfig.json --noEmit",
+  "uv run pytest -q",
+  "sudo apt-get update",
+  "sudo apt-get install -y jq",
+  "pnpm exec eslint src",
+];
+
+describe("a wrapper named with its program in the rule", () => {
+  it.each(WRAPPED_COMMANDS)("%j", (command) => {
+    const got = decideShell(command, { layers: WRAPPED, cwd: CWD, home: HOME });
+    tally.record(command, "WRAPPED", "allow", got, "everyday");
     expect(got.action, got.reason).toBe("allow");
   });
 });

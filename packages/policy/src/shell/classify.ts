@@ -186,6 +186,10 @@ class Classifier {
       case "script":
         this.out.scripts.push([word]);
         break;
+      case "plugin":
+        if (!word.dynamic && word.text.startsWith("no:")) break;
+        this.out.risk ??= `${what} of ${this.out.name} runs ${word.raw}, which the gate cannot read`;
+        break;
       case "runs":
         this.out.risk ??= `${what} of ${this.out.name} runs ${word.raw}, which the gate cannot read`;
         break;

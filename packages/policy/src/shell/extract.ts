@@ -205,8 +205,11 @@ class Extractor {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) this.out.unmodelled.push(`the test ${node.text} evaluates a subscript`);
         return;
       }
-      case "arithmetic":
-        return arithmeticNames(node, this.out.arithmetic);
+      case "arithmetic": {
+        // Of `${a[i]}` only the index is arithmetic; the array's own name is not evaluated.
+        const index = node.type === "subscript" ? node.childForFieldName("index") : node;
+        return index ? arithmeticNames(index, this.out.arithmetic) : undefined;
+      }
       case "pattern":
         // Inside double quotes bash runs `<(cmd)` there too, which a heredoc body would not show.
         if (/[<>]\(/.test(node.text)) return void this.out.unmodelled.push(`the pattern of ${node.parent?.text ?? node.text} runs a process substitution`);

@@ -33,6 +33,8 @@ export type WordKind =
   | "project"
   /** A program or code the gate cannot read (sort --compress-program, python -c): never allowed. */
   | "runs"
+  /** A plugin loaded by name (`pytest -p NAME`), which runs its code; `no:NAME` turns one off instead. */
+  | "plugin"
   /** A file that lists the names of the files the program reads (`tar -T`, `sort --files0-from`). */
   | "names"
   /** A repository address; `ext::CMD` makes git run CMD. */
@@ -126,6 +128,7 @@ const KINDS: ReadonlySet<string> = new Set([
   "script",
   "command",
   "runs",
+  "plugin",
   "name",
   "assign",
   "arith",

@@ -179,6 +179,18 @@ const DOCKER_CONTAINER = [
   "wait",
   "ps",
 ];
+/** `docker compose` subcommands that only report on the project's containers. */
+const COMPOSE_REPORTS = ["logs", "ps", "config", "images", "top", "port", "version", "ls", "events"];
+const COMPOSE_ACTS = ["up", "down", "run", "exec", "create", "start", "stop", "restart", "rm", "pull", "push", "build", "kill", "pause"];
+const COMPOSE_MORE = ["unpause", "cp", "attach", "watch", "wait", "scale", "stats", "alpha", "publish", "commit", "export"];
+const DOCKER_COMPOSE: SpecInput = {
+  ...dockerCommand("compose"),
+  risk: undefined,
+  subcommands: Object.fromEntries([
+    ...COMPOSE_REPORTS.map((s) => [s, { ...dockerCommand(s), risk: undefined, operands: "text" }]),
+    ...[...COMPOSE_ACTS, ...COMPOSE_MORE].map((s) => [s, { ...dockerCommand(s), risk: "runs commands in a container, with whatever it mounts" }]),
+  ]),
+};
 const DOCKER_IMAGE = ["build", "history", "import", "inspect", "load", "ls", "list", "prune", "pull", "push", "rm", "save", "tag"];
 const DOCKER: SpecInput = {
   options:
@@ -204,9 +216,9 @@ const DOCKER: SpecInput = {
         "stats",
         "search",
         "events",
-        "compose",
       ].map((s) => [s, dockerCommand(s)]),
     ),
+    compose: DOCKER_COMPOSE,
     container: dockerGroup(DOCKER_CONTAINER),
     image: dockerGroup(DOCKER_IMAGE),
     buildx: dockerGroup(["build", "ls", "du", "inspect", "prune", "use", "version", "stop", "rm"], {
@@ -482,7 +494,13 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
           ["-cache", "-modcache", "-fuzzcache"].map((o) => [o, "removes a cache in the user's folder, outside the work directory"]),
         ),
       },
-      tool: { risk: "runs a tool binary", anyFlag: true, operands: "text" },
+      tool: {
+        risk: "runs a tool binary",
+        anyFlag: true,
+        operands: "text",
+        // Reports on a coverage profile: it reads the profile and writes only where -o says.
+        subcommands: { cover: { singleDashLong: true, options: "-func:read -html:read -o:write -mode:text -var:text", operands: "read" } },
+      },
     },
   },
   rustc: TOOL("-o:write --out-dir:write -C:runs --codegen:runs -Z:runs --extern:runs --crate-type:text --edition:text --emit:fields -L:path"),
@@ -520,7 +538,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
   vitest: TOOL(
     "-c:code --config:code --globalSetup:code --setupFiles:code -t:text --testNamePattern:text " +
       "--reporter:text --outputFile:write --project:text --root:path --dir:path --environment:text " +
-      "--pool:text --shard:text --coverage.provider:text",
+      "--pool:text --shard:text --coverage --coverage.provider:text",
   ),
   jest: TOOL(
     "-c:code --config:code --setupFiles:code --setupFilesAfterEnv:code --globalSetup:code " +
@@ -529,7 +547,7 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
       "--testPathPattern:text --shard:text",
   ),
   pytest: TOOL(
-    "-k:text -m:text -p:runs -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write " +
+    "-k:text -m:text -p:plugin -c:read --rootdir:path --basetemp:write --junitxml:write --junit-xml:write " +
       "--cov:text --cov-report:fields --maxfail:text --tb:text -W:text -o:runs --override-ini:runs " +
       "--confcutdir:path --ignore:path --deselect:text --durations:text -n:text --log-level:text " +
       "--log-file:write",

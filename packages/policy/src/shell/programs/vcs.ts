@@ -54,7 +54,11 @@ export const VCS_PROGRAMS: Record<string, SpecInput> = {
       revert: sub("-m:text --mainline:text --strategy:runs -X:text"),
       "cherry-pick": sub("-m:text --mainline:text --strategy:runs -X:text"),
       stash: sub("-m:text --message:text --pathspec-from-file:names", { operands: "text" }),
-      fetch: sub(`${REMOTE} --depth:text --deepen:text --shallow-since:text --refmap:text -j:text --jobs:text`, { operands: "remote" }),
+      fetch: sub(
+        `${REMOTE} --depth:text --deepen:text --shallow-since:text --refmap:text -j:text --jobs:text -p --prune -P --prune-tags ` +
+          "--all --multiple -t --tags -n --no-tags -f --force --dry-run -q --quiet -v --verbose --progress --unshallow --atomic --no-recurse-submodules",
+        { operands: "remote" },
+      ),
       pull: sub(`${REMOTE} --depth:text -s:runs --strategy:runs -X:text --strategy-option:text`, { operands: "remote" }),
       push: sub(
         `${REMOTE} -u --set-upstream -o:text --push-option:text --force-with-lease?=text --repo:text --force ` +
