@@ -5,7 +5,7 @@ import type { Usage } from "@gatehouse/protocol";
 import { APICallError, RetryError } from "ai";
 import { prepareRetries } from "ai/internal";
 import { GatehouseError } from "../errors.js";
-import type { ModelToolCall, ModelRequest, ModelResponse, Provider } from "./provider.js";
+import { ContextTooLongError, type ModelToolCall, type ModelRequest, type ModelResponse, type Provider } from "./provider.js";
 import { providerPrompt, providerTools } from "./provider-prompt.js";
 
 /** Where a model is served and how to reach it. */
@@ -23,6 +23,13 @@ function languageModel(e: ModelEndpoint): LanguageModelV3 {
   if (e.api === "anthropic") return createAnthropic({ apiKey: e.apiKey ?? "", ...(e.baseURL ? { baseURL: e.baseURL } : {}) })(e.model);
   if (!e.baseURL) throw new GatehouseError("CONFIG", `provider ${e.provider} needs a base URL`);
   return createOpenAICompatible({ name: e.provider, baseURL: e.baseURL, ...(e.apiKey ? { apiKey: e.apiKey } : {}), includeUsage: true })(e.model);
+}
+
+/** A request the provider refused (HTTP 400 or 413) in words that say it is longer than the context window. */
+function refusedAsTooLong(err: unknown): boolean {
+  const last = RetryError.isInstance(err) ? err.lastError : err;
+  if (!APICallError.isInstance(last) || (last.statusCode !== 400 && last.statusCode !== 413)) return false;
+  return ContextTooLongError.says(`${last.message} ${last.responseBody ?? ""}`);
 }
 
 /** The provider's own words for a failure, with the HTTP status when there was one, on one line. */
@@ -115,7 +122,8 @@ export class AiSdkProvider implements Provider {
     } catch (err) {
       if (err instanceof GatehouseError) throw err;
       if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
-      throw new GatehouseError("PROVIDER", `${this.name}: ${providerMessage(err)}`);
+      const message = `${this.name}: ${providerMessage(err)}`;
+      throw refusedAsTooLong(err) ? new ContextTooLongError(message) : new GatehouseError("PROVIDER", message);
     }
     if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
     if (reading.stopReason === null) {
