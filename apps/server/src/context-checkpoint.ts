@@ -83,6 +83,14 @@ export function modelSummariser(provider: Provider, fallback: Summariser, onFail
   };
 }
 
+/** The longest summary written without a model: its start (the first requests) and its end (the latest) are kept. */
+const DIGEST_CHARS = 8_000;
+
+function bounded(text: string): string {
+  if (text.length <= DIGEST_CHARS) return text;
+  return `${text.slice(0, DIGEST_CHARS / 2)}\n[...]\n${text.slice(-DIGEST_CHARS / 2)}`;
+}
+
 /** A summary without a model: the user's requests and the calls made, counted by tool. */
 export const digest: Summariser = (previous, part) => {
   const asked = part.flatMap((m) => (m.role === "user" ? [`- ${clip(m.text)}`] : []));
@@ -91,13 +99,15 @@ export const digest: Summariser = (previous, part) => {
   const made = [...calls].map(([tool, n]) => `${tool} ${n}x`).join(", ");
   const lastWords = part.findLast((m): m is Extract<Message, { role: "assistant" }> => m.role === "assistant" && m.text !== "")?.text;
   return Promise.resolve(
-    [
-      previous ?? "",
-      asked.length > 0 ? `The user asked:\n${asked.join("\n")}` : "",
-      made ? `Tool calls made: ${made}.` : "",
-      lastWords ? `The assistant last said: ${clip(lastWords)}` : "",
-    ]
-      .filter(Boolean)
-      .join("\n\n"),
+    bounded(
+      [
+        previous ?? "",
+        asked.length > 0 ? `The user asked:\n${asked.join("\n")}` : "",
+        made ? `Tool calls made: ${made}.` : "",
+        lastWords ? `The assistant last said: ${clip(lastWords)}` : "",
+      ]
+        .filter(Boolean)
+        .join("\n\n"),
+    ),
   );
 };

@@ -166,7 +166,10 @@ export class ModelContext {
     const budget = this.budget(session)!;
     const from = view.checkpoint.summarisedThrough;
     const recent = this.recentStart(transcript, from, reason === "refused" ? 0 : (budget - fixed) * RECENT_SHARE);
-    let c: Checkpoint = { ...view.checkpoint, trimmedThrough: reason === "refused" ? transcript.length : Math.max(view.checkpoint.trimmedThrough, recent) };
+    const trimmedThrough = reason === "refused" ? transcript.length : Math.max(view.checkpoint.trimmedThrough, recent);
+    // Nothing older than the newest messages is left to trim or summarise: the request goes as it is, and the provider decides.
+    if (recent === from && trimmedThrough === view.checkpoint.trimmedThrough) return;
+    let c: Checkpoint = { ...view.checkpoint, trimmedThrough };
     this.apply(view, transcript, c);
     const enough = reason === "window" && view.tokens + fixed <= budget * AFTER_SHARE;
     if (!enough && recent > from) {
