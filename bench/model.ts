@@ -44,12 +44,8 @@ function historyOf(n: number): Message[] {
 
 async function startEndpoint(): Promise<{ baseURL: string; stop(): void }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "model-endpoint.ts")], { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = await readline
-    .createInterface({ input: child.stdout })
-    [Symbol.asyncIterator]()
-    .next()
-    .then((r) => [r.value as string]);
-  return { baseURL: `http://127.0.0.1:${line!.trim()}/v1`, stop: () => child.kill() };
+  const line = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout }).once("line", resolve));
+  return { baseURL: `http://127.0.0.1:${line.trim()}/v1`, stop: () => child.kill() };
 }
 
 const cpuMs = () => {
