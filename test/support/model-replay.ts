@@ -20,6 +20,8 @@ export interface RecordedRequest {
 export class ModelReplay {
   readonly requests: RecordedRequest[] = [];
   private readonly queue: ReplayResponse[] = [];
+  /** Answers a request by what it asks, before the queue is looked at; undefined leaves it to the queue. */
+  route: ((body: Record<string, unknown>) => ReplayResponse | undefined) | undefined;
 
   private constructor(private readonly server: http.Server) {}
 
@@ -51,8 +53,9 @@ export class ModelReplay {
   private async answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let text = "";
     for await (const chunk of req) text += chunk;
-    this.requests.push({ path: req.url ?? "", headers: req.headers, body: text ? JSON.parse(text) : {} });
-    const next = this.queue.shift() ?? { status: 500, body: JSON.stringify({ error: { message: "the replay has no response queued" } }) };
+    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    this.requests.push({ path: req.url ?? "", headers: req.headers, body });
+    const next = this.route?.(body) ?? this.queue.shift() ?? { status: 500, body: JSON.stringify({ error: { message: "the replay has no response queued" } }) };
     if (!next.events) {
       res.writeHead(next.status ?? 200, { "content-type": "application/json", ...next.headers });
       res.end(next.body ?? "");

@@ -5,7 +5,8 @@ import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
-import { modelHistory } from "./model-history.js";
+import { digest } from "./context-checkpoint.js";
+import { ModelContext, type ContextSettings } from "./model-context.js";
 import type { ModelToolCall, Provider } from "./providers/provider.js";
 import type { Store } from "./store.js";
 import { Subagents } from "./subagents.js";
@@ -28,6 +29,8 @@ export interface RunnerOptions {
   maxSteps: number;
   toolTimeoutMs: number;
   maxToolResultChars: number;
+  /** When sessions are compacted to fit their model's window; without it, only when a provider refuses a request as too long. */
+  context?: ContextSettings;
   systemPrompt: (session: SessionInfo) => string;
   /** Whether this server still runs the session's turns; without it, always (one server). Checked before each step of a turn. */
   stillOwns?: (sessionId: string) => Promise<boolean>;
@@ -72,7 +75,14 @@ export class AgentRunner {
   /** Each running turn's messages, read once when the model is first asked and kept up to date by the turn itself (the only writer). */
   private readonly transcripts = new Map<string, Message[]>();
 
-  constructor(private readonly options: RunnerOptions) {}
+  /** What each session's model is sent, compacted to fit its window. */
+  private readonly context: ModelContext;
+
+  constructor(private readonly options: RunnerOptions) {
+    const { store, hub, log, maxToolResultChars } = options;
+    const settings = options.context ?? { compactAt: 1, windowOf: () => undefined, summariserFor: () => digest };
+    this.context = new ModelContext({ store, hub, log, maxToolResultChars, ...settings });
+  }
 
   isRunning(sessionId: string): boolean {
     return this.running.has(sessionId);
@@ -242,11 +252,9 @@ export class AgentRunner {
       await this.fence(sessionId);
       const session = await this.session(sessionId);
       const deltas = new TextDeltas((text) => this.options.hub.notify({ type: "assistant_text_delta", sessionId, at: now(), text }));
-      const response = await this.options
-        .providerFor(session)
-        .respond({
+      const response = await this.context
+        .respond(session, this.options.providerFor(session), await this.transcript(sessionId), {
           system: this.options.systemPrompt(session),
-          history: modelHistory(await this.transcript(sessionId), this.options.maxToolResultChars),
           tools: await this.options.toolsFor(session),
           signal,
           onText: (text) => deltas.push(text),

@@ -8,6 +8,7 @@ import type { ServerConfig } from "./config.js";
 import { EventHub } from "./event-hub.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Log } from "./log.js";
+import { contextWindow } from "./context-windows.js";
 import { Models, ScenarioBook } from "./models.js";
 import { PersonShell } from "./person-shell.js";
 import type { PostgresCluster } from "./postgres/cluster.js";
@@ -45,6 +46,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
   const permissions = new WorkerPermissions(config.dataDir);
   const models = new Models(config, FALLBACK_SCENARIO, process.env, new ScenarioBook(path.join(config.dataDir, "scenarios")));
   models.check(config.model);
+  if (config.context.summaryModel) models.check(config.context.summaryModel);
   const agentLayers = new AgentLayers(homeDirectory());
   /** Tells a worker's sessions it came or went; a lost worker's pending approvals are cancelled. */
   const tellSessions = async (workerId: string, connected: boolean) => {
@@ -125,6 +127,11 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     maxSteps: config.maxSteps,
     toolTimeoutMs: config.toolTimeoutMs,
     maxToolResultChars: config.maxToolResultChars,
+    context: {
+      compactAt: config.context.compactAt,
+      windowOf: (s) => contextWindow(s.model, config.context.windows),
+      summariserFor: (s) => models.summariserFor(s, (err) => log.warn("a checkpoint's summary was written without a model", { sessionId: s.id, err })),
+    },
     systemPrompt: (s) => {
       const worker = registry.get(s.workerId);
       return systemPrompt({ workDir: worker?.workDir ?? "an unknown directory", agent: findAgent(worker, s.agent), skills: worker?.skills ?? [] });

@@ -16,6 +16,17 @@ const ProviderConfig = z.strictObject({
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
+/** When and how a session's history is made smaller for its model (docs/models.md). */
+const ContextConfig = z.strictObject({
+  /** Compact when the next request would pass this share of the model's context window. */
+  compactAt: z.number().gt(0).max(1).default(0.8),
+  /** `provider:model` that writes checkpoints' summaries; the session's own model when absent. */
+  summaryModel: z.string().min(1).optional(),
+  /** Context windows in tokens by `provider:model` or by provider, before the known ones. */
+  windows: z.record(z.string(), z.number().int().positive()).default({}),
+});
+export type ContextConfig = z.infer<typeof ContextConfig>;
+
 const TokenName = z.string().min(1, "a token needs a name").max(100);
 const WorkerPattern = z.string().regex(/^(\*|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a worker id, or "*" for every worker');
 const Secret = {
@@ -137,6 +148,7 @@ export const ServerConfig = z.strictObject({
   maxOutputTokens: z.number().int().positive().optional(),
   /** Tool results longer than this are cut, with a marker, in what the model is sent. */
   maxToolResultChars: z.number().int().positive().default(30_000),
+  context: ContextConfig.default(ContextConfig.parse({})),
   /** The scenario the scripted model plays when a session names none. */
   scenario: z.string().optional(),
   /** Paths no tool may write besides the data directory (the worker's own configuration, say). */

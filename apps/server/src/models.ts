@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SessionInfo } from "@gatehouse/protocol";
 import type { ProviderConfig, ServerConfig } from "./config.js";
+import { digest, modelSummariser, type Summariser } from "./context-checkpoint.js";
 import { GatehouseError } from "./errors.js";
 import type { ModelEndpoint } from "./providers/ai-sdk.js";
 import type { ModelRequest, ModelResponse, Provider } from "./providers/provider.js";
@@ -41,7 +42,9 @@ export class ScenarioBook {
   }
 }
 
-type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKeyEnv" | "modelRetries" | "maxOutputTokens">;
+type ModelConfig = Pick<ServerConfig, "model" | "providers" | "baseURL" | "apiKeyEnv" | "modelRetries" | "maxOutputTokens"> & {
+  context?: Pick<ServerConfig["context"], "summaryModel">;
+};
 
 /** Splits `provider:model` at its first colon (model ids such as `qwen2.5:7b` keep theirs). */
 export function splitModelId(id: string): { provider: string; model: string } {
@@ -141,6 +144,16 @@ export class Models {
     if (!provider)
       this.real.set(session.model, (provider = new SdkProvider(this.endpoint(session.model), this.config.modelRetries, this.config.maxOutputTokens)));
     return provider;
+  }
+
+  /**
+   * Who writes a session's checkpoints: the configured summary model, else the session's own; a
+   * scripted session's, and a model that fails, a summary made without a model.
+   */
+  summariserFor(session: SessionInfo, onFailure: (err: unknown) => void): Summariser {
+    const model = this.config.context?.summaryModel ?? session.model;
+    if (model === SCRIPTED) return digest;
+    return modelSummariser(this.providerFor({ ...session, model }), digest, onFailure);
   }
 
   /** A scripted session opened by another process: its kept scenario, from where its history left it. */

@@ -128,6 +128,23 @@ describe.each(FORMATS)("the $api wire format, replayed", (f) => {
     expect(response.stopReason).toBe(f.stopReasons.tools);
   });
 
+  it("a call of a tool the model was not given, or with arguments that are not a JSON object, is marked unusable", async () => {
+    replay.push(
+      f.wire.stream(
+        [],
+        [
+          { id: "call_x", name: "delete_everything", argumentPieces: ["{}"] },
+          { id: "call_y", name: "glob", argumentPieces: ["[1, 2]"] },
+        ],
+      ),
+    );
+    const { response } = await ask();
+    expect(response.toolCalls.map((c) => [c.callId, c.invalid])).toEqual([
+      ["call_x", "the model's call could not be used: it names a tool it was not given, delete_everything"],
+      ["call_y", "the model's arguments are not a JSON object"],
+    ]);
+  });
+
   it("returns two parallel tool calls of one response together, in order", async () => {
     replay.push(
       f.wire.stream(

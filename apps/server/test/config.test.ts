@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth.js";
 import { loadServerConfig } from "../src/config.js";
+import { contextWindow } from "../src/context-windows.js";
 
 function configFile(text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-config-"));
@@ -35,6 +36,17 @@ describe("the server config file", () => {
     expect(() => load(`{ "clientTokens": [{ "name": "a", "token": "0123456789abcdef0123", "role": "admin", "rol": 1 }] }`)).toThrow(
       /unknown key "clientTokens\.0\.rol"/,
     );
+  });
+
+  it("takes context windows by model and by provider, and refuses a share of the window past 1", () => {
+    const config = load(`{ "context": { "compactAt": 0.5, "windows": { "lab:qwen": 65536, "ollama": 8192 } } }`);
+    expect(config.context).toEqual({ compactAt: 0.5, windows: { "lab:qwen": 65536, ollama: 8192 } });
+    expect(contextWindow("lab:qwen", config.context.windows)).toBe(65536);
+    expect(contextWindow("ollama:llama3.1:8b", config.context.windows)).toBe(8192);
+    expect(contextWindow("openai:gpt-4o-mini", config.context.windows)).toBe(128_000);
+    expect(contextWindow("lab:unknown-model", config.context.windows)).toBeUndefined();
+    expect(() => load(`{ "context": {\n "compactAt": 1.5 } }`)).toThrow(/:2:15: context\.compactAt: /);
+    expect(() => load(`{ "context": { "window": {} } }`)).toThrow(/unknown key "context\.window"/);
   });
 
   it("reports a syntax error at its line and column", () => {

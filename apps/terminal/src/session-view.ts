@@ -1,4 +1,4 @@
-import { toolOutputText, type ApprovalRequired, type GatehouseEvent, type Mode, type ToolResultOutcome } from "@gatehouse/protocol";
+import { compactionNotice, toolOutputText, type ApprovalRequired, type GatehouseEvent, type Mode, type ToolResultOutcome } from "@gatehouse/protocol";
 import { describeCall, describeRule } from "./format.js";
 
 export type CallStatus = "queued" | "asking" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -260,6 +260,8 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
     }
     case "session_error":
       return addNotice(view, "error", `${e.code}: ${e.message}`);
+    case "context_compacted":
+      return addNotice(view, "info", compactionNotice(e));
     case "mode_changed":
       return addNotice({ ...view, mode: e.mode }, "info", `mode: ${e.mode}`);
     case "shell_started":

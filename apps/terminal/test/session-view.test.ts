@@ -80,6 +80,27 @@ describe("the session view", () => {
     expect(after.items.find((i) => i.kind === "call" && i.callId === "c1")).toMatchObject({ status: "denied", because: "denied by ada: not now" });
   });
 
+  it("a compacted context is a notice that says the history is kept", () => {
+    const v = fold([
+      {
+        type: "context_compacted",
+        ...base,
+        reason: "window",
+        summarisedThrough: 120,
+        trimmedThrough: 150,
+        summary: "The user asked for a refactor.",
+        refusals: [],
+        tokensBefore: 104_000,
+        tokensAfter: 31_000,
+      },
+    ]);
+    expect(v.items.at(-1)).toEqual({
+      kind: "notice",
+      tone: "info",
+      text: "context compacted (the session neared the model's context window): messages before #121 summarised into a checkpoint, about 104000 → 31000 tokens; the whole history is kept",
+    });
+  });
+
   it("a turn that ends clears what was pending and cancels calls that never ran", () => {
     const v = fold([
       { type: "user_message", ...base, text: "go" },

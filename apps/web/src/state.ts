@@ -172,6 +172,10 @@ export class ConsoleState {
       case "session_error":
         list.push({ kind: "notice", text: `${e.code}: ${e.message}`, tone: "error" });
         return;
+      case "context_compacted":
+        // The model is sent a shorter history from here on; the history shown stays whole.
+        list.push({ kind: "notice", text: `context compacted to fit the model's window (${e.reason})`, tone: "info" });
+        return;
       case "mode_changed":
         if (session) session.mode = e.mode;
         list.push({ kind: "notice", text: `mode: ${e.mode}`, tone: "info" });

@@ -69,6 +69,27 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     usage: Usage,
   }),
   z.object({ type: z.literal("session_error"), ...base, code: z.string(), message: z.string() }),
+  /**
+   * What the session's model is sent was made smaller to fit its context window: old tool results
+   * trimmed, then older messages summarised into a checkpoint. The session's history is unchanged.
+   */
+  z.object({
+    type: z.literal("context_compacted"),
+    ...base,
+    /** `window`: the next request would have passed the configured share of the window; `refused`: the provider refused it as too long. */
+    reason: z.enum(["window", "refused"]),
+    /** Messages of the history from which on the model is sent them (0: none summarised). */
+    summarisedThrough: z.number().int().nonnegative(),
+    /** Messages of the history before which long tool results are sent trimmed. */
+    trimmedThrough: z.number().int().nonnegative(),
+    /** The checkpoint's summary of the messages before `summarisedThrough`; null when only results were trimmed. */
+    summary: z.string().nullable(),
+    /** The calls refused before the checkpoint, kept word for word in it: denials, rejections and a person's feedback. */
+    refusals: z.array(z.string()),
+    /** The estimated tokens of the next request, before and after. */
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+  }),
   z.object({ type: z.literal("mode_changed"), ...base, mode: Mode }),
   /** A person's `!command` started on the worker; its output follows as `shell_output`, its end as `shell_command`. */
   z.object({ type: z.literal("shell_started"), ...base, commandId: z.string(), command: z.string(), by: z.string() }),

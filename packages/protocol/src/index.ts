@@ -9,3 +9,4 @@ export type { AppRouter, Context, Handlers, Principal, Role, TrackedEvent } from
 export { closeClient, createGatehouseClient, type ClientOptions, type GatehouseClient } from "./client.js";
 export { LINK_GUARDS, LinkFromWorker, LinkRequest, LinkRun, OUTPUT_CHUNK_CHARS, WORKER_LINK_PATH, type LinkToWorker } from "./worker-link.js";
 export { ReceivedGuards, SentGuards } from "./link-guards.js";
+export { compactionNotice } from "./context-compaction.js";

@@ -1,12 +1,12 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { Message, ToolDescriptor, Usage } from "@gatehouse/protocol";
-import { APICallError, jsonSchema, RetryError, streamText, tool, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import type { LanguageModelV3, LanguageModelV3StreamPart, LanguageModelV3ToolCall } from "@ai-sdk/provider";
+import type { Usage } from "@gatehouse/protocol";
+import { APICallError, RetryError } from "ai";
+import { prepareRetries } from "ai/internal";
 import { GatehouseError } from "../errors.js";
-import type { ModelToolCall, ModelRequest, ModelResponse, Provider } from "./provider.js";
-
-// The SDK prints compatibility notes to the console; the server's output is its own structured log.
-(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+import { ContextTooLongError, type ModelToolCall, type ModelRequest, type ModelResponse, type Provider } from "./provider.js";
+import { providerPrompt, providerTools } from "./provider-prompt.js";
 
 /** Where a model is served and how to reach it. */
 export interface ModelEndpoint {
@@ -19,37 +19,17 @@ export interface ModelEndpoint {
   apiKey?: string | undefined;
 }
 
-function languageModel(e: ModelEndpoint): LanguageModel {
+function languageModel(e: ModelEndpoint): LanguageModelV3 {
   if (e.api === "anthropic") return createAnthropic({ apiKey: e.apiKey ?? "", ...(e.baseURL ? { baseURL: e.baseURL } : {}) })(e.model);
   if (!e.baseURL) throw new GatehouseError("CONFIG", `provider ${e.provider} needs a base URL`);
   return createOpenAICompatible({ name: e.provider, baseURL: e.baseURL, ...(e.apiKey ? { apiKey: e.apiKey } : {}), includeUsage: true })(e.model);
 }
 
-function toolSet(tools: readonly ToolDescriptor[]): ToolSet {
-  const set: ToolSet = {};
-  for (const t of tools) set[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]) });
-  return set;
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
-}
-
-function modelMessage(m: Message): ModelMessage | null {
-  if (m.role === "user") return { role: "user", content: m.text };
-  if (m.role === "tool") {
-    const output = m.isError ? { type: "error-text" as const, value: m.content } : { type: "text" as const, value: m.content };
-    return { role: "tool", content: [{ type: "tool-result", toolCallId: m.callId, toolName: m.toolName, output }] };
-  }
-  const content = [
-    ...(m.text ? [{ type: "text" as const, text: m.text }] : []),
-    ...m.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.callId, toolName: c.toolName, input: parseArguments(c.arguments) })),
-  ];
-  return content.length > 0 ? { role: "assistant", content } : null;
+/** A request the provider refused (HTTP 400 or 413) in words that say it is longer than the context window. */
+function refusedAsTooLong(err: unknown): boolean {
+  const last = RetryError.isInstance(err) ? err.lastError : err;
+  if (!APICallError.isInstance(last) || (last.statusCode !== 400 && last.statusCode !== 413)) return false;
+  return ContextTooLongError.says(`${last.message} ${last.responseBody ?? ""}`);
 }
 
 /** The provider's own words for a failure, with the HTTP status when there was one, on one line. */
@@ -77,20 +57,44 @@ function describe(err: unknown): string {
   return String(err);
 }
 
-function toolCall(part: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown }): ModelToolCall {
-  const args = part.input !== null && typeof part.input === "object" && !Array.isArray(part.input) ? (part.input as Record<string, unknown>) : {};
+/** A tool call as the provider parsed it; its input is the model's JSON text. */
+function toolCall(part: LanguageModelV3ToolCall, offered: ReadonlySet<string>): ModelToolCall {
+  let input: unknown;
+  let parseError: string | undefined;
+  try {
+    input = part.input.trim() === "" ? {} : JSON.parse(part.input);
+  } catch (err) {
+    parseError = (err as Error).message;
+  }
+  const args = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const call: ModelToolCall = { callId: part.toolCallId, toolName: part.toolName, args };
-  if (part.invalid) call.invalid = `the model's call could not be used: ${part.error instanceof Error ? part.error.message : "invalid arguments"}`;
-  else if (args !== part.input) call.invalid = "the model's arguments are not a JSON object";
+  if (!offered.has(part.toolName)) call.invalid = `the model's call could not be used: it names a tool it was not given, ${part.toolName}`;
+  else if (parseError !== undefined) call.invalid = `the model's call could not be used: its arguments are not valid JSON (${parseError})`;
+  else if (args !== input) call.invalid = "the model's arguments are not a JSON object";
   return call;
 }
 
 const count = (n: number | undefined) => n ?? null;
 
-/** A real model through the AI SDK: OpenAI-compatible chat completions or Anthropic messages, streamed. */
+/** What a response stream carried, as it was read. */
+interface Reading {
+  text: string;
+  toolCalls: ModelToolCall[];
+  /** The provider's own finish reason; a stream without one was cut short. */
+  stopReason: string | null;
+  usage: Usage;
+}
+
+/**
+ * A real model through the AI SDK's provider layer: OpenAI-compatible chat completions or
+ * Anthropic messages, streamed. The prompt goes to the provider's `doStream` in the providers'
+ * own form, made message by message (see provider-prompt.ts), with the SDK's retries around it:
+ * the SDK's top layer checks and converts the whole history on every step, which made a step's
+ * cost grow with the session's length.
+ */
 export class AiSdkProvider implements Provider {
   readonly name: string;
-  private readonly model: LanguageModel;
+  private readonly model: LanguageModelV3;
 
   constructor(
     endpoint: ModelEndpoint,
@@ -102,41 +106,40 @@ export class AiSdkProvider implements Provider {
   }
 
   async respond(req: ModelRequest): Promise<ModelResponse> {
-    const result = streamText({
-      model: this.model,
-      system: req.system,
-      messages: req.history.map(modelMessage).filter((m): m is ModelMessage => m !== null),
-      tools: toolSet(req.tools),
-      abortSignal: req.signal,
-      maxRetries: this.maxRetries,
-      ...(this.maxOutputTokens ? { maxOutputTokens: this.maxOutputTokens } : {}),
-      onError: () => undefined,
-    });
-    let text = "";
-    const toolCalls: ModelToolCall[] = [];
-    /** The provider's own finish reason; a stream without one was cut short, whatever the SDK made of it. */
-    let stopReason: string | null = null;
-    let usage: Usage = { inputTokens: null, outputTokens: null };
+    const { retry } = prepareRetries({ maxRetries: this.maxRetries, abortSignal: req.signal });
+    const reading: Reading = { text: "", toolCalls: [], stopReason: null, usage: { inputTokens: null, outputTokens: null } };
     try {
-      for await (const part of result.fullStream) {
-        if (part.type === "text-delta") {
-          text += part.text;
-          req.onText(part.text);
-        } else if (part.type === "tool-call") toolCalls.push(toolCall(part));
-        else if (part.type === "finish") {
-          stopReason = part.rawFinishReason ?? null;
-          usage = { inputTokens: count(part.totalUsage.inputTokens), outputTokens: count(part.totalUsage.outputTokens) };
-        } else if (part.type === "error") throw part.error;
-        else if (part.type === "abort") throw new GatehouseError("ABORTED", "the model was stopped");
-      }
+      const { stream } = await retry(() =>
+        this.model.doStream({
+          prompt: providerPrompt(req.system, req.history),
+          tools: providerTools(req.tools),
+          abortSignal: req.signal,
+          ...(this.maxOutputTokens ? { maxOutputTokens: this.maxOutputTokens } : {}),
+        }),
+      );
+      const offered = new Set(req.tools.map((t) => t.name));
+      for await (const part of stream as AsyncIterable<LanguageModelV3StreamPart>) read(reading, part, req, offered);
     } catch (err) {
       if (err instanceof GatehouseError) throw err;
       if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
-      throw new GatehouseError("PROVIDER", `${this.name}: ${providerMessage(err)}`);
+      const message = `${this.name}: ${providerMessage(err)}`;
+      throw refusedAsTooLong(err) ? new ContextTooLongError(message) : new GatehouseError("PROVIDER", message);
     }
-    if (stopReason === null) {
+    if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
+    if (reading.stopReason === null) {
       throw new GatehouseError("PROVIDER", `${this.name}: the response stream ended before the model finished`);
     }
-    return { text, toolCalls, stopReason, usage };
+    return { ...reading, stopReason: reading.stopReason };
   }
+}
+
+function read(reading: Reading, part: LanguageModelV3StreamPart, req: ModelRequest, offered: ReadonlySet<string>): void {
+  if (part.type === "text-delta") {
+    reading.text += part.delta;
+    req.onText(part.delta);
+  } else if (part.type === "tool-call") reading.toolCalls.push(toolCall(part, offered));
+  else if (part.type === "finish") {
+    reading.stopReason = part.finishReason.raw ?? null;
+    reading.usage = { inputTokens: count(part.usage.inputTokens.total), outputTokens: count(part.usage.outputTokens.total) };
+  } else if (part.type === "error") throw part.error;
 }

@@ -1,4 +1,5 @@
 import type { Message, ToolDescriptor, Usage } from "@gatehouse/protocol";
+import { GatehouseError } from "../errors.js";
 
 export interface ModelToolCall {
   callId: string;
@@ -32,3 +33,18 @@ export interface Provider {
 }
 
 export const NO_USAGE: Usage = { inputTokens: null, outputTokens: null };
+
+/** Providers' words for a request longer than the model's context window (OpenAI, Anthropic, vLLM, llama.cpp, Ollama). */
+const TOO_LONG = /context[ _-]?(length|window|size)|prompt is too long|too many (input )?tokens|exceeds? .{0,40}(context|token)|maximum .{0,30}tokens/i;
+
+/** The provider refused the request as longer than the model's context window; compacting the history and asking again may pass. */
+export class ContextTooLongError extends GatehouseError {
+  constructor(message: string) {
+    super("PROVIDER", message);
+    this.name = "ContextTooLongError";
+  }
+
+  static says(text: string): boolean {
+    return TOO_LONG.test(text);
+  }
+}
