@@ -3,8 +3,18 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_RULES_TEXT, evaluate, loadShellParser, type EvaluationContext, type ToolCall, parseShellOnly } from "@gatehouse/policy";
+import {
+  DEFAULT_RULES_TEXT,
+  evaluate,
+  loadShellParser,
+  parseRulesOrThrow,
+  Ruleset,
+  type EvaluationContext,
+  type ToolCall,
+  parseShellOnly,
+} from "@gatehouse/policy";
 import { RulesFileCache } from "@gatehouse/policy/node";
+import { EVERYDAY_COMMANDS, EVERYDAY_RULES, WRAPPED_COMMANDS, WRAPPED_RULES } from "../test/corpus/everyday.js";
 
 const HOME = "/home/ada";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-"));
@@ -133,4 +143,18 @@ const mb = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
 console.log(
   `1,000,000 mixed decisions in ${seconds.toFixed(1)} s; RSS before ${mb(before)}, after ${mb(after)} (${after >= before ? "+" : ""}${mb(after - before)})`,
 );
+
+/** The share of a corpus of everyday lines that rules allowing their programs let through. */
+function shareAllowed(label: string, rulesText: string, commands: readonly string[]): void {
+  const layers = { static: new Ruleset(parseRulesOrThrow(rulesText, { file: "everyday.jsonc", home: HOME })) };
+  const asked = commands.filter(
+    (command) => evaluate({ tool: "shell_exec", args: { command } }, { layers, cwd: "/work/project", home: HOME }).action !== "allow",
+  );
+  const share = ((commands.length - asked.length) / commands.length) * 100;
+  console.log(
+    `${label}: ${commands.length - asked.length} of ${commands.length} allowed (${share.toFixed(1)}%)${asked.length ? `; not allowed: ${asked.join(" | ")}` : ""}`,
+  );
+}
+shareAllowed("everyday lines", EVERYDAY_RULES, EVERYDAY_COMMANDS);
+shareAllowed("wrappers named with their program", WRAPPED_RULES, WRAPPED_COMMANDS);
 fs.rmSync(dir, { recursive: true, force: true });
