@@ -274,7 +274,9 @@ class ShellJudge {
     const outcome = this.outcome(tool, file);
     if (outcome.holds) return verdictOf("deny", file, null, `${how} ${file}, a directory that holds the protected path ${outcome.holds}`);
     const v = outcome.strictest!;
-    return verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
+    const out = verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
+    if (v.steers) out.steers = v.steers;
+    return out;
   }
 
   /**
@@ -507,7 +509,8 @@ class ShellJudge {
     for (const v of [write, read]) if (v?.action === "deny" && !v.rule) return v;
     const outside = this.dirs.candidates.length > 0 && this.pathsOf(word.text).some((p) => !isInside(p, normalRoot(this.ctx.cwd)));
     for (const v of [write, read]) {
-      if (v && v.action !== "allow" && (outside || v.action === "deny" || !v.rule))
+      // A word that may be text is not taken for a write to a file that steers a program.
+      if (v && v.action !== "allow" && !v.steers && (outside || v.action === "deny" || !v.rule))
         return { ...v, action: "ask", reason: `${v.reason} (the gate cannot tell this word from text, so it asks)` };
     }
     return null;
