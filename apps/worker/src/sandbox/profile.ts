@@ -3,6 +3,7 @@ import path from "node:path";
 import { contentsAccess, isInside, pathAccess, type DecideContext, type PathAccess } from "@gatehouse/policy";
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
+import { gitExecutionParts } from "./git-execution-parts.js";
 import { TreeTooLarge, WorkTree, type FolderListing } from "./work-tree.js";
 
 /** A path the sandbox replaces: an unreadable empty folder, or an unreadable empty file. */
@@ -20,7 +21,7 @@ export interface SandboxProfile {
    * so that they cannot be renamed: a rename would let a command put a new file at a denied path.
    */
   pinned: string[];
-  /** Inside the work directory and denied to write tools: read-only. */
+  /** Inside the work directory and denied to write tools, or deciding what git runs: read-only. */
   readOnly: string[];
   /** Denied to read_file: masked. */
   masked: Mask[];
@@ -117,6 +118,7 @@ export class ProfileBuilder {
   private readonly tree: WorkTree;
   private readonly outside = new Map<string, WorkTree>();
   private readonly memos = new Map<string, Memo>();
+  private git: { version: number; parts: string[] } | null = null;
   /** Folders judged so far, for diagnostics: it grows only when listings or rules change. */
   foldersJudged = 0;
 
@@ -150,6 +152,7 @@ export class ProfileBuilder {
     this.collect(memo, this.tree, ctx, found);
     memo.bases ??= this.outsideBases(rules);
     for (const base of memo.bases) this.collectOutside(memo, base, ctx, found);
+    found.readOnly.push(...this.gitParts());
     const tidy = this.tidy(found);
     return {
       workDir: this.workDir,
@@ -158,6 +161,12 @@ export class ProfileBuilder {
       ...tidy,
       hidden: this.hidden(ctx.protectedPaths ?? []),
     };
+  }
+
+  /** What decides what git runs, in every git directory of the work tree: read-only whatever the rules say. */
+  private gitParts(): string[] {
+    if (this.git?.version !== this.tree.version) this.git = { version: this.tree.version, parts: gitExecutionParts(this.tree.listings()) };
+    return this.git.parts;
   }
 
   /** The profile for a person's own command: no rules, only what is never shown. */
