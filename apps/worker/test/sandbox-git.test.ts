@@ -88,6 +88,19 @@ describe("the sandbox keeps what decides what git runs read-only", () => {
     expect(host("git status --porcelain; cat .git/config; ls -a .git .git/hooks .git/info; cat sub/.git")).toBe(before);
   });
 
+  // A bind needs its path to exist, and an empty commondir would stop git: these are removed instead.
+  const MADE: [string, string, string][] = [
+    ["commondir", "echo ../evil > .git/commondir", ".git/commondir"],
+    ["config.worktree", "printf '[core]\\n\\tfsmonitor = ./evil\\n' > .git/config.worktree", ".git/config.worktree"],
+    ["commondir in a submodule's git directory", "echo ../../evil > .git/modules/sub/commondir", ".git/modules/sub/commondir"],
+  ];
+  it.each(MADE)("a new %s does not outlive the command that made it", async (_what, command, made) => {
+    const r = await sandboxed(`${command} && test -f ${made} && echo made`);
+    expect(r.out, r.out).toContain("made");
+    expect(fs.existsSync(path.join(work, made))).toBe(false);
+    expect(() => host("git status --porcelain")).not.toThrow();
+  });
+
   it("files the work tree keeps outside .git stay writable", async () => {
     const r = await sandboxed("echo d >> a.txt && mkdir -p src && echo x > src/new.ts");
     expect(r.code, r.out).toBe(0);

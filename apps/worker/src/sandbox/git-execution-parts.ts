@@ -11,26 +11,47 @@ const EXECUTION_ENTRIES: ReadonlySet<string> = new Set(["config", "config.worktr
 
 const insideGitDir = (dir: string): boolean => dir.endsWith("/.git") || dir.includes("/.git/");
 
+/** What the sandbox does with the parts that decide what git runs. */
+export interface GitExecutionParts {
+  /** Kept read-only. */
+  present: string[];
+  /**
+   * Absent now, so no bind can keep them read-only (a bind needs the path to exist, and an empty
+   * `commondir` would stop git): removed again if a command makes them.
+   */
+  absent: string[];
+}
+
 /**
- * The paths under the work tree that the sandbox keeps read-only so that a command cannot change
- * what a later git command runs: in every `.git` folder at any depth, and in every git directory
- * inside one (a submodule's `.git/modules/NAME`, a worktree's `.git/worktrees/NAME`), the entries
- * above; and every `.git` file, which names the git directory to use (`gitdir:`).
+ * The paths under the work tree that decide what a later git command runs: in every `.git` folder
+ * at any depth, and in every git directory inside one (a submodule's `.git/modules/NAME`, a
+ * worktree's `.git/worktrees/NAME`), the entries above; and every `.git` file, which names the git
+ * directory to use (`gitdir:`).
  */
-export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): string[] {
-  const parts: string[] = [];
+export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): GitExecutionParts {
+  const parts: GitExecutionParts = { present: [], absent: [] };
   for (const [dir, listing] of listings) {
     const gitDir = insideGitDir(dir) && (dir.endsWith("/.git") || listing.entries.some((e) => e.name === "HEAD"));
+    const seen = new Set<string>();
     for (const e of listing.entries) {
       const named = gitDir ? EXECUTION_ENTRIES.has(e.name) : e.name === ".git" && e.kind !== "dir";
       if (!named) continue;
+      seen.add(e.name);
       const full = path.join(dir, e.name);
       // A link is kept read-only where it leads; one that leads nowhere has nothing to keep.
       const real = e.kind === "symlink" ? realOrNull(full) : full;
-      if (real) parts.push(real);
+      if (real) parts.present.push(real);
     }
+    if (gitDir) for (const name of EXECUTION_ENTRIES) if (!seen.has(name)) parts.absent.push(path.join(dir, name));
   }
   return parts;
+}
+
+/** Removes those of `paths` that exist now; returns them. */
+export function removeMade(paths: readonly string[]): string[] {
+  const made = paths.filter((p) => fs.lstatSync(p, { throwIfNoEntry: false }));
+  for (const p of made) fs.rmSync(p, { recursive: true, force: true });
+  return made;
 }
 
 function realOrNull(p: string): string | null {
