@@ -40,8 +40,8 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     ecosystem: "npm, pnpm, yarn and bun",
     programs: [...JS_RUNNERS, "node"],
     files: ["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpm-workspace.yaml", "bunfig.toml", "deno.json"],
-    inFolder: [".yarn/plugins", ".yarn/releases"],
-    folders: ["node_modules"],
+    // The programs scripts run by name; the packages themselves are code the project runs anyway.
+    inFolder: [".yarn/plugins", ".yarn/releases", "node_modules/.bin"],
   },
   {
     ecosystem: "linters and formatters",

@@ -142,7 +142,7 @@ const WRITERS = ruleset(`{
   "read_file": "allow", "write_file": { "*": "allow" },
   "shell_exec": { "*": "ask", "echo *": "allow", "printf *": "allow", "tee *": "allow", "cp *": "allow", "mv *": "allow",
                   "ln *": "allow", "sed *": "allow", "install *": "allow", "dd *": "allow", "git *": "allow", "npm *": "allow",
-                  "pnpm *": "allow", "touch *": "allow", "cat *": "allow", "truncate *": "allow", "rsync *": "allow" }
+                  "pnpm *": "allow", "touch *": "allow", "cat *": "allow", "truncate *": "allow", "rsync *": "allow", "rm *": "allow", "mkdir *": "allow" }
 }`);
 
 const SHELL_WRITES: string[] = [
@@ -180,8 +180,11 @@ describe("every way of writing a steering file asks", () => {
     expect(d.action, d.reason).toBe("ask");
   });
 
-  it.each(["echo x > src/a.ts", "cp a b", "npm pkg get name", "git config --get user.name", "mv a.txt docs/"])("%j stays allowed", (command) => {
-    const d = shell(command, context({ static: WRITERS }));
-    expect(d.action, d.reason).toBe("allow");
-  });
+  it.each(["echo x > src/a.ts", "cp a b", "rm -rf node_modules dist", "mkdir -p .vscode", "npm pkg get name", "git config --get user.name", "mv a.txt docs/"])(
+    "%j stays allowed",
+    (command) => {
+      const d = shell(command, context({ static: WRITERS }));
+      expect(d.action, d.reason).toBe("allow");
+    },
+  );
 });
