@@ -30,6 +30,7 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     folders: [".git"],
     files: [".gitattributes", ".gitmodules"],
   },
+  { ecosystem: "Mercurial", programs: ["hg status", "hg diff", "every hg command"], folders: [".hg"] },
   {
     ecosystem: "git hook managers",
     programs: ["git commit", "git push", "pre-commit", "lefthook"],
@@ -45,15 +46,16 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   },
   {
     ecosystem: "linters and formatters",
-    programs: ["eslint", "prettier"],
-    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.prettierrc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|prettier\.config\.[cm]?[jt]s)$/,
+    programs: ["eslint", "prettier", "stylelint"],
+    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s)$/,
   },
   {
     ecosystem: "Python",
-    programs: ["python", "pytest", "pip", "tox", "nox", "coverage", "pdb"],
-    files: ["pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", "setup.py", "noxfile.py"],
+    programs: ["python", "pytest", "pip", "tox", "nox", "coverage", "pdb", "mypy", "pylint", "pipenv"],
+    files: ["pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", "setup.py", "noxfile.py", "Pipfile"],
     endings: [".pth"],
-    like: /^(sitecustomize\.py|usercustomize\.py|\.pdbrc(\.py)?|pip\.conf|\.coveragerc)$/,
+    // mypy's `plugins` and pylint's `init-hook` run code from a checking command; requirements name what pip installs.
+    like: /^(sitecustomize\.py|usercustomize\.py|\.pdbrc(\.py)?|pip\.conf|\.coveragerc|\.?mypy\.ini|\.?pylintrc|requirements[\w.-]*\.txt)$/,
   },
   { ecosystem: "make", programs: ["make"], files: ["Makefile", "makefile", "GNUmakefile"], endings: [".mk"] },
   { ecosystem: "CMake", programs: ["cmake", "ctest"], files: ["CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json"], endings: [".cmake"] },
@@ -70,6 +72,11 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     inFolder: [".cargo/config", ".cargo/config.toml"],
   },
   { ecosystem: "Go", programs: ["go"], files: ["go.mod", "go.work"] },
+  { ecosystem: "PHP", programs: ["composer", "phpunit"], files: ["composer.json", "phpunit.xml", "phpunit.xml.dist"] },
+  { ecosystem: "Nix", programs: ["nix develop", "nix-shell", "nix build"], files: ["flake.nix", "shell.nix", "default.nix"] },
+  // `terraform plan` runs the programs of `external` data sources and the providers named.
+  { ecosystem: "Terraform", programs: ["terraform plan", "terraform init", "terraform validate"], files: [".terraformrc", "terraform.rc"], endings: [".tf"] },
+  { ecosystem: "Bazel and sbt", programs: ["bazel", "sbt"], files: [".bazelrc", "build.sbt"] },
   { ecosystem: "Ruby", programs: ["bundle", "rake", "rspec"], files: ["Gemfile", "Rakefile", ".rspec"], endings: [".gemspec"], inFolder: [".bundle/config"] },
   {
     ecosystem: "Gradle and Maven",
@@ -78,9 +85,18 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     inFolder: ["gradle/wrapper"],
     folders: [".mvn"],
   },
-  { ecosystem: "task runners", programs: ["just", "task"], files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml"] },
+  {
+    ecosystem: "task runners",
+    programs: ["just", "task", "vagrant"],
+    files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Vagrantfile"],
+  },
   { ecosystem: "direnv and mise", programs: ["direnv", "mise", "every shell with their hook"], files: [".envrc", "mise.toml", ".mise.toml", ".tool-versions"] },
-  { ecosystem: "editors", programs: ["VS Code tasks and debugger"], inFolder: [".vscode/tasks.json", ".vscode/launch.json", ".vscode/settings.json"] },
+  {
+    ecosystem: "editors",
+    programs: ["VS Code tasks and debugger", "dev containers"],
+    inFolder: [".vscode/tasks.json", ".vscode/launch.json", ".vscode/settings.json", ".devcontainer/devcontainer.json"],
+    files: [".devcontainer.json"],
+  },
   { ecosystem: "Docker Compose", programs: ["docker compose"], like: /^(docker-)?compose(\.[\w.-]+)?\.ya?ml$/ },
 ];
 

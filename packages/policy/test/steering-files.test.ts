@@ -55,6 +55,18 @@ const STEERING: string[] = [
   ".vscode/tasks.json",
   "docker-compose.yml",
   "compose.override.yaml",
+  ".hg/hgrc",
+  "mypy.ini",
+  ".pylintrc",
+  "requirements-dev.txt",
+  "Pipfile",
+  "composer.json",
+  "flake.nix",
+  "infra/main.tf",
+  ".bazelrc",
+  "Vagrantfile",
+  ".devcontainer/devcontainer.json",
+  ".stylelintrc.json",
   "agents/reviewer.md",
   "skills/deploy/SKILL.md",
 ];
@@ -72,6 +84,8 @@ const EVERYDAY: string[] = [
   "package.json.tmp",
   ".github/workflows/ci.yml",
   "lib/pathlib.py",
+  "docs/requirements.md",
+  "src/main.tfx",
 ];
 
 describe("the catalogue of files that steer programs", () => {
