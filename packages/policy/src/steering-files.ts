@@ -1,4 +1,4 @@
-import { isInside, normalRoot } from "./paths.js";
+import { normalRoot } from "./paths.js";
 
 /**
  * Files that decide what an allowed program runs: a configuration, a hook, a script table. A write
@@ -114,20 +114,25 @@ export interface Steering {
 const byFile = new Map<string, SteeringEntry>();
 const byFolder = new Map<string, SteeringEntry>();
 const byInFolder = new Map<string, SteeringEntry>();
+const byEnding = new Map<string, SteeringEntry>();
 for (const entry of STEERING_FILES) {
   for (const f of entry.files ?? []) byFile.set(f, entry);
   for (const f of entry.folders ?? []) byFolder.set(f, entry);
   for (const f of entry.inFolder ?? []) byInFolder.set(f, entry);
+  for (const f of entry.endings ?? []) byEnding.set(f, entry);
 }
-const WITH_ENDINGS = STEERING_FILES.filter((e) => e.endings);
 const WITH_LIKE = STEERING_FILES.filter((e) => e.like);
+const firstSegments = [...byFolder.keys(), ...[...byInFolder.keys()].map((k) => k.slice(0, k.indexOf("/")))];
+const FOLDER_NAMES = new RegExp(`/(${[...new Set(firstSegments)].map((n) => n.replace(/[.]/g, "\\.")).join("|")})(/|$)`);
 
 const found = (entry: SteeringEntry, name: string): Steering => ({ ecosystem: entry.ecosystem, programs: entry.programs, name });
 
 function byBase(base: string): Steering | null {
   const file = byFile.get(base);
   if (file) return found(file, base);
-  for (const e of WITH_ENDINGS) for (const end of e.endings!) if (base.length > end.length && base.endsWith(end)) return found(e, end);
+  const dot = base.lastIndexOf(".");
+  const ending = dot > 0 ? byEnding.get(base.slice(dot)) : undefined;
+  if (ending) return found(ending, base.slice(dot));
   for (const e of WITH_LIKE) if (e.like!.test(base)) return found(e, base);
   return null;
 }
@@ -145,16 +150,21 @@ function bySegments(parts: readonly string[]): Steering | null {
   return null;
 }
 
+function workerFolder(absolute: string, cwd: string): Steering | null {
+  const root = normalRoot(cwd);
+  const prefix = root === "/" ? "/" : `${root}/`;
+  if (!absolute.startsWith(prefix)) return null;
+  const rest = absolute.slice(prefix.length);
+  const top = WORKER_FOLDERS.find((f) => rest === f || rest.startsWith(`${f}/`));
+  return top ? { ecosystem: "the worker", programs: WORKER_PROGRAMS, name: top } : null;
+}
+
 /** Whether an absolute path is, or lies in, a file of the catalogue; `cwd` places the worker's own folders. */
 export function steeringFileOf(absolute: string, cwd: string): Steering | null {
-  const parts = absolute.split("/");
-  const base = parts[parts.length - 1]!;
-  const named = byBase(base) ?? bySegments(parts);
+  const named = byBase(absolute.slice(absolute.lastIndexOf("/") + 1));
   if (named) return named;
-  const root = normalRoot(cwd);
-  if (absolute === root || !isInside(absolute, root)) return null;
-  const top = absolute.slice(root === "/" ? 1 : root.length + 1).split("/")[0]!;
-  return WORKER_FOLDERS.includes(top) ? { ecosystem: "the worker", programs: WORKER_PROGRAMS, name: top } : null;
+  // Most paths pass through none of the catalogue's folders: one test, and no split, for those.
+  return (FOLDER_NAMES.test(absolute) ? bySegments(absolute.split("/")) : null) ?? workerFolder(absolute, cwd);
 }
 
 /** Only a rule whose pattern spells out the file's name opens it: `**` or `*.json` speak of no file in particular. */
