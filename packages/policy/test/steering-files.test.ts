@@ -156,7 +156,8 @@ const WRITERS = ruleset(`{
   "read_file": "allow", "write_file": { "*": "allow" },
   "shell_exec": { "*": "ask", "echo *": "allow", "printf *": "allow", "tee *": "allow", "cp *": "allow", "mv *": "allow",
                   "ln *": "allow", "sed *": "allow", "install *": "allow", "dd *": "allow", "git *": "allow", "npm *": "allow",
-                  "pnpm *": "allow", "touch *": "allow", "cat *": "allow", "truncate *": "allow", "rsync *": "allow", "rm *": "allow", "mkdir *": "allow" }
+                  "pnpm *": "allow", "touch *": "allow", "cat *": "allow", "truncate *": "allow", "rsync *": "allow", "rm *": "allow", "mkdir *": "allow",
+                  "tar *": "allow", "unzip *": "allow" }
 }`);
 
 const SHELL_WRITES: string[] = [
@@ -177,6 +178,13 @@ const SHELL_WRITES: string[] = [
   "dd if=evil of=.git/info/attributes",
   "truncate -s 0 .npmrc",
   "rsync evil .gitattributes",
+  "cp -r evil/.git .",
+  "cp -t sub evil/.husky",
+  "install -m 755 hook .git/hooks/",
+  "tar xf evil.tar .git/config",
+  "tar -x -f evil.tar -C sub pytest.ini",
+  "unzip -o evil.zip .git/hooks/pre-commit",
+  "unzip evil.zip -d web package.json",
   "git config core.fsmonitor ./evil",
   "git config --file .git/modules/sub/config core.fsmonitor ./evil",
   "npm pkg set scripts.test='rm -rf x'",
@@ -194,11 +202,21 @@ describe("every way of writing a steering file asks", () => {
     expect(d.action, d.reason).toBe("ask");
   });
 
-  it.each(["echo x > src/a.ts", "cp a b", "rm -rf node_modules dist", "mkdir -p .vscode", "npm pkg get name", "git config --get user.name", "mv a.txt docs/"])(
-    "%j stays allowed",
-    (command) => {
-      const d = shell(command, context({ static: WRITERS }));
-      expect(d.action, d.reason).toBe("allow");
-    },
-  );
+  it.each([
+    "echo x > src/a.ts",
+    "cp a b",
+    "rm -rf node_modules dist",
+    "mkdir -p .vscode",
+    "tar czf backup.tgz package.json .git",
+    "tar xvf release.tar",
+    "unzip a.zip",
+    "cp notes.md docs/",
+    "cp -r src/ build/",
+    "npm pkg get name",
+    "git config --get user.name",
+    "mv a.txt docs/",
+  ])("%j stays allowed", (command) => {
+    const d = shell(command, context({ static: WRITERS }));
+    expect(d.action, d.reason).toBe("allow");
+  });
 });

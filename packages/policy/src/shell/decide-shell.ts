@@ -18,6 +18,7 @@ import { runsCode } from "./programs/runners.js";
 import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
+import { writtenInto } from "./written-into.js";
 
 const TOOL = "shell_exec";
 /** Files a build tool or package manager runs from its project directory. */
@@ -487,6 +488,7 @@ class ShellJudge {
       for (const w of c.reads) v = folded(v, this.insideDenied(w, c.name));
       for (const w of c.reads) v = folded(v, this.insideProcesses(w, c.name));
       for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
+      for (const w of writtenInto(cmd)) v = folded(v, this.steering(w, c.name));
       for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
@@ -494,6 +496,12 @@ class ShellJudge {
     // An unknown program's words may be files it writes: outside the work directory they ask.
     if (unknown) for (const word of named) if (knownPath(word) !== null) v = folded(v, this.mayBeFile(word, cmd.program));
     return v;
+  }
+
+  /** A path a command writes under a name its words do not spell out: only a file that steers a program counts. */
+  private steering(word: ShellWord, program: string): Verdict | null {
+    const v = this.file("write_file", word, `${program} may write`);
+    return v?.steers ? v : null;
   }
 
   /**
