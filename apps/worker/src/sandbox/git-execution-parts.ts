@@ -11,6 +11,17 @@ const EXECUTION_ENTRIES: ReadonlySet<string> = new Set(["config", "config.worktr
 
 const insideGitDir = (dir: string): boolean => dir.endsWith("/.git") || dir.includes("/.git/");
 
+/** A git directory has a HEAD and its objects or the pointer to them; `logs` has a HEAD too, and neither. */
+function isGitDir(listing: FolderListing): boolean {
+  let head = false;
+  let store = false;
+  for (const e of listing.entries) {
+    if (e.name === "HEAD") head = true;
+    else if (e.name === "objects" || e.name === "commondir") store = true;
+  }
+  return head && store;
+}
+
 /** What the sandbox does with the parts that decide what git runs. */
 export interface GitExecutionParts {
   /** Kept read-only. */
@@ -31,7 +42,7 @@ export interface GitExecutionParts {
 export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): GitExecutionParts {
   const parts: GitExecutionParts = { present: [], absent: [] };
   for (const [dir, listing] of listings) {
-    const gitDir = insideGitDir(dir) && (dir.endsWith("/.git") || listing.entries.some((e) => e.name === "HEAD"));
+    const gitDir = insideGitDir(dir) && (dir.endsWith("/.git") || isGitDir(listing));
     const seen = new Set<string>();
     for (const e of listing.entries) {
       const named = gitDir ? EXECUTION_ENTRIES.has(e.name) : e.name === ".git" && e.kind !== "dir";
