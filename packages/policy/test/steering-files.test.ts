@@ -202,6 +202,11 @@ describe("every way of writing a steering file asks", () => {
     expect(d.action, d.reason).toBe("ask");
   });
 
+  it("offers no command pattern for always, since it would not open the file", () => {
+    expect(suggestPatterns(shell("echo '* diff=x' >> .gitattributes", context({ static: WRITERS })))).toEqual([]);
+    expect(suggestPatterns(shell("echo x >> .gitattributes; curl -s example.com", context({ static: WRITERS })))).toEqual(["curl *"]);
+  });
+
   it.each([
     "echo x > src/a.ts",
     "cp a b",

@@ -62,7 +62,11 @@ function atLeast(v: Verdict, action: Action, reason: string, rule: Verdict["rule
 
 /** `v`, or what a file check found where that is stricter. */
 function folded(v: Verdict, f: Verdict | null): Verdict {
-  return f && isStricter(f.action, v.action) ? atLeast(v, f.action, f.reason, f.rule) : v;
+  if (!f || !isStricter(f.action, v.action)) return v;
+  const out = atLeast(v, f.action, f.reason, f.rule);
+  // A command's pattern saved by "always" would not open the file it writes: the verdict says why it asks.
+  if (f.steers) out.steers = f.steers;
+  return out;
 }
 
 function anyOption(words: readonly string[]): boolean {
