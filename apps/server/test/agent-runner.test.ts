@@ -1,35 +1,13 @@
-import { silentLog } from "@gatehouse/log";
-import type { GatehouseEvent, SessionInfo } from "@gatehouse/protocol";
+import type { GatehouseEvent } from "@gatehouse/protocol";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { AgentRunner } from "../src/agent-runner.js";
 import { ApprovalGate } from "../src/approval-gate.js";
-import { parseScenario, ScriptedProvider } from "../src/providers/scripted.js";
-import { Subagents } from "../src/subagents.js";
-import { gateFixture } from "./in-process.js";
+import { gateFixture, scriptedRunner } from "./in-process.js";
 
 let f: ReturnType<typeof gateFixture>;
 beforeAll(() => ApprovalGate.ready());
 afterEach(() => f.close());
 
-function runnerFor(steps: unknown[]) {
-  const provider = new ScriptedProvider(parseScenario(JSON.stringify({ name: "t", steps }), "t.json"));
-  const subagents = new Subagents({ store: f.store, hub: f.hub, registry: f.registry, openModel: () => undefined });
-  return new AgentRunner({
-    store: f.store,
-    hub: f.hub,
-    gate: f.gate,
-    registry: f.registry,
-    subagents,
-    log: silentLog,
-    providerFor: () => provider,
-    toolsFor: async (s: SessionInfo) => f.registry.get(s.workerId)?.tools ?? [],
-    maxSteps: 5,
-    toolTimeoutMs: 5000,
-    maxToolResultChars: 1000,
-    systemPrompt: () => "test",
-    whenWorkerOnline: async () => undefined,
-  });
-}
+const runnerFor = (steps: unknown[]) => scriptedRunner(f, steps);
 
 const ofType = async <T extends GatehouseEvent["type"]>(type: T) =>
   (await f.store.eventsAfter(0)).map((e) => e.event).filter((e): e is Extract<GatehouseEvent, { type: T }> => e.type === type);

@@ -3,14 +3,17 @@ import os from "node:os";
 import path from "node:path";
 import { silentLog } from "@gatehouse/log";
 import type { RunMessage, SessionInfo, ToolOutput } from "@gatehouse/protocol";
-import { ApprovalGate } from "../src/approval-gate.js";
+import { AgentRunner } from "../src/agent-runner.js";
+import { ApprovalGate, type GateOptions } from "../src/approval-gate.js";
+import { parseScenario, ScriptedProvider } from "../src/providers/scripted.js";
+import { Subagents } from "../src/subagents.js";
 import { EventHub } from "../src/event-hub.js";
 import { MemoryStore } from "../src/memory-store.js";
 import { WorkerPermissions, workerRulesFile } from "../src/worker-permissions.js";
 import { WorkerRegistry } from "../src/worker-registry.js";
 
 /** A gate with its store, hub, registry and a worker `w1` registered, in this process, on a temporary data directory. */
-export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } = {}) {
+export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number; present?: GateOptions["present"] } = {}) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-gate-")));
   const dataDir = path.join(root, "data");
   const workDir = path.join(root, "work");
@@ -40,7 +43,7 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } 
     permissions: new WorkerPermissions(dataDir),
     protectedPaths: [dataDir],
     approvalTimeoutMs: opts.approvalTimeoutMs,
-    present: async () => null,
+    present: opts.present ?? (async () => null),
     agentLayer: () => undefined,
   });
   const session = (id = "s1", mode: SessionInfo["mode"] = "default"): SessionInfo => {
@@ -68,4 +71,25 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number } 
     fs.rmSync(root, { recursive: true, force: true });
   };
   return { root, workDir, rulesFile, store, hub, registry, gate, session, serveWorker, close };
+}
+
+/** An agent runner on the fixture's gate, whose model plays `steps` (a scripted scenario's steps). */
+export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown[]): AgentRunner {
+  const provider = new ScriptedProvider(parseScenario(JSON.stringify({ name: "t", steps }), "t.json"));
+  const subagents = new Subagents({ store: f.store, hub: f.hub, registry: f.registry, openModel: () => undefined });
+  return new AgentRunner({
+    store: f.store,
+    hub: f.hub,
+    gate: f.gate,
+    registry: f.registry,
+    subagents,
+    log: silentLog,
+    providerFor: () => provider,
+    toolsFor: async (s: SessionInfo) => f.registry.get(s.workerId)?.tools ?? [],
+    maxSteps: 5,
+    toolTimeoutMs: 5000,
+    maxToolResultChars: 1000,
+    systemPrompt: () => "test",
+    whenWorkerOnline: async () => undefined,
+  });
 }

@@ -50,15 +50,16 @@ export function overbroadPattern(pattern: string): string | null {
 
 /**
  * The patterns an "always" answer would store: one per shell sub-command that asked, the path for
- * a file tool, the subject for other tools (DESIGN §2.4, end). None for a critical call, and none
- * that would match everything.
+ * a file tool, the subject for other tools (DESIGN §2.4, end). None for a critical call, none for
+ * a command that asks because it writes a file that steers a program (only a rule naming the file
+ * opens it), and none that would match everything.
  */
 export function suggestPatterns(decision: Decision): string[] {
   if (decision.critical) return [];
   const candidates =
     decision.tool !== "shell_exec"
       ? [escapeGlob(decision.subject)]
-      : decision.subcommands.filter((v) => v.action === "ask" && v.command).map((v) => patternOf(v.command!));
+      : decision.subcommands.filter((v) => v.action === "ask" && v.command && !v.steers).map((v) => patternOf(v.command!));
   const out: string[] = [];
   for (const p of candidates) if (!out.includes(p) && overbroadPattern(p) === null) out.push(p);
   return out;

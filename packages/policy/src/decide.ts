@@ -1,6 +1,7 @@
 import { isStricter } from "./action.js";
 import type { Verdict } from "./decision.js";
 import { absolutePath, expandHome, isInside, normalRoot, subjectOfAbsolute, unusablePath } from "./paths.js";
+import { ruleNames, steeringFileOf, steeringReason } from "./steering-files.js";
 import { findLast, findLastDeny, type Layers, type Match, type Subject } from "./ruleset.js";
 
 /** Everything a decision depends on besides the call itself. */
@@ -54,9 +55,6 @@ const PROCESS_WRITTEN = /(^|\/)proc\/+(\.\/+)*(self|thread-self|\d+)(\/|$)/;
 export function namesProcessFiles(raw: string): boolean {
   return raw.includes("proc") && PROCESS_WRITTEN.test(raw);
 }
-/** Files that make git run programs: a write to them asks. */
-const GIT_RUNS = /(^|\/)\.git\/(hooks(\/|$)|config$)/;
-
 function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | null {
   if (absolute.startsWith("/proc/") && PROCESS_FILES.test(absolute))
     return {
@@ -72,9 +70,11 @@ function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | nu
 
 /** Writes outside the work directory ask unless a rule naming an absolute or ~ path allows them. */
 function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict): Verdict {
-  if (!WRITE_TOOLS.has(tool) || v.action !== "allow") return v;
-  if (absolute.includes(".git/") && GIT_RUNS.test(absolute))
-    return { ...v, action: "ask", rule: null, reason: `${absolute} makes git run programs; writing it asks` };
+  if (!WRITE_TOOLS.has(tool) || v.action === "deny") return v;
+  const steering = steeringFileOf(absolute, ctx.cwd);
+  if (steering && !(v.action === "allow" && v.rule && ruleNames(v.rule.pattern, steering)))
+    return { ...v, action: "ask", rule: null, reason: steeringReason(absolute, steering), steers: steering };
+  if (v.action !== "allow") return v;
   if (isInside(absolute, normalRoot(ctx.cwd)) || v.rule?.pattern.startsWith("/")) return v;
   return {
     ...v,

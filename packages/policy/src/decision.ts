@@ -1,6 +1,7 @@
 import type { Action } from "./action.js";
 import type { LayerName, RuleRef } from "./rule.js";
 import type { Mode } from "./modes.js";
+import type { Steering } from "./steering-files.js";
 import type { Tier } from "./tiers.js";
 
 /** What a shell sub-command is, for "always" patterns. */
@@ -17,6 +18,8 @@ export interface Verdict {
   rule: RuleRef | null;
   reason: string;
   command?: CommandInfo;
+  /** A write to a file that decides what an allowed program runs. */
+  steers?: Steering;
 }
 
 /** The whole decision for one tool call, with its explanation (DESIGN §2). */

@@ -75,10 +75,11 @@ function searchesProcessFiles(call: ToolCall, verdict: Verdict): Verdict {
 
 /** The gate's answer for one tool call: rules, then the session mode and critical patterns. */
 export function evaluate(call: ToolCall, ctx: EvaluationContext): Decision {
-  const tier = ctx.tier ?? defaultTier(call.tool);
   const mode = ctx.mode ?? "default";
   const { verdicts, critical, subject } = decideCall(call, ctx);
   const decisive = decidingVerdict(verdicts);
+  // A write that decides what a program runs is an exec-tier act: accept-edits never allows it.
+  const tier = decisive.steers ? "exec" : (ctx.tier ?? defaultTier(call.tool));
   const moded = applyMode(decisive.action, tier, mode, critical);
   return {
     action: moded.action,

@@ -3,6 +3,7 @@ import path from "node:path";
 import { contentsAccess, isInside, pathAccess, type DecideContext, type PathAccess } from "@gatehouse/policy";
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
+import { gitExecutionParts, type GitExecutionParts } from "./git-execution-parts.js";
 import { TreeTooLarge, WorkTree, type FolderListing } from "./work-tree.js";
 
 /** A path the sandbox replaces: an unreadable empty folder, or an unreadable empty file. */
@@ -20,12 +21,14 @@ export interface SandboxProfile {
    * so that they cannot be renamed: a rename would let a command put a new file at a denied path.
    */
   pinned: string[];
-  /** Inside the work directory and denied to write tools: read-only. */
+  /** Inside the work directory and denied to write tools, or deciding what git runs: read-only. */
   readOnly: string[];
   /** Denied to read_file: masked. */
   masked: Mask[];
   /** Protected paths (the data directory among them): masked whatever the rules say. */
   hidden: Mask[];
+  /** Parts of git directories that decide what git runs and do not exist yet: removed again if the command makes them. */
+  gitUnmade: string[];
 }
 
 export class SandboxRefused extends Error {
@@ -117,6 +120,7 @@ export class ProfileBuilder {
   private readonly tree: WorkTree;
   private readonly outside = new Map<string, WorkTree>();
   private readonly memos = new Map<string, Memo>();
+  private git: { version: number; parts: GitExecutionParts } | null = null;
   /** Folders judged so far, for diagnostics: it grows only when listings or rules change. */
   foldersJudged = 0;
 
@@ -150,6 +154,8 @@ export class ProfileBuilder {
     this.collect(memo, this.tree, ctx, found);
     memo.bases ??= this.outsideBases(rules);
     for (const base of memo.bases) this.collectOutside(memo, base, ctx, found);
+    const git = this.gitParts();
+    found.readOnly.push(...git.present);
     const tidy = this.tidy(found);
     return {
       workDir: this.workDir,
@@ -157,12 +163,19 @@ export class ProfileBuilder {
       pinned: this.pins([...tidy.readOnly, ...tidy.masked.map((m) => m.path)]),
       ...tidy,
       hidden: this.hidden(ctx.protectedPaths ?? []),
+      gitUnmade: git.absent,
     };
+  }
+
+  /** What decides what git runs, in every git directory of the work tree: read-only whatever the rules say. */
+  private gitParts(): GitExecutionParts {
+    if (this.git?.version !== this.tree.version) this.git = { version: this.tree.version, parts: gitExecutionParts(this.tree.listings()) };
+    return this.git.parts;
   }
 
   /** The profile for a person's own command: no rules, only what is never shown. */
   base(protectedPaths: readonly string[]): SandboxProfile {
-    return { workDir: this.workDir, network: this.network, pinned: [], readOnly: [], masked: [], hidden: this.hidden(protectedPaths) };
+    return { workDir: this.workDir, network: this.network, pinned: [], readOnly: [], masked: [], hidden: this.hidden(protectedPaths), gitUnmade: [] };
   }
 
   /** What was judged under one key, the most recently used kept. */

@@ -7,6 +7,7 @@ import type { SandboxInfo } from "@gatehouse/protocol";
 import type { FileGuard } from "../file-guard.js";
 import { bwrapArguments, bwrapProgramArguments } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
+import { removeMade } from "./git-execution-parts.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { safeEnvironment } from "./safe-env.js";
 
@@ -21,6 +22,7 @@ export type ShellOrigin = "model" | "person";
 export class ShellRunner {
   private readonly profiles: ProfileBuilder;
   private emptyFile: string | null = null;
+  private readonly log: Log;
 
   /**
    * With `watch` (the default) the work directory is kept current from change notices rather than
@@ -32,8 +34,8 @@ export class ShellRunner {
     options: { log?: Log; watch?: boolean } = {},
   ) {
     this.profiles = new ProfileBuilder(workDir, info.network);
-    const log = options.log ?? silentLog;
-    if (info.active && options.watch !== false) this.profiles.workTree.watchChanges((reason) => log.warn(reason));
+    this.log = options.log ?? silentLog;
+    if (info.active && options.watch !== false) this.profiles.workTree.watchChanges((reason) => this.log.warn(reason));
   }
 
   /** How the work directory is kept current: its walks so far, and why notices are not used (null while they are). */
@@ -68,7 +70,19 @@ export class ShellRunner {
     const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     if (!this.info.active) return spawn("bash", ["-c", command], options);
     const profile = await this.profile(guard, origin);
-    return spawn(BWRAP, bwrapArguments(profile, command, this.mask()), options);
+    const child = spawn(BWRAP, bwrapArguments(profile, command, this.mask()), options);
+    // The sandbox's processes end with it: what they made is removed before the result is read.
+    if (profile.gitUnmade.length > 0) child.once("exit", () => this.undoGitParts(profile.gitUnmade));
+    return child;
+  }
+
+  private undoGitParts(paths: readonly string[]): void {
+    try {
+      const made = removeMade(paths);
+      if (made.length > 0) this.log.warn(`a sandboxed command made ${made.join(", ")}, which would decide what git runs; removed`);
+    } catch (err) {
+      this.log.error(`could not remove what a sandboxed command made in a git directory: ${(err as Error).message}`);
+    }
   }
 
   /**

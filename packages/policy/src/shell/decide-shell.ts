@@ -18,6 +18,7 @@ import { runsCode } from "./programs/runners.js";
 import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
+import { writtenInto } from "./written-into.js";
 
 const TOOL = "shell_exec";
 /** Files a build tool or package manager runs from its project directory. */
@@ -61,7 +62,11 @@ function atLeast(v: Verdict, action: Action, reason: string, rule: Verdict["rule
 
 /** `v`, or what a file check found where that is stricter. */
 function folded(v: Verdict, f: Verdict | null): Verdict {
-  return f && isStricter(f.action, v.action) ? atLeast(v, f.action, f.reason, f.rule) : v;
+  if (!f || !isStricter(f.action, v.action)) return v;
+  const out = atLeast(v, f.action, f.reason, f.rule);
+  // A command's pattern saved by "always" would not open the file it writes: the verdict says why it asks.
+  if (f.steers) out.steers = f.steers;
+  return out;
 }
 
 function anyOption(words: readonly string[]): boolean {
@@ -274,7 +279,9 @@ class ShellJudge {
     const outcome = this.outcome(tool, file);
     if (outcome.holds) return verdictOf("deny", file, null, `${how} ${file}, a directory that holds the protected path ${outcome.holds}`);
     const v = outcome.strictest!;
-    return verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
+    const out = verdictOf(v.action, file, v.rule, `${how} ${file}, checked as ${tool}: ${v.reason}`);
+    if (v.steers) out.steers = v.steers;
+    return out;
   }
 
   /**
@@ -485,6 +492,7 @@ class ShellJudge {
       for (const w of c.reads) v = folded(v, this.insideDenied(w, c.name));
       for (const w of c.reads) v = folded(v, this.insideProcesses(w, c.name));
       for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
+      for (const w of writtenInto(cmd)) v = folded(v, this.steering(w, c.name));
       for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
@@ -492,6 +500,12 @@ class ShellJudge {
     // An unknown program's words may be files it writes: outside the work directory they ask.
     if (unknown) for (const word of named) if (knownPath(word) !== null) v = folded(v, this.mayBeFile(word, cmd.program));
     return v;
+  }
+
+  /** A path a command writes under a name its words do not spell out: only a file that steers a program counts. */
+  private steering(word: ShellWord, program: string): Verdict | null {
+    const v = this.file("write_file", word, `${program} may write`);
+    return v?.steers ? v : null;
   }
 
   /**
@@ -507,7 +521,8 @@ class ShellJudge {
     for (const v of [write, read]) if (v?.action === "deny" && !v.rule) return v;
     const outside = this.dirs.candidates.length > 0 && this.pathsOf(word.text).some((p) => !isInside(p, normalRoot(this.ctx.cwd)));
     for (const v of [write, read]) {
-      if (v && v.action !== "allow" && (outside || v.action === "deny" || !v.rule))
+      // A word that may be text is not taken for a write to a file that steers a program.
+      if (v && v.action !== "allow" && !v.steers && (outside || v.action === "deny" || !v.rule))
         return { ...v, action: "ask", reason: `${v.reason} (the gate cannot tell this word from text, so it asks)` };
     }
     return null;

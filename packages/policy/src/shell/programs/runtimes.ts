@@ -92,6 +92,13 @@ const PACKAGE_MANAGER = (extra: string): SpecInput => ({
     "--version": { operands: "text" },
     workspaces: { operands: "text" },
     config: { risk: "changes settings that can make it run programs", operands: "text" },
+    pkg: {
+      operands: "text",
+      subcommands: {
+        get: { operands: "text" },
+        ...Object.fromEntries(["set", "delete", "fix"].map((name) => [name, { risk: "changes package.json, which decides what it runs", operands: "text" }])),
+      },
+    },
     exec: { commandAt: 0, options: "-c:script --call:script --package:text -p:text" },
     x: { commandAt: 0, options: "-c:script --call:script --package:text" },
     dlx: { commandAt: 0, options: "--package:text -p:text" },

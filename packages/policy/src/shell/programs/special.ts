@@ -226,11 +226,23 @@ const TAR_EXTRACT = defineSpec({
   operands: "path",
 });
 
-function tar(words: readonly ShellWord[], name: string): Classified {
+/** tar's words with a leading cluster of options given its dash, and whether they make an archive. */
+function tarWords(words: readonly ShellWord[]): { normal: readonly ShellWord[]; creates: boolean } {
   const first = words[1];
   // `tar czf out.tgz dir`: the first word is a cluster of options without the dash.
   const normal = first && /^[A-Za-z]+$/.test(first.text) ? [words[0]!, { ...first, text: `-${first.text}` }, ...words.slice(2)] : words;
   const creates = normal.some((w, i) => i > 0 && (/^-[A-Za-z]*[cruA]/.test(w.text) || /^--(create|append|update|concatenate)$/.test(w.text)));
+  return { normal, creates };
+}
+
+/** Whether a tar command unpacks an archive. */
+export function tarExtracts(words: readonly ShellWord[]): boolean {
+  const { normal, creates } = tarWords(words);
+  return !creates && normal.some((w) => /^-[A-Za-z]*x|^--(extract|get)$/.test(w.text));
+}
+
+function tar(words: readonly ShellWord[], name: string): Classified {
+  const { normal, creates } = tarWords(words);
   const out = classifyWords(normal, creates ? TAR_CREATE : TAR_EXTRACT, name);
   // Extraction writes into the directory given, or the current one.
   if (!creates && !normal.some((w) => /^(-[A-Za-z]*C|--directory)/.test(w.text)) && normal.some((w) => /^-[A-Za-z]*x|^--(extract|get)$/.test(w.text))) {

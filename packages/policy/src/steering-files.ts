@@ -1,0 +1,182 @@
+import { normalRoot } from "./paths.js";
+
+/**
+ * Files that decide what an allowed program runs: a configuration, a hook, a script table. A write
+ * to one turns a reading or inspecting command (`git status`, `pytest`) into an arbitrary one, so
+ * it is an exec-tier act (DESIGN §2.3). Each entry names the programs it steers.
+ */
+export interface SteeringEntry {
+  ecosystem: string;
+  /** The programs it steers, as a person would type them. */
+  programs: readonly string[];
+  /** Base names. */
+  files?: readonly string[];
+  /** Base-name endings (`.pth`): the ending is what a rule must spell out. */
+  endings?: readonly string[];
+  /** Base names of a family (`docker-compose.ci.yml`), each spelled out by its own name. */
+  like?: RegExp;
+  /** Folders at any depth: the folder itself and everything inside. */
+  folders?: readonly string[];
+  /** A folder's files (`.cargo/config.toml`), at any depth. */
+  inFolder?: readonly string[];
+}
+
+const JS_RUNNERS = ["npm", "pnpm", "yarn", "bun", "npx"];
+
+export const STEERING_FILES: readonly SteeringEntry[] = [
+  {
+    ecosystem: "git",
+    programs: ["git status", "git diff", "git add", "git commit", "git log", "every git command"],
+    folders: [".git"],
+    files: [".gitattributes", ".gitmodules"],
+  },
+  { ecosystem: "Mercurial", programs: ["hg status", "hg diff", "every hg command"], folders: [".hg"] },
+  {
+    ecosystem: "git hook managers",
+    programs: ["git commit", "git push", "pre-commit", "lefthook"],
+    folders: [".husky"],
+    files: [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml"],
+  },
+  {
+    ecosystem: "npm, pnpm, yarn and bun",
+    programs: [...JS_RUNNERS, "node"],
+    files: ["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpm-workspace.yaml", "bunfig.toml", "deno.json"],
+    // The programs scripts run by name; the packages themselves are code the project runs anyway.
+    inFolder: [".yarn/plugins", ".yarn/releases", "node_modules/.bin"],
+  },
+  {
+    ecosystem: "linters and formatters",
+    programs: ["eslint", "prettier", "stylelint"],
+    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s)$/,
+  },
+  {
+    ecosystem: "Python",
+    programs: ["python", "pytest", "pip", "tox", "nox", "coverage", "pdb", "mypy", "pylint", "pipenv"],
+    files: ["pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", "setup.py", "noxfile.py", "Pipfile"],
+    endings: [".pth"],
+    // mypy's `plugins` and pylint's `init-hook` run code from a checking command; requirements name what pip installs.
+    like: /^(sitecustomize\.py|usercustomize\.py|\.pdbrc(\.py)?|pip\.conf|\.coveragerc|\.?mypy\.ini|\.?pylintrc|requirements[\w.-]*\.txt)$/,
+  },
+  { ecosystem: "make", programs: ["make"], files: ["Makefile", "makefile", "GNUmakefile"], endings: [".mk"] },
+  { ecosystem: "CMake", programs: ["cmake", "ctest"], files: ["CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json"], endings: [".cmake"] },
+  {
+    ecosystem: "ninja and meson",
+    programs: ["ninja", "meson"],
+    files: ["build.ninja", "meson.build", "meson_options.txt", "meson.options"],
+    endings: [".ninja"],
+  },
+  {
+    ecosystem: "Cargo",
+    programs: ["cargo", "rustup"],
+    files: ["build.rs", "Cargo.toml", "rust-toolchain", "rust-toolchain.toml"],
+    inFolder: [".cargo/config", ".cargo/config.toml"],
+  },
+  { ecosystem: "Go", programs: ["go"], files: ["go.mod", "go.work"] },
+  { ecosystem: "PHP", programs: ["composer", "phpunit"], files: ["composer.json", "phpunit.xml", "phpunit.xml.dist"] },
+  { ecosystem: "Nix", programs: ["nix develop", "nix-shell", "nix build"], files: ["flake.nix", "shell.nix", "default.nix"] },
+  // `terraform plan` runs the programs of `external` data sources and the providers named.
+  { ecosystem: "Terraform", programs: ["terraform plan", "terraform init", "terraform validate"], files: [".terraformrc", "terraform.rc"], endings: [".tf"] },
+  { ecosystem: "Bazel and sbt", programs: ["bazel", "sbt"], files: [".bazelrc", "build.sbt"] },
+  { ecosystem: "Ruby", programs: ["bundle", "rake", "rspec"], files: ["Gemfile", "Rakefile", ".rspec"], endings: [".gemspec"], inFolder: [".bundle/config"] },
+  {
+    ecosystem: "Gradle and Maven",
+    programs: ["gradle", "./gradlew", "mvn", "./mvnw"],
+    files: ["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties", "gradlew", "pom.xml", "mvnw"],
+    inFolder: ["gradle/wrapper"],
+    folders: [".mvn"],
+  },
+  {
+    ecosystem: "task runners",
+    programs: ["just", "task", "vagrant"],
+    files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Vagrantfile"],
+  },
+  { ecosystem: "direnv and mise", programs: ["direnv", "mise", "every shell with their hook"], files: [".envrc", "mise.toml", ".mise.toml", ".tool-versions"] },
+  {
+    ecosystem: "editors",
+    programs: ["VS Code tasks and debugger", "dev containers"],
+    inFolder: [".vscode/tasks.json", ".vscode/launch.json", ".vscode/settings.json", ".devcontainer/devcontainer.json"],
+    files: [".devcontainer.json"],
+  },
+  { ecosystem: "Docker Compose", programs: ["docker compose"], like: /^(docker-)?compose(\.[\w.-]+)?\.ya?ml$/ },
+];
+
+/** The worker's own agent and skill folders, at the top of the work directory. */
+const WORKER_FOLDERS = ["agents", "skills"];
+const WORKER_PROGRAMS = ["the worker's task tool", "the worker's skill tool"];
+
+/** A catalogue match: the entry, and the name a rule must spell out to open the file. */
+export interface Steering {
+  ecosystem: string;
+  programs: readonly string[];
+  name: string;
+}
+
+const byFile = new Map<string, SteeringEntry>();
+const byFolder = new Map<string, SteeringEntry>();
+const byInFolder = new Map<string, SteeringEntry>();
+const byEnding = new Map<string, SteeringEntry>();
+for (const entry of STEERING_FILES) {
+  for (const f of entry.files ?? []) byFile.set(f, entry);
+  for (const f of entry.folders ?? []) byFolder.set(f, entry);
+  for (const f of entry.inFolder ?? []) byInFolder.set(f, entry);
+  for (const f of entry.endings ?? []) byEnding.set(f, entry);
+}
+const WITH_LIKE = STEERING_FILES.filter((e) => e.like);
+const firstSegments = [...byFolder.keys(), ...[...byInFolder.keys()].map((k) => k.slice(0, k.indexOf("/")))];
+const FOLDER_NAMES = new RegExp(`/(${[...new Set(firstSegments)].map((n) => n.replace(/[.]/g, "\\.")).join("|")})(/|$)`);
+
+const found = (entry: SteeringEntry, name: string): Steering => ({ ecosystem: entry.ecosystem, programs: entry.programs, name });
+
+function byBase(base: string): Steering | null {
+  const file = byFile.get(base);
+  if (file) return found(file, base);
+  const dot = base.lastIndexOf(".");
+  const ending = dot > 0 ? byEnding.get(base.slice(dot)) : undefined;
+  if (ending) return found(ending, base.slice(dot));
+  for (const e of WITH_LIKE) if (e.like!.test(base)) return found(e, base);
+  return null;
+}
+
+function bySegments(parts: readonly string[]): Steering | null {
+  for (let i = 0; i < parts.length; i++) {
+    const folder = byFolder.get(parts[i]!);
+    if (folder) return found(folder, parts[i]!);
+    if (i + 1 < parts.length) {
+      const pair = `${parts[i]}/${parts[i + 1]}`;
+      const inside = byInFolder.get(pair);
+      if (inside) return found(inside, pair);
+    }
+  }
+  return null;
+}
+
+function workerFolder(absolute: string, cwd: string): Steering | null {
+  const root = normalRoot(cwd);
+  const prefix = root === "/" ? "/" : `${root}/`;
+  if (!absolute.startsWith(prefix)) return null;
+  const rest = absolute.slice(prefix.length);
+  const top = WORKER_FOLDERS.find((f) => rest === f || rest.startsWith(`${f}/`));
+  return top ? { ecosystem: "the worker", programs: WORKER_PROGRAMS, name: top } : null;
+}
+
+/** Whether an absolute path is, or lies in, a file of the catalogue; `cwd` places the worker's own folders. */
+export function steeringFileOf(absolute: string, cwd: string): Steering | null {
+  const named = byBase(absolute.slice(absolute.lastIndexOf("/") + 1));
+  if (named) return named;
+  // Most paths pass through none of the catalogue's folders: one test, and no split, for those.
+  return (FOLDER_NAMES.test(absolute) ? bySegments(absolute.split("/")) : null) ?? workerFolder(absolute, cwd);
+}
+
+/** Only a rule whose pattern spells out the file's name opens it: `**` or `*.json` speak of no file in particular. */
+export function ruleNames(pattern: string, steering: Steering): boolean {
+  return pattern.replace(/\\/g, "").includes(steering.name);
+}
+
+/** A program, or a program and its subcommand, shown as a command; anything else is prose. */
+const COMMAND = /^[\w./-]+( [\w-]+)?$/;
+
+/** Why a write to the file asks, in the words a person sees. */
+export function steeringReason(absolute: string, steering: Steering): string {
+  const shown = steering.programs.map((p) => (COMMAND.test(p) ? `\`${p}\`` : p)).join(", ");
+  return `${absolute} decides what ${shown} run (${steering.ecosystem}); writing it asks unless a rule naming ${steering.name} allows it`;
+}

@@ -1,0 +1,227 @@
+import { describe, expect, it } from "vitest";
+import { appendRuleText, DEFAULT_RULES_TEXT, loadShellParser, suggestPatterns } from "../src/index.js";
+import { steeringFileOf, STEERING_FILES } from "../src/steering-files.js";
+import { context, decide, HOME, ruleset, shell } from "./helpers.js";
+
+await loadShellParser();
+
+/** One file of each kind the catalogue holds, as an agent would name it. */
+const STEERING: string[] = [
+  ".git/config",
+  ".git/commondir",
+  ".git/hooks/pre-commit",
+  ".git/info/attributes",
+  ".git/config.worktree",
+  ".git/modules/sub/config",
+  ".git/worktrees/w/commondir",
+  "vendor/lib/.git/config",
+  "sub/.git",
+  ".git",
+  ".gitattributes",
+  "sub/.gitmodules",
+  ".husky/pre-commit",
+  ".pre-commit-config.yaml",
+  "package.json",
+  "packages/a/package.json",
+  ".npmrc",
+  ".yarnrc.yml",
+  ".pnpmfile.cjs",
+  "bunfig.toml",
+  "node_modules/.bin/jest",
+  "eslint.config.js",
+  ".prettierrc.json",
+  "pytest.ini",
+  "pyproject.toml",
+  "setup.cfg",
+  "tox.ini",
+  "tests/conftest.py",
+  "setup.py",
+  "lib/python3.11/site-packages/evil.pth",
+  "sitecustomize.py",
+  "Makefile",
+  "rules.mk",
+  "CMakeLists.txt",
+  "cmake/x.cmake",
+  "build.ninja",
+  ".cargo/config.toml",
+  "build.rs",
+  "rust-toolchain.toml",
+  "go.mod",
+  "go.work",
+  "Gemfile",
+  "gradle/wrapper/gradle-wrapper.properties",
+  "justfile",
+  ".envrc",
+  ".vscode/tasks.json",
+  "docker-compose.yml",
+  "compose.override.yaml",
+  ".hg/hgrc",
+  "mypy.ini",
+  ".pylintrc",
+  "requirements-dev.txt",
+  "Pipfile",
+  "composer.json",
+  "flake.nix",
+  "infra/main.tf",
+  ".bazelrc",
+  "Vagrantfile",
+  ".devcontainer/devcontainer.json",
+  ".stylelintrc.json",
+  "agents/reviewer.md",
+  "skills/deploy/SKILL.md",
+];
+
+/** Everyday work: source, tests, docs and data files. */
+const EVERYDAY: string[] = [
+  "src/app.ts",
+  "src/git/status.ts",
+  "tests/test_app.py",
+  "test/app.test.ts",
+  "docs/guide.md",
+  "README.md",
+  "data/config.json",
+  "src/agents/planner.ts",
+  "package.json.tmp",
+  ".github/workflows/ci.yml",
+  "lib/pathlib.py",
+  "docs/requirements.md",
+  "src/main.tfx",
+];
+
+describe("the catalogue of files that steer programs", () => {
+  it.each(STEERING)("a write to %s asks under the default rules, naming the programs it steers", (path) => {
+    for (const tool of ["write_file", "edit_file"]) {
+      const d = decide(tool, { path });
+      expect(d.action, d.reason).toBe("ask");
+      expect(d.tier).toBe("exec");
+      expect(d.reason).toMatch(/ decides what .+ run \(/);
+    }
+  });
+
+  it.each(STEERING)("accept-edits does not turn the write to %s into an allow", (path) => {
+    const d = decide("write_file", { path }, context({}, { mode: "accept-edits" }));
+    expect(d.action, d.reason).toBe("ask");
+  });
+
+  it.each(EVERYDAY)("a write to %s stays allowed", (path) => {
+    expect(decide("write_file", { path }).action).toBe("allow");
+    expect(steeringFileOf(`/work/project/${path}`, "/work/project")).toBeNull();
+  });
+
+  it("names what each file steers: git status for git's files, pytest for pytest.ini", () => {
+    expect(decide("write_file", { path: ".git/commondir" }).reason).toContain("`git status`");
+    expect(decide("write_file", { path: "pytest.ini" }).reason).toContain("`pytest`");
+    expect(decide("write_file", { path: "package.json" }).reason).toContain("`npm`");
+  });
+
+  it("every entry names the programs it steers and at least one file", () => {
+    for (const e of STEERING_FILES) {
+      expect(e.programs.length, e.ecosystem).toBeGreaterThan(0);
+      expect([e.files, e.endings, e.like, e.folders, e.inFolder].some(Boolean), e.ecosystem).toBe(true);
+    }
+  });
+
+  it("only a rule that spells out the file's name opens it", () => {
+    const broad = ruleset(`{ "write_file": { "*": "allow", "**": "allow", "*.json": "allow", ".*/**": "allow" } }`);
+    expect(decide("write_file", { path: "package.json" }, context({ runtime: broad })).action).toBe("ask");
+    const named = ruleset(`{ "write_file": { "**/package.json": "allow", ".git/hooks/*": "allow", "*.pth": "allow" } }`);
+    for (const path of ["package.json", "web/package.json", ".git/hooks/pre-commit", "x.pth"])
+      expect(decide("write_file", { path }, context({ runtime: named })).action, path).toBe("allow");
+    expect(decide("write_file", { path: ".git/config" }, context({ runtime: named })).action).toBe("ask");
+  });
+
+  it("a deny stays a deny", () => {
+    const deny = ruleset(`{ "write_file": { "package.json": "deny" } }`);
+    expect(decide("write_file", { path: "package.json" }, context({ runtime: deny })).action).toBe("deny");
+  });
+
+  it("a change to package.json asks once: the always pattern is the path, and the rule it saves opens it", () => {
+    const d = decide("edit_file", { path: "package.json", old_string: '"a": "1"', new_string: '"a": "2"' });
+    expect(d.action).toBe("ask");
+    expect(suggestPatterns(d)).toEqual(["package.json"]);
+    const saved = appendRuleText(DEFAULT_RULES_TEXT, { tool: "edit_file", pattern: "package.json", note: "by ada" });
+    const after = context({ static: ruleset(saved) });
+    expect(decide("edit_file", { path: "package.json" }, after).action).toBe("allow");
+    expect(decide("edit_file", { path: "pytest.ini" }, after).action).toBe("ask");
+  });
+
+  it("a write outside the work directory to a steering file still asks", () => {
+    const d = decide("write_file", { path: `${HOME}/other/.git/config` });
+    expect(d.action).toBe("ask");
+  });
+});
+
+/** Shell open to every program these writes use. */
+const WRITERS = ruleset(`{
+  "read_file": "allow", "write_file": { "*": "allow" },
+  "shell_exec": { "*": "ask", "echo *": "allow", "printf *": "allow", "tee *": "allow", "cp *": "allow", "mv *": "allow",
+                  "ln *": "allow", "sed *": "allow", "install *": "allow", "dd *": "allow", "git *": "allow", "npm *": "allow",
+                  "pnpm *": "allow", "touch *": "allow", "cat *": "allow", "truncate *": "allow", "rsync *": "allow", "rm *": "allow", "mkdir *": "allow",
+                  "tar *": "allow", "unzip *": "allow" }
+}`);
+
+const SHELL_WRITES: string[] = [
+  "echo '../evil' > .git/commondir",
+  "printf '[core]\\n\\tfsmonitor = ./evil\\n' >> .git/config",
+  "cat evil > .git/modules/sub/config",
+  "printf 'gitdir: ../evil' > sub/.git",
+  "tee .git/hooks/pre-commit < evil",
+  "echo x | tee -a pytest.ini",
+  "cp evil .git/hooks/post-checkout",
+  "cp -t .git/hooks evil",
+  "mv evil package.json",
+  "ln -s ../evil .git/commondir",
+  "ln -sf evil .husky/pre-commit",
+  "sed -i s/a/b/ .git/config",
+  "sed -i s/a/b/ pytest.ini",
+  "install -m 755 evil .git/hooks/pre-push",
+  "dd if=evil of=.git/info/attributes",
+  "truncate -s 0 .npmrc",
+  "rsync evil .gitattributes",
+  "cp -r evil/.git .",
+  "cp -t sub evil/.husky",
+  "install -m 755 hook .git/hooks/",
+  "tar xf evil.tar .git/config",
+  "tar -x -f evil.tar -C sub pytest.ini",
+  "unzip -o evil.zip .git/hooks/pre-commit",
+  "unzip evil.zip -d web package.json",
+  "git config core.fsmonitor ./evil",
+  "git config --file .git/modules/sub/config core.fsmonitor ./evil",
+  "npm pkg set scripts.test='rm -rf x'",
+  "pnpm pkg delete scripts.build",
+];
+
+describe("every way of writing a steering file asks", () => {
+  it.each(SHELL_WRITES)("%j", (command) => {
+    const d = shell(command, context({ static: WRITERS }));
+    expect(d.action, d.reason).toBe("ask");
+  });
+
+  it.each(SHELL_WRITES)("%j under accept-edits", (command) => {
+    const d = shell(command, context({ static: WRITERS }, { mode: "accept-edits" }));
+    expect(d.action, d.reason).toBe("ask");
+  });
+
+  it("offers no command pattern for always, since it would not open the file", () => {
+    expect(suggestPatterns(shell("echo '* diff=x' >> .gitattributes", context({ static: WRITERS })))).toEqual([]);
+    expect(suggestPatterns(shell("echo x >> .gitattributes; curl -s example.com", context({ static: WRITERS })))).toEqual(["curl *"]);
+  });
+
+  it.each([
+    "echo x > src/a.ts",
+    "cp a b",
+    "rm -rf node_modules dist",
+    "mkdir -p .vscode",
+    "tar czf backup.tgz package.json .git",
+    "tar xvf release.tar",
+    "unzip a.zip",
+    "cp notes.md docs/",
+    "cp -r src/ build/",
+    "npm pkg get name",
+    "git config --get user.name",
+    "mv a.txt docs/",
+  ])("%j stays allowed", (command) => {
+    const d = shell(command, context({ static: WRITERS }));
+    expect(d.action, d.reason).toBe("allow");
+  });
+});

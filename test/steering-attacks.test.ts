@@ -1,0 +1,194 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { resolveRealPath } from "@gatehouse/fs-guard";
+import { evaluate, loadShellParser, parseRulesOrThrow, Ruleset, type Mode } from "@gatehouse/policy";
+import { afterAll, describe, expect, it } from "vitest";
+
+await loadShellParser();
+
+/**
+ * The attacks on files that steer programs, run for real: each call goes through the gate and runs
+ * (a file written, a bash command) only when the gate allows it. Every attack removes the folder
+ * `victim` while the rules deny `rm`; the control run forces every call through to show it does.
+ */
+const RULES = `{
+  "*": "ask",
+  "read_file": "allow",
+  "write_file": { "*": "allow" },
+  "edit_file": { "*": "allow" },
+  "shell_exec": { "*": "ask", "rm *": "deny", "git *": "allow", "cp *": "allow", "chmod *": "allow",
+                  "pytest-3 *": "allow", "pytest-3": "allow", "npm test": "allow", "npm test *": "allow" }
+}`;
+const layers = { static: new Ruleset(parseRulesOrThrow(RULES, { file: "attack.jsonc", home: "/nonexistent" })) };
+
+type Call =
+  | { tool: "write_file"; path: string; content: string }
+  | { tool: "edit_file"; path: string; old: string; new: string }
+  | { tool: "shell_exec"; command: string };
+
+interface Attack {
+  name: string;
+  /** Builds the project the attack starts from, in the work directory. */
+  setup: string;
+  calls: Call[];
+  /** The call the gate must hold. */
+  held: number;
+  needs?: string;
+}
+
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-steering-")));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const ENV = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  HOME: path.join(root, "home"),
+  LANG: "C",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "a",
+  GIT_AUTHOR_EMAIL: "a@example.com",
+  GIT_COMMITTER_NAME: "a",
+  GIT_COMMITTER_EMAIL: "a@example.com",
+};
+fs.mkdirSync(ENV.HOME);
+
+const bash = (command: string, cwd: string) => spawnSync("bash", ["-c", command], { cwd, env: ENV, stdio: "ignore", timeout: 30_000 });
+
+const REPO = "git init -q . && echo a > f && git add f && git commit -qm init";
+const FSMONITOR = (victim: string) => `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "rm -rf ${victim}; false"\n`;
+const EVIL_GIT_DIR = `${REPO} && cp -r .git evilgit`;
+
+const ATTACKS: Attack[] = [
+  {
+    name: "commondir pointing git at a config with core.fsmonitor, then git status",
+    setup: EVIL_GIT_DIR,
+    calls: [
+      { tool: "write_file", path: "evilgit/config", content: FSMONITOR("victim") },
+      { tool: "write_file", path: ".git/commondir", content: "../evilgit\n" },
+      { tool: "shell_exec", command: "git status" },
+    ],
+    held: 1,
+  },
+  {
+    name: "a .git file holding gitdir:, then git add in that folder",
+    setup: `${EVIL_GIT_DIR} && mkdir sub`,
+    calls: [
+      { tool: "write_file", path: "evilgit/config", content: FSMONITOR("../victim") },
+      { tool: "write_file", path: "sub/.git", content: "gitdir: ../evilgit\n" },
+      { tool: "shell_exec", command: "git -C sub add -A" },
+    ],
+    held: 1,
+  },
+  {
+    name: "a submodule's config under .git/modules, then git status",
+    setup:
+      "mkdir ../lib-" +
+      "$$ && git -C ../lib-$$ init -q && git -C ../lib-$$ commit -q --allow-empty -m i && " +
+      `${REPO} && git -c protocol.file.allow=always submodule add -q ../lib-$$ sub && git commit -qm sub`,
+    calls: [
+      { tool: "edit_file", path: ".git/modules/sub/config", old: "[core]", new: FSMONITOR("../victim").trimEnd() },
+      { tool: "shell_exec", command: "git status" },
+    ],
+    held: 0,
+  },
+  {
+    name: "diff.external added to .git/config, then git diff",
+    setup: `${REPO} && echo b > f`,
+    calls: [
+      { tool: "edit_file", path: ".git/config", old: "[core]", new: '[diff]\n\texternal = "sh -c \\"rm -rf victim\\""\n[core]' },
+      { tool: "shell_exec", command: "git diff" },
+    ],
+    held: 0,
+  },
+  {
+    name: "a hook copied into .git/hooks, then git commit",
+    setup: REPO,
+    calls: [
+      { tool: "write_file", path: "hook.sh", content: "#!/bin/sh\nrm -rf victim\n" },
+      { tool: "shell_exec", command: "chmod +x hook.sh" },
+      { tool: "shell_exec", command: "cp hook.sh .git/hooks/pre-commit" },
+      { tool: "shell_exec", command: "git commit -q --allow-empty -m x" },
+    ],
+    held: 2,
+  },
+  {
+    name: "a filter named in .gitattributes and defined in .git/config, then git add",
+    setup: `${REPO} && echo b > f`,
+    calls: [
+      { tool: "edit_file", path: ".git/config", old: "[core]", new: '[filter "x"]\n\tclean = "rm -rf victim; cat"\n[core]' },
+      { tool: "write_file", path: ".gitattributes", content: "* filter=x\n" },
+      { tool: "shell_exec", command: "git add f" },
+    ],
+    held: 0,
+  },
+  {
+    name: "a one-line pytest.ini, then pytest",
+    setup: "printf 'def test_a(tmp_path):\\n    assert tmp_path.exists()\\n' > test_a.py",
+    calls: [
+      { tool: "write_file", path: "pytest.ini", content: "[pytest]\naddopts = --basetemp=victim -p no:cacheprovider\n" },
+      { tool: "shell_exec", command: "pytest-3 -q" },
+    ],
+    held: 0,
+    needs: "pytest-3",
+  },
+  {
+    name: "a test script in package.json, then npm test",
+    setup: `printf '{ "name": "p", "version": "1.0.0", "scripts": { "test": "echo ok" } }\\n' > package.json`,
+    calls: [
+      { tool: "edit_file", path: "package.json", old: '"echo ok"', new: '"rm -rf victim"' },
+      { tool: "shell_exec", command: "npm test" },
+    ],
+    held: 0,
+    needs: "npm",
+  },
+];
+
+function prepare(attack: Attack, label: string): string {
+  const work = path.join(root, `${label}-${ATTACKS.indexOf(attack)}`, "work");
+  fs.mkdirSync(path.join(work, "victim"), { recursive: true });
+  fs.writeFileSync(path.join(work, "victim", "keep"), "precious\n");
+  execFileSync("bash", ["-c", attack.setup], { cwd: work, env: ENV, stdio: "ignore" });
+  return work;
+}
+
+function perform(call: Call, work: string): void {
+  if (call.tool === "shell_exec") return void bash(call.command, work);
+  const file = path.join(work, call.path);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (call.tool === "write_file") return fs.writeFileSync(file, call.content);
+  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(call.old, call.new));
+}
+
+const args = (call: Call) => (call.tool === "shell_exec" ? { command: call.command } : { path: call.path });
+
+/** Runs the calls the way the worker would; stops at the first the gate does not allow. Returns that call's index, or -1. */
+function runGated(attack: Attack, work: string, mode: Mode): { stopped: number; reason: string } {
+  for (const [i, call] of attack.calls.entries()) {
+    const d = evaluate({ tool: call.tool, args: args(call) }, { layers, cwd: work, home: ENV.HOME, mode, resolveRealPath });
+    if (d.action !== "allow") return { stopped: i, reason: d.reason };
+    perform(call, work);
+  }
+  return { stopped: -1, reason: "" };
+}
+
+const has = (program: string) => spawnSync("bash", ["-c", `command -v ${program}`], { env: ENV }).status === 0;
+
+describe("a write to a file that steers an allowed program is held, and the attack does not happen", () => {
+  for (const attack of ATTACKS) {
+    const missing = attack.needs && !has(attack.needs) ? attack.needs : null;
+    it.skipIf(missing !== null)(`${attack.name}${missing ? ` (needs ${missing})` : ""}`, () => {
+      const control = prepare(attack, "control");
+      for (const call of attack.calls) perform(call, control);
+      expect(fs.existsSync(path.join(control, "victim", "keep")), "the attack removes the folder's file when nothing holds it").toBe(false);
+
+      for (const mode of ["default", "accept-edits"] as const) {
+        const work = prepare(attack, mode);
+        const { stopped, reason } = runGated(attack, work, mode);
+        expect(stopped, `${mode}: ${reason}`).toBe(attack.held);
+        expect(reason).toMatch(/ decides what .+ run \(/);
+        expect(fs.readFileSync(path.join(work, "victim", "keep"), "utf8")).toBe("precious\n");
+      }
+    });
+  }
+});
