@@ -14,7 +14,7 @@ import {
   parseShellOnly,
 } from "@gatehouse/policy";
 import { RulesFileCache } from "@gatehouse/policy/node";
-import { EVERYDAY_COMMANDS, EVERYDAY_RULES, WRAPPED_COMMANDS, WRAPPED_RULES } from "../test/corpus/everyday.js";
+import { EVERYDAY_COMMANDS, EVERYDAY_RULES, PUBLISHED_COMMANDS, PUBLISHED_RULES, WRAPPED_COMMANDS, WRAPPED_RULES } from "../test/corpus/everyday.js";
 
 const HOME = "/home/ada";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-"));
@@ -157,4 +157,5 @@ function shareAllowed(label: string, rulesText: string, commands: readonly strin
 }
 shareAllowed("everyday lines", EVERYDAY_RULES, EVERYDAY_COMMANDS);
 shareAllowed("wrappers named with their program", WRAPPED_RULES, WRAPPED_COMMANDS);
+shareAllowed("published lines (CI files, READMEs, transcripts)", PUBLISHED_RULES, PUBLISHED_COMMANDS);
 fs.rmSync(dir, { recursive: true, force: true });

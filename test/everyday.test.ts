@@ -1,6 +1,6 @@
 import { loadShellParser } from "@gatehouse/policy";
 import { afterAll, describe, expect, it } from "vitest";
-import { EVERYDAY_COMMANDS, EVERYDAY_RULES, WRAPPED_COMMANDS, WRAPPED_RULES } from "./corpus/everyday.js";
+import { EVERYDAY_COMMANDS, EVERYDAY_RULES, PUBLISHED_ASKS, PUBLISHED_COMMANDS, PUBLISHED_RULES, WRAPPED_COMMANDS, WRAPPED_RULES } from "./corpus/everyday.js";
 import { CWD, decideShell, HOME, rules, Tally } from "./support/shell-corpus.js";
 
 await loadShellParser();
@@ -17,6 +17,17 @@ describe("everyday command lines stay allowed", () => {
   it.each(COMMANDS)("%j", (command) => {
     const got = decideShell(command, { layers: EVERYDAY, cwd: CWD, home: HOME });
     tally.record(command, "EVERYDAY", "allow", got, "everyday");
+    expect(got.action, got.reason).toBe("allow");
+  });
+});
+
+const PUBLISHED = rules(PUBLISHED_RULES);
+
+describe("published command lines under an allow-list of their programs", () => {
+  it("has at least 150 of them", () => expect(PUBLISHED_COMMANDS.length).toBeGreaterThanOrEqual(150));
+  it.each(PUBLISHED_COMMANDS.filter((c) => !PUBLISHED_ASKS.has(c)))("%j", (command) => {
+    const got = decideShell(command, { layers: PUBLISHED, cwd: CWD, home: HOME });
+    tally.record(command, "PUBLISHED", "allow", got, "everyday");
     expect(got.action, got.reason).toBe("allow");
   });
 });

@@ -20,7 +20,9 @@ export function patternKind(pattern: string): PatternKind {
 }
 
 export function globRegExp(glob: string, pathLike: boolean): RegExp {
-  const re = picomatch.makeRe(glob, OPTIONS);
+  // picomatch drops a leading `./`, right for paths (they are normalised) but not for a command
+  // such as `./gradlew build`: there the dot is escaped so that it stays.
+  const re = picomatch.makeRe(!pathLike && glob.startsWith("./") ? `\\${glob}` : glob, OPTIONS);
   const source = pathLike ? re.source : re.source.split(DOT_SEGMENT_GUARD).join("");
   // "s": a "*" also spans newlines inside a quoted shell word.
   return new RegExp(source, "s");

@@ -444,7 +444,8 @@ class Classifier {
     this.out.operands = this.operands.map((o) => o.word);
     const { risk, safeWith } = this.spec;
     if (risk && !safeWith?.some((o) => this.given.has(o))) this.out.risk ??= `${this.out.name} ${risk}`;
-    if (this.spec.scriptOperand && !this.inline()) scriptFile(this.out, this.out.operands[0]);
+    const finds = this.spec.findsScriptsWith?.some((o) => this.given.has(o)) ?? false;
+    if (this.spec.scriptOperand && !this.inline() && !finds) scriptFile(this.out, this.out.operands[0]);
     const { rewrites } = this.spec;
     if (rewrites === true || rewrites?.some((o) => this.given.has(o))) this.out.writes.push(...this.out.reads);
     return this.out;

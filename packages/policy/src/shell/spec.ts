@@ -93,6 +93,8 @@ export interface ProgramSpec {
   assignments?: boolean;
   /** The first operand is a script file it runs (python, node, source); none means its input. */
   scriptOperand?: boolean;
+  /** Options with which it finds the files it runs itself, never its input (`node --test`). */
+  findsScriptsWith?: readonly string[];
   /** Options are words of one dash (`go build -toolexec=x`, `terraform plan -var-file=f`). */
   singleDashLong?: boolean;
   /** The files it reads are also rewritten: always, or when one of these options is given (`prettier --write`). */

@@ -22,6 +22,7 @@ const NODE: SpecInput = {
     "--no-experimental-fetch",
   operands: { lead: ["read"], rest: "text", optionsFirst: true },
   scriptOperand: true,
+  findsScriptsWith: ["--test"],
 };
 /** Installing globally writes outside the work directory; `--location` may choose that too. */
 const OUTSIDE = "installs into the user's or the system's folders, outside the work directory";
