@@ -566,6 +566,8 @@ export const EVERYDAY_COMMANDS: string[] = [
   "npm test 2>&1 | tee test.log; echo exit=${PIPESTATUS[0]}",
   "vitest run --coverage",
   "echo ':(){ :|:& };:'",
+  "time { make; make test; }",
+  "time -p { npm test; } 2> timing.txt",
 ];
 
 // A rule that names a wrapper with its program is the person's word for that program.

@@ -27,7 +27,9 @@ describe("the quick test before a glob's regular expression", () => {
 
   it("takes no text from globs picomatch rewrites or reads specially", () => {
     for (const g of ["./run *", "{a,b}", "!x", "[ab]", "+(a)", "a\\ b", '"a"', "~/x"]) expect(necessaryText(g), g).toBeNull();
-    expect(compilePattern("./run *", false).test("run x")).toBe(true);
+    // A command pattern means what it says: `./run *` is the program ./run, not run found on PATH.
+    expect(compilePattern("./run *", false).test("./run x")).toBe(true);
+    expect(compilePattern("./run *", false).test("run x")).toBe(false);
   });
 
   it("reads the start of a command pattern and the longest literal of a path glob", () => {

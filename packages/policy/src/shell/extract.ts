@@ -116,7 +116,21 @@ export function emptyExtraction(): Extraction {
   };
 }
 
+/** `time { ...` or `time -p { ...`, as tree-sitter reads it: the group is words of a command `time`. */
+function opensTimedGroup(words: readonly ShellWord[]): boolean {
+  const at = words[1]?.raw === "-p" ? 2 : 1;
+  return words[0]?.raw === "time" && words[at]?.raw === "{";
+}
+
 class Extractor {
+  /** Groups opened after `time` whose closing `}` has not been seen. */
+  private timedGroups = 0;
+
+  /** A `time { ...` that the script never closes: bash rejects the whole script. */
+  get unclosedGroups(): boolean {
+    return this.timedGroups > 0;
+  }
+
   constructor(
     private readonly source: string,
     private readonly keepHeredocs: boolean,
@@ -325,6 +339,15 @@ class Extractor {
       if (!LEAVES.has(child.type)) this.children(child, null);
     }
     if (node.type !== "command") cmd.words.unshift(resolveKeyword(node));
+    if (opensTimedGroup(cmd.words)) this.timedGroups++;
+    // tree-sitter has no `time` keyword: `time { a; b; }` ends in a command `}`, which closes that group.
+    if (this.timedGroups > 0 && cmd.words.length === 1 && cmd.words[0]!.raw === "}" && cmd.assignments.length === 0) {
+      this.timedGroups--;
+      // Its redirections are the group's (`time { a; } > log`).
+      this.out.loose.writes.push(...cmd.writes, ...(own?.writes ?? []));
+      this.out.loose.reads.push(...cmd.reads, ...(own?.reads ?? []));
+      return;
+    }
     // A reserved word as a command name: tree-sitter lost track of a group or a clause.
     if (RESERVED.has(cmd.words[0]?.raw ?? "")) this.out.parseError = true;
     if (own) {
@@ -351,6 +374,6 @@ function resolveKeyword(node: SyntaxNode): ShellWord {
 export function extractCommands(tree: ShellTree, source: string, keepHeredocs = false, into: Extraction = emptyExtraction()): Extraction {
   const extractor = new Extractor(source, keepHeredocs, into);
   extractor.visit(tree.root, null);
-  extractor.out.parseError ||= tree.hasError;
+  extractor.out.parseError ||= tree.hasError || extractor.unclosedGroups;
   return extractor.out;
 }
