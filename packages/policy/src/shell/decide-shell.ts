@@ -546,11 +546,22 @@ class ShellJudge {
     const dirs = this.dirs.resolve(file);
     const holds = dirs.find((p) => p === "/" || p === "/proc");
     if (holds) return { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${holds}, which holds the files of every process` };
+    const secret = this.holdsSecret(dirs);
+    if (secret) return { action: "deny", subject: file, rule: null, reason: `${program} may read inside ${file}, which holds the protected path ${secret}` };
     // `grep -r KEY ~` reaches ~/.ssh, which a rule with an absolute pattern denies reading.
     const denied = this.deniedUnder(dirs, file);
     return denied
       ? { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${file}, which holds ${denied}, denied to read_file` }
       : null;
+  }
+
+  /** The protected path (the system's own secrets) that one of these directories holds, if any. */
+  private holdsSecret(dirs: readonly string[]): string | undefined {
+    for (const dir of dirs) {
+      const held = holdsProtected(dir, this.ctx);
+      if (held) return held;
+    }
+    return undefined;
   }
 
   /** The first absolute read_file deny pattern whose files lie under one of these directories. */
