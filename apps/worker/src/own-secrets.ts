@@ -1,0 +1,20 @@
+import path from "node:path";
+import { resolveRealPath } from "@gatehouse/fs-guard";
+import type { Guard } from "@gatehouse/protocol";
+import { defaultKnownServersFile, type TrustOptions } from "@gatehouse/protocol/node";
+
+/**
+ * The worker's own secrets, which no tool reads or writes whatever the server's rules say: the
+ * known-servers file, and the files its operator names (the token file, the MCP config). Each as
+ * written and where symlinks lead, so that both spellings are caught.
+ */
+export function ownSecretPaths(named: readonly string[], trust: TrustOptions | undefined): string[] {
+  const paths = [...named, trust?.knownServers ?? defaultKnownServersFile()].map((p) => path.resolve(p));
+  return [...new Set(paths.flatMap((p) => [p, resolveRealPath(p)]))];
+}
+
+/** A call's guard with the worker's own secrets added to the server's protected paths. */
+export function withOwnSecrets(guard: Guard, own: readonly string[]): Guard {
+  if (own.length === 0) return guard;
+  return { ...guard, protectedPaths: [...new Set([...guard.protectedPaths, ...own])] };
+}
