@@ -90,7 +90,7 @@ export const RULES_OPTIONS = {
   rules: { value: "FILE", help: "the permissions file", required: true },
   cwd: { value: "DIR", help: "the working directory calls are judged in (default: here)" },
   ...MODE_OPTION,
-  protect: { value: "DIR", help: "a path no tool may write", multiple: true },
+  protect: { value: "PATH", help: "a path no tool may read or write", multiple: true },
 } as const satisfies OptionTable;
 
 export const EXPLAIN_OPTIONS = {
