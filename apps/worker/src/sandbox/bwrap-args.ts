@@ -36,13 +36,14 @@ export function optionsData(options: readonly string[]): Buffer {
 
 /**
  * The same for a caller that can only start a program with arguments (an MCP server's launcher):
- * bash writes the options to OPTIONS_FD and becomes bubblewrap, so inside the sandbox only
- * `bwrap --args 3 -- PROGRAM` shows.
+ * bash writes the options to OPTIONS_FD and becomes bubblewrap, adding nothing to its
+ * environment, so inside the sandbox only `bwrap --args 3 -- PROGRAM` shows.
  */
 export function bwrapLauncher(options: readonly string[], program: readonly string[]): { command: string; args: string[] } {
   const n = options.length;
-  const script = `exec ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
-  return { command: "bash", args: ["-c", script, "gatehouse-sandbox", ...options, ...program] };
+  const script = `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
+  // No startup files: bash reads ~/.bashrc even with -c when its input is a socket, as a launcher's pipes are.
+  return { command: "bash", args: ["--norc", "--noprofile", "-c", script, "gatehouse-sandbox", ...options, ...program] };
 }
 
 /**
