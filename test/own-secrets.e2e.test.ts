@@ -37,6 +37,7 @@ async function startCluster(): Promise<Cluster> {
   fs.writeFileSync(path.join(files, "known_servers"), `${PINNED}\n`, { mode: 0o600 });
   const c = await Cluster.start({
     under,
+    files: { "src/app.ts": "export const hello = 1;\n", ".gitignore": "dist/\n", "dist/app.js": "exports.hello = 1;\n" },
     config: { store: { kind: "embedded", path: path.join(under, "files", "store.db") } },
     workerFlags: ["--token-file", path.join(files, "worker-token"), "--known-servers", path.join(files, "known_servers")],
   });
@@ -83,10 +84,24 @@ describe("the system's own secrets, with a real server and worker and the sandbo
       read("more/known_servers"),
       { tool: "grep", args: { pattern: "token|known-servers", path: ".." } },
       { tool: "grep", args: { pattern: "token|known-servers", path: "more" } },
+      read("src/app.ts"),
+      read("dist/app.js"),
+      { tool: "grep", args: { pattern: "hello", path: "." } },
     ]);
-    expect(results).toHaveLength(11);
+    expect(results).toHaveLength(14);
     expectNoSecret(results);
     for (const r of results.slice(0, 9)) expectRefused(r);
+    // Everyday reads beside them are untouched.
+    expect(results.slice(11).map((r) => [r.outcome, r.output])).toEqual([
+      ["ok", "export const hello = 1;\n"],
+      ["ok", "exports.hello = 1;\n"],
+      [
+        "ok",
+        expect.stringMatching(
+          /src\/app\.ts:1:export const hello = 1;[\s\S]*dist\/app\.js:1:exports\.hello = 1;|dist\/app\.js:1:exports\.hello = 1;[\s\S]*src\/app\.ts:1/,
+        ),
+      ],
+    ]);
   });
 
   it("no command reads them either: cat, globs, symlinks, /proc/self/root, grep -r, tar, cp and find of a parent folder", async () => {
@@ -104,14 +119,17 @@ describe("the system's own secrets, with a real server and worker and the sandbo
       shell("find .. -name '*.json' -exec cat {} +"),
       shell(`f=${files}; cat $f/worker-token $f/known_servers; head -c 100 $f/store.db`),
       shell("cat ../data/workers/w1/permissions.jsonc"),
+      shell("cat src/app.ts dist/app.js; grep -rl hello ."),
     ]);
-    expect(results).toHaveLength(10);
+    expect(results).toHaveLength(11);
     expectNoSecret(results);
     // What the gate cannot see through (a variable, a glob) ran, and met the sandbox's masks.
     expect(results[2]).toMatchObject({ outcome: "failed" });
     expect(results[2]!.stderr).toMatch(/config\.json: Permission denied/);
     expect(results[8]!.stderr).toMatch(/worker-token: Permission denied/);
     for (const i of [0, 1, 3, 4, 5, 6, 7, 9]) expectRefused(results[i]!);
+    expect(results[10]).toMatchObject({ outcome: "ok", output: expect.stringContaining("export const hello = 1;\nexports.hello = 1;\n") });
+    expect(results[10]!.output).toContain("./src/app.ts");
   });
 
   it("no token in a process's command line; inside the sandbox, /proc/1/cmdline shows no mask layout", async () => {
