@@ -72,6 +72,7 @@ export const WORKER_OPTIONS = {
   id: { value: "ID", help: "the worker's id", required: true },
   dir: { value: "DIR", help: "the folder its tool calls work in (default: here)" },
   mcp: LOCAL_OPTIONS.mcp,
+  protect: { value: "PATH", help: "a path of this machine no tool may read or write (a server's data directory here, say)", multiple: true },
   ...TRUST_OPTIONS,
   ...SANDBOX_OPTIONS,
 } as const satisfies OptionTable;

@@ -23,7 +23,7 @@ export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>)
     mcpServers: mcpServersFlag(values.mcp, dir),
     log,
     sandbox,
-    ownSecrets: [values["token-file"], values.mcp].filter((f): f is string => f !== undefined),
+    ownSecrets: [values["token-file"], values.mcp, ...values.protect].filter((f): f is string => f !== undefined),
   }).catch((err: unknown) => {
     if (err instanceof SandboxUnavailable) throw new CliError(err.message, 1);
     throw err;
