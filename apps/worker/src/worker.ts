@@ -35,7 +35,7 @@ export interface WorkerOptions {
   log?: Log;
   /** How shell_exec is confined (DESIGN §5); `auto` with network on when absent. */
   sandbox?: SandboxSettings;
-  /** Files of the worker's own that no tool may read or write (its token file, its MCP config); the known-servers file is always one. */
+  /** Paths of the worker's own that no tool may read or write (its token file, its MCP config); ~/.gatehouse and the known-servers file always are. */
   ownSecrets?: readonly string[];
 }
 

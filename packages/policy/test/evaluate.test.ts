@@ -225,6 +225,7 @@ describe("layers (DESIGN §2.3)", () => {
       "cat /etc/gatehouse/config.json",
       "head -c 9 /var/lib/gatehouse/state.db",
       "grep -r token /etc",
+      "grep -r token /",
       "tar cf x.tar /var/lib",
       "cp -r /var/lib /tmp/x",
     ])
