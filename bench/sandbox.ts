@@ -8,7 +8,8 @@ import path from "node:path";
 import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { FileGuard, resolveSandbox, ShellRunner, WorkTree } from "../apps/worker/src/index.js";
-import { bwrapArguments } from "../apps/worker/src/sandbox/bwrap-args.js";
+import type { Writable } from "node:stream";
+import { bwrapCommandLine, bwrapOptions, OPTIONS_FD, optionsData } from "../apps/worker/src/sandbox/bwrap-args.js";
 import { generateRepository } from "./shell-sandbox.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -112,9 +113,9 @@ console.log(
 );
 const empty = path.join(root, "empty");
 fs.writeFileSync(empty, "", { mode: 0o000 });
-const args = timed(() => bwrapArguments(profile, "echo 1", empty), RUNS * 10);
+const args = timed(() => optionsData(bwrapOptions(profile, profile.workDir, empty)), RUNS * 10);
 console.log(
-  `bubblewrap's arguments from that profile (${bwrapArguments(profile, "echo 1", empty).length}): ` +
+  `bubblewrap's options from that profile (${bwrapOptions(profile, profile.workDir, empty).length}): ` +
     `min ${(at(args, 0) * 1000).toFixed(1)} µs, p50 ${(at(args, 0.5) * 1000).toFixed(1)} µs`,
 );
 
@@ -152,17 +153,23 @@ console.log(
   `profile of the small work directory with ${homeMasks} credential stores in the home masked: first call ${ms(homeFirst)}, then ${figures(homeTimes)}`,
 );
 const plainRunner = new ShellRunner(small, off);
-const smallArgs = bwrapArguments(await smallRunner.profile(smallGuard), "echo 1", empty);
-const bigArgs = bwrapArguments(await runner.profile(guard), "echo 1", empty);
-const quiet = { stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+const optionsOf = (profile: Awaited<ReturnType<ShellRunner["profile"]>>) => bwrapOptions(profile, profile.workDir, empty);
+const smallArgs = optionsOf(await smallRunner.profile(smallGuard));
+const bigArgs = optionsOf(await runner.profile(guard));
+/** bubblewrap started as the runner starts it (its options on a descriptor), with no profile to build. */
+const bwrapAlone = (options: string[]) => {
+  const child = spawn("bwrap", bwrapCommandLine(["bash", "-c", "echo 1"]), { stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  (child.stdio[OPTIONS_FD] as Writable).end(optionsData(options));
+  return child;
+};
 const cases: [string, () => ReturnType<typeof spawn> | Promise<ReturnType<typeof spawn>>][] = [
   ["`echo` without the sandbox", () => plainRunner.spawn("echo 1", smallGuard)],
   ["`echo` in the sandbox, small work directory", () => smallRunner.spawn("echo 1", smallGuard)],
   [`\`echo\` in the sandbox, small work directory, ${homeMasks} credential stores masked`, () => smallRunner.spawn("echo 1", homeGuard)],
   ["`echo` in the sandbox, 20,000-file repository", () => runner.spawn("echo 1", guard)],
   ["`echo` in the sandbox, 20,000-file repository, stat of every folder", () => walker.spawn("echo 1", guard)],
-  ["bubblewrap alone, small work directory's arguments", () => spawn("bwrap", smallArgs, quiet)],
-  ["bubblewrap alone, 20,000-file repository's arguments", () => spawn("bwrap", bigArgs, quiet)],
+  ["bubblewrap alone, small work directory's arguments", () => bwrapAlone(smallArgs)],
+  ["bubblewrap alone, 20,000-file repository's arguments", () => bwrapAlone(bigArgs)],
 ];
 // CPU time, unlike wall time, does not count waiting for a core: the figure to compare while
 // others build. This process's own (profile, arguments, spawning) and its waited-for children's

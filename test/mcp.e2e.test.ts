@@ -99,9 +99,13 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     const probe = JSON.parse((await s.events.next("tool_result", (r) => r.toolName === "demo_probe", 20_000)).output) as {
       pid: number;
       env: string[];
+      init: string;
       wrote: string;
     };
     expect(probe.pid).toBeLessThan(10);
+    // bubblewrap's options came on a descriptor: its command line shows no mask layout.
+    expect(probe.init).toMatch(/^bwrap --args 3 -- /);
+    expect(probe.init).not.toContain("--ro-bind");
     const escaped = fs.existsSync(outside);
     fs.rmSync(outside, { force: true });
     expect([probe.wrote, escaped]).toEqual(["EROFS", false]);

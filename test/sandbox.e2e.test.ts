@@ -157,11 +157,11 @@ describe("the worker's sandbox setting", () => {
 
   it("required without bubblewrap: the worker refuses to start with one line saying why", () => {
     const { dir, env } = noBwrap();
-    const r = spawnSync(
-      process.execPath,
-      [BIN, "worker", "--server", "ws://127.0.0.1:1", "--token", WORKER_TOKEN, "--id", "w1", "--dir", dir, "--sandbox", "required"],
-      { env, encoding: "utf8", timeout: 20_000 },
-    );
+    const r = spawnSync(process.execPath, [BIN, "worker", "--server", "ws://127.0.0.1:1", "--id", "w1", "--dir", dir, "--sandbox", "required"], {
+      env: { ...env, GATEHOUSE_WORKER_TOKEN: WORKER_TOKEN },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     fs.rmSync(dir, { recursive: true });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("gatehouse: the sandbox is required but bwrap is not installed (apt-get install bubblewrap)\n");

@@ -272,7 +272,8 @@ describe("gatehouse connect", () => {
   it("a refused token is one line naming the server, exit 1", () => {
     return Cluster.start().then((c) => {
       cluster = c;
-      const r = spawnSync(process.execPath, [BIN, "connect", "--server", c.url, "--token", "wrong-token-0000000000", "--worker", "w1"], {
+      const r = spawnSync(process.execPath, [BIN, "connect", "--server", c.url, "--worker", "w1"], {
+        env: { ...process.env, GATEHOUSE_CLIENT_TOKEN: "wrong-token-0000000000" },
         encoding: "utf8",
         timeout: 20_000,
       });

@@ -25,6 +25,10 @@ export interface ClusterOptions {
   mcpServers?: (workDir: string) => Record<string, unknown>;
   /** Extra environment for the worker process. */
   workerEnv?: Record<string, string>;
+  /** The folder the cluster's own folder is made in; the system's temporary folder by default. */
+  under?: string;
+  /** Extra flags for the worker process. */
+  workerFlags?: string[];
 }
 
 /** A server and a worker as real processes on loopback, in a temporary folder. */
@@ -56,7 +60,7 @@ export class Cluster {
   }
 
   static async start(opts: ClusterOptions = {}): Promise<Cluster> {
-    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-e2e-")));
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(opts.under ?? os.tmpdir(), "gh-e2e-")));
     fs.mkdirSync(path.join(root, "work"));
     for (const [name, text] of Object.entries(opts.files ?? {})) {
       fs.mkdirSync(path.dirname(path.join(root, "work", name)), { recursive: true });
@@ -80,7 +84,7 @@ export class Cluster {
     const { server, port } = await spawnServer(root, [], opts.env, serverLog);
     const cluster = new Cluster(root, server, port, opts.env);
     cluster.serverLog = serverLog;
-    const extra: string[] = [];
+    const extra: string[] = [...(opts.workerFlags ?? [])];
     if (opts.mcpServers) {
       fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify({ mcpServers: opts.mcpServers(path.join(root, "work")) }));
       extra.push("--mcp", path.join(root, "mcp.json"));
@@ -97,9 +101,9 @@ export class Cluster {
     this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env, this.serverLog)).server;
   }
 
-  /** Starts the worker; with GATEHOUSE_WORKER_TOKEN in `env` the token comes from there instead of --token. */
+  /** Starts the worker; with GATEHOUSE_WORKER_TOKEN in `env` or --token-file in `extra` the token comes from there instead of --token. */
   async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
-    const token = env.GATEHOUSE_WORKER_TOKEN ? [] : ["--token", WORKER_TOKEN];
+    const token = env.GATEHOUSE_WORKER_TOKEN || extra.includes("--token-file") ? [] : ["--token", WORKER_TOKEN];
     const args = [BIN, "worker", "--server", this.url, ...token, "--id", "w1", "--dir", this.workDir, ...extra];
     this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
     this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));

@@ -72,7 +72,8 @@ const TOOLS = {
     run: () => ({ content: [{ type: "text", text: "extra is here" }] }),
   },
   probe: {
-    description: "Reports what the server process can see and do: its pid, its environment's names, whether it can write a file.",
+    description:
+      "Reports what the server process can see and do: its pid, its environment's names, the first process's command line, whether it can write a file.",
     inputSchema: object({ write: { type: "string" } }, ["write"]),
     annotations: { readOnlyHint: true },
     run: ({ write }) => {
@@ -83,7 +84,8 @@ const TOOLS = {
       } catch (err) {
         wrote = err.code;
       }
-      return { content: [{ type: "text", text: JSON.stringify({ pid: process.pid, env: Object.keys(process.env).sort(), wrote }) }] };
+      const init = fs.readFileSync("/proc/1/cmdline", "utf8").split("\0").join(" ");
+      return { content: [{ type: "text", text: JSON.stringify({ pid: process.pid, env: Object.keys(process.env).sort(), init, wrote }) }] };
     },
   },
   fails: {

@@ -3,6 +3,7 @@ import { CliError } from "./cli-error.js";
 import { LOCAL_OPTIONS, MODE_OPTION, MODEL_OPTIONS, wholeNumber } from "./flags.js";
 import { addOptions, readOptions, usageTerms, type OptionTable, type OptionValues } from "./options.js";
 import { SANDBOX_OPTIONS } from "./sandbox-flags.js";
+import { CLIENT_TOKEN, tokenOptions, WORKER_TOKEN } from "./token-flags.js";
 import { TRUST_HELP, TRUST_OPTIONS } from "./trust-flags.js";
 
 // Each command's options, in the order help lists them. Command modules load only when run, so
@@ -14,11 +15,9 @@ export const START_OPTIONS = {
   ...MODE_OPTION,
 } as const satisfies OptionTable;
 
-const CLIENT_TOKEN = { value: "TOKEN", help: "a client token of the server", env: "GATEHOUSE_CLIENT_TOKEN" } as const;
-
 export const CONNECT_OPTIONS = {
   server: { value: "URL", help: "the server, ws:// or wss://", required: true },
-  token: { ...CLIENT_TOKEN, required: true },
+  ...tokenOptions(CLIENT_TOKEN),
   session: { value: "ID", help: "join this session" },
   worker: { value: "ID", help: "start a session on this worker" },
   ...MODE_OPTION,
@@ -31,7 +30,7 @@ export const RUN_OPTIONS = {
   json: { help: "write every event as a JSON line (text deltas joined)" },
   ...LOCAL_OPTIONS,
   server: { value: "URL", help: "run on this server instead of one started here" },
-  token: { ...CLIENT_TOKEN, help: "with --server: a client token of the server" },
+  ...tokenOptions({ ...CLIENT_TOKEN, help: "with --server: a client token of the server" }),
   worker: { value: "ID", help: "with --server: the worker to run the session on" },
   ...TRUST_OPTIONS,
 } as const satisfies OptionTable;
@@ -54,7 +53,7 @@ export const SERVER_OPTIONS = {
 
 export const AUDIT_OPTIONS = {
   server: { value: "URL", help: "the server, ws:// or wss://", required: true },
-  token: { ...CLIENT_TOKEN, help: "an admin token of the server", required: true },
+  ...tokenOptions({ ...CLIENT_TOKEN, help: "an admin token of the server" }),
   session: { value: "ID", help: "entries of this session" },
   worker: { value: "ID", help: "entries of this worker" },
   tool: { value: "NAME", help: "entries of this tool" },
@@ -69,17 +68,18 @@ export const AUDIT_OPTIONS = {
 
 export const WORKER_OPTIONS = {
   server: { value: "URL", help: "the server to register with", required: true },
-  token: { value: "TOKEN", help: "a worker token of the server", env: "GATEHOUSE_WORKER_TOKEN", required: true },
+  ...tokenOptions(WORKER_TOKEN),
   id: { value: "ID", help: "the worker's id", required: true },
   dir: { value: "DIR", help: "the folder its tool calls work in (default: here)" },
   mcp: LOCAL_OPTIONS.mcp,
+  protect: { value: "PATH", help: "a path of this machine no tool may read or write (a server's data directory here, say)", multiple: true },
   ...TRUST_OPTIONS,
   ...SANDBOX_OPTIONS,
 } as const satisfies OptionTable;
 
 export const TELEGRAM_OPTIONS = {
   server: { value: "URL", help: "the Gatehouse server, ws://HOST:PORT", required: true },
-  token: { ...CLIENT_TOKEN, help: "the client token the listed users act with" },
+  ...tokenOptions({ ...CLIENT_TOKEN, help: "the client token the listed users act with" }),
   users: { value: "IDS", help: "the Telegram user ids who may use the bot, separated by commas", env: "GATEHOUSE_TELEGRAM_USERS" },
   config: { value: "FILE", help: "bot settings, or a server config with a telegram section (docs/telegram.md)" },
   state: { value: "FILE", help: "where the bot keeps its state (default: ~/.gatehouse/telegram-state.json)" },
@@ -91,7 +91,7 @@ export const RULES_OPTIONS = {
   rules: { value: "FILE", help: "the permissions file", required: true },
   cwd: { value: "DIR", help: "the working directory calls are judged in (default: here)" },
   ...MODE_OPTION,
-  protect: { value: "DIR", help: "a path no tool may write", multiple: true },
+  protect: { value: "PATH", help: "a path no tool may read or write", multiple: true },
 } as const satisfies OptionTable;
 
 export const EXPLAIN_OPTIONS = {

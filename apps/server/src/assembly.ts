@@ -16,6 +16,7 @@ import { routeToOwners } from "./postgres/session-routing.js";
 import { present } from "./presentation.js";
 import { patchSession } from "./session-updates.js";
 import { loadScenario, parseScenario } from "./providers/scripted.js";
+import { ownSecrets } from "./own-secrets.js";
 import type { Store } from "./store.js";
 import { Subagents } from "./subagents.js";
 import { systemPrompt } from "./system-prompt.js";
@@ -89,7 +90,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     hub,
     permissions,
     registry,
-    protectedPaths: [config.dataDir, ...config.protectedPaths],
+    protectedPaths: ownSecrets(config),
     approvalTimeoutMs: config.approvalTimeoutMs,
     present: (session, call, whole) =>
       present(

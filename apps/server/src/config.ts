@@ -151,7 +151,7 @@ export const ServerConfig = z.strictObject({
   context: ContextConfig.default(ContextConfig.parse({})),
   /** The scenario the scripted model plays when a session names none. */
   scenario: z.string().optional(),
-  /** Paths no tool may write besides the data directory (the worker's own configuration, say). */
+  /** Paths no tool may read or write besides the data directory and the config file (a worker's own files, say). */
   protectedPaths: z.array(z.string()).default([]),
   /** Audit entries older than this many days are dropped (checked hourly); kept for ever when absent. */
   auditRetentionDays: z.number().positive().optional(),
@@ -174,7 +174,9 @@ export function loadServerConfig(file: string | undefined, overrides: ServerConf
   const merged = { ...(doc?.value as object), ...fromEnv, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
   const parsed = ServerConfig.safeParse(merged);
   if (!parsed.success) throw new GatehouseError("CONFIG", parsed.error.issues.map((i) => describeConfigIssue(doc, i)).join("; "));
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+  // The config file holds every token: it is among the paths no tool reads.
+  const protectedPaths = [...parsed.data.protectedPaths, ...(file ? [file] : [])].map((p) => path.resolve(p));
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir), protectedPaths };
 }
 
 /**

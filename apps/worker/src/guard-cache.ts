@@ -1,5 +1,6 @@
 import type { Guard } from "@gatehouse/protocol";
 import { FileGuard } from "./file-guard.js";
+import { withOwnSecrets } from "./own-secrets.js";
 
 /**
  * FileGuards by the content of the rules they were built from. Every request carries its rules;
@@ -13,6 +14,8 @@ export class GuardCache {
 
   constructor(
     private readonly workDir: string,
+    /** The worker's own secrets, protected on top of what each guard names. */
+    private readonly ownSecrets: readonly string[] = [],
     private readonly size = 32,
   ) {}
 
@@ -30,7 +33,7 @@ export class GuardCache {
     if (found) {
       this.guards.delete(key);
     } else {
-      found = new FileGuard(guard, this.workDir);
+      found = new FileGuard(withOwnSecrets(guard, this.ownSecrets), this.workDir);
       if (this.guards.size >= this.size) this.guards.delete(this.guards.keys().next().value!);
     }
     this.guards.set(key, found);

@@ -9,6 +9,7 @@ import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
 import type { TrustOptions } from "@gatehouse/protocol/node";
 import { OutputStream } from "./output-stream.js";
+import { ownSecretPaths } from "./own-secrets.js";
 import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
@@ -34,6 +35,8 @@ export interface WorkerOptions {
   log?: Log;
   /** How shell_exec is confined (DESIGN §5); `auto` with network on when absent. */
   sandbox?: SandboxSettings;
+  /** Paths of the worker's own that no tool may read or write (its token file, its MCP config); ~/.gatehouse and the known-servers file always are. */
+  ownSecrets?: readonly string[];
 }
 
 export interface RunningWorker {
@@ -115,7 +118,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   if (!sandbox.active && sandbox.mode !== "off") log.warn(`no OS sandbox: ${sandbox.detail}`);
   const offered = opts.tools ?? BUILTIN_TOOLS;
   const builtins = sandbox.mode === "required" && !sandbox.active ? offered.filter((t) => t.name !== "shell_exec") : offered;
-  const shell = new ShellRunner(workDir, sandbox, { log });
+  const ownSecrets = ownSecretPaths(opts.ownSecrets ?? [], opts.trust);
+  const shell = new ShellRunner(workDir, sandbox, { log, ownSecrets });
   await loadShellParser();
   let link: ServerLink | undefined;
   const mcp = new McpServers(opts.mcpServers ?? [], {
@@ -131,7 +135,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   });
   const tools = () => [...builtins, ...mcp.tools()];
   const running = new Map<string, AbortController>();
-  const guards = new GuardCache(workDir);
+  const guards = new GuardCache(workDir, ownSecrets);
   const abortAll = () => {
     for (const c of running.values()) c.abort();
     running.clear();

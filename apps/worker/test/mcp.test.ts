@@ -51,6 +51,10 @@ describe("MCP configuration", () => {
       `{"mcpServers": {"a": {"url": "http://h", "headers": {"x": "\${NOPE}"}}}}`,
       /mcpServers\.a\.headers\.x: \$\{NOPE\} is not set in the worker's environment/,
     ],
+    [
+      `{"mcpServers": {"a": {"command": "x", "env": {"T": "\${GATEHOUSE_WORKER_TOKEN}"}}}}`,
+      /mcpServers\.a\.env\.T: \$\{GATEHOUSE_WORKER_TOKEN\} is a Gatehouse token, which is never given to an MCP server/,
+    ],
     [`{"servers": {}}`, /servers: unknown field/],
     [`[]`, /the configuration must be a JSON object/],
   ])("%s is refused, naming the line and field", (text, message) => {

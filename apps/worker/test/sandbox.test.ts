@@ -142,6 +142,17 @@ describe("a command in the sandbox", () => {
     expect(r.out).toMatch(/Network is unreachable|Connection refused/);
   });
 
+  it("runs when a protected path lies inside a folder the rules mask whole", async () => {
+    const inner = new FileGuard({ ...guardRules, protectedPaths: [data, path.join(work, "secrets", "db.json")] }, work);
+    const child = await runner.start("cat a.txt; cat secrets/db.json", inner);
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(out).toMatch(/^hello\n.*secrets\/db\.json: (Permission denied|No such file)/s);
+    expect(code).toBe(1);
+  });
+
   it("a person's own command is not masked by the rules but still gets the safe environment and never protected paths", async () => {
     const r = await sandboxed(`cat .env; cat ${data}/permissions.jsonc; tr '\\0' '\\n' < /proc/self/environ`, "person", {
       GATEHOUSE_WORKER_TOKEN: "worker-token-must-not-leak",

@@ -10,7 +10,10 @@ export interface DecideContext {
   /** The worker's work directory. */
   cwd: string;
   home: string;
-  /** Never written by write tools or shell redirections, whatever the rules say (DESIGN §2.3). */
+  /**
+   * The system's own secrets and rules (the data directory, config files, keys, tokens): never read
+   * or written by any tool or command, whatever the rules say (DESIGN §2.3).
+   */
   protectedPaths?: readonly string[];
   /** Resolves symlinks (dangling ones too) where the files are on this machine. */
   resolveRealPath?: (absolute: string) => string;
@@ -63,8 +66,9 @@ function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | nu
       rule: null,
       reason: `${absolute} is a process's own files (environment, memory, open files); no tool reads or writes them`,
     };
-  const guard = WRITE_TOOLS.has(tool) ? isProtected(absolute, ctx) : undefined;
-  if (guard) return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is inside the protected path ${guard}` };
+  const guard = isProtected(absolute, ctx);
+  if (guard)
+    return { action: "deny", subject: absolute, rule: null, reason: `${absolute} is inside the protected path ${guard}, which no tool reads or writes` };
   return null;
 }
 

@@ -215,6 +215,26 @@ describe("layers (DESIGN §2.3)", () => {
     // Not protected, but outside the work directory under a catch-all: the workspace boundary asks.
     expect(decide("write_file", { path: "/var/lib/gatehouse-other/x" }, ctx).action).toBe("ask");
   });
+
+  it("protected paths are never read either, nor searched by a command given a folder that holds one", () => {
+    const ctx = context({ static: open }, { protectedPaths: ["/var/lib/gatehouse", "/etc/gatehouse/config.json"] });
+    expect(decide("read_file", { path: "/var/lib/gatehouse/state.db" }, ctx)).toMatchObject({ action: "deny", reason: expect.stringMatching(/no tool reads/) });
+    expect(decide("read_file", { path: "/etc/gatehouse/../gatehouse/config.json" }, ctx).action).toBe("deny");
+    expect(decide("grep", { path: "/var/lib/gatehouse/workers" }, ctx).action).toBe("deny");
+    for (const command of [
+      "cat /etc/gatehouse/config.json",
+      "head -c 9 /var/lib/gatehouse/state.db",
+      "grep -r token /etc",
+      "grep -r token /",
+      "tar cf x.tar /var/lib",
+      "cp -r /var/lib /tmp/x",
+    ])
+      expect(shell(command, ctx).action, command).toBe("deny");
+    // Beside them, and in the work directory, everyday reads are the rules' to decide.
+    for (const command of ["cat /etc/gatehouse/README", "grep -r token src", "grep -r token /var/lib/gatehouse-other"])
+      expect(shell(command, ctx).action, command).toBe("allow");
+    expect(decide("read_file", { path: "src/index.ts" }, ctx).action).toBe("allow");
+  });
 });
 
 describe("explanations", () => {

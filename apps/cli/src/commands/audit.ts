@@ -4,11 +4,12 @@ import { CliError } from "../cli-error.js";
 import type { OptionValues } from "../options.js";
 import type { AUDIT_OPTIONS } from "../program.js";
 import { connectClient } from "../remote.js";
+import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 /** `gatehouse audit`: the server's audit log, filtered; a line an entry, or JSON lines. */
 export async function auditCommand(values: OptionValues<typeof AUDIT_OPTIONS>): Promise<number> {
-  const client = await connectClient(values.server, values.token, trustOptions(values));
+  const client = await connectClient(values.server, requiredToken(values, CLIENT_TOKEN), trustOptions(values));
   try {
     const entries = await client.audit.query.query({
       sessionId: values.session,

@@ -4,6 +4,7 @@ import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
 import type { OptionValues } from "../options.js";
 import type { CONNECT_OPTIONS } from "../program.js";
+import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 import { sandboxNote } from "../sandbox-note.js";
 
@@ -11,7 +12,7 @@ import { sandboxNote } from "../sandbox-note.js";
 export async function connectCommand(values: OptionValues<typeof CONNECT_OPTIONS>): Promise<number> {
   if (!values.session && !values.worker) throw new CliError("give --session ID to join a session, or --worker ID to start one");
   const mode = values.mode;
-  const client = await connectClient(values.server, values.token, trustOptions(values));
+  const client = await connectClient(values.server, requiredToken(values, CLIENT_TOKEN), trustOptions(values));
   if (!process.stdin.isTTY) {
     await closeClient(client);
     throw new CliError("the terminal client needs a terminal; for scripts use `gatehouse run`");

@@ -8,6 +8,7 @@ import { TurnPrinter } from "../turn-printer.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { RUN_OPTIONS } from "../program.js";
+import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
@@ -25,8 +26,7 @@ type RunValues = OptionValues<typeof RUN_OPTIONS>;
 /** The server the turn runs on: a remote one (`--server`), or one embedded with its worker. */
 async function target(flags: RunValues): Promise<Target> {
   if (flags.server) {
-    const token = flags.token;
-    if (!token) throw new CliError("missing --token (or GATEHOUSE_CLIENT_TOKEN)");
+    const token = requiredToken(flags, CLIENT_TOKEN);
     if (!flags.worker) throw new CliError("missing --worker: the worker to run the session on");
     const client = await connectClient(flags.server, token, trustOptions(flags));
     // A scenario is played by the scripted model, on the server: the file is the server's, named as given.

@@ -18,6 +18,7 @@ import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
 import type { OptionValues } from "../options.js";
 import type { TELEGRAM_OPTIONS } from "../program.js";
+import { CLIENT_TOKEN, tokenFrom } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 /** A JSONC config file's value; a syntax error names its line and column. */
@@ -90,9 +91,9 @@ async function start(bot: Start): Promise<TelegramBot> {
   }
 }
 
-/** `gatehouse telegram --server URL --token T --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]` and the trust flags. */
+/** `gatehouse telegram --server URL [--token-file FILE] --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]` and the trust flags. */
 export async function telegramCommand(values: OptionValues<typeof TELEGRAM_OPTIONS>): Promise<number> {
-  const token = values.token;
+  const token = tokenFrom(values, CLIENT_TOKEN);
   const json = values.config ? readJson(values.config) : {};
   const fromFile = telegramSection(json) ?? json;
   const listed = values.users;

@@ -5,6 +5,7 @@ import { existingDir } from "../flags.js";
 import { mcpServersFlag } from "../mcp-flag.js";
 import type { OptionValues } from "../options.js";
 import type { WORKER_OPTIONS } from "../program.js";
+import { requiredToken, WORKER_TOKEN } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 /** `gatehouse worker`: registers with a server and runs its tool calls in a folder until SIGINT or SIGTERM. */
@@ -12,15 +13,17 @@ export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>)
   const sandbox = { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: values.network !== "off" } as const;
   const dir = existingDir("dir", values.dir ?? process.cwd());
   const log = createLog().child({ component: "worker" });
+  const say = (line: string) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`);
   const worker = await startWorker({
     server: values.server,
-    token: values.token,
+    token: requiredToken(values, WORKER_TOKEN, say),
     id: values.id,
-    trust: trustOptions(values, (line) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`)),
+    trust: trustOptions(values, say),
     dir,
     mcpServers: mcpServersFlag(values.mcp, dir),
     log,
     sandbox,
+    ownSecrets: [values["token-file"], values.mcp, ...values.protect].filter((f): f is string => f !== undefined),
   }).catch((err: unknown) => {
     if (err instanceof SandboxUnavailable) throw new CliError(err.message, 1);
     throw err;

@@ -77,9 +77,13 @@ function nodeValue(node: Node): unknown {
   return node.value;
 }
 
+/** Gatehouse's own tokens: never handed on to an MCP server. */
+const GATEHOUSE_TOKENS = new Set(["GATEHOUSE_WORKER_TOKEN", "GATEHOUSE_CLIENT_TOKEN"]);
+
 /** `${VAR}` from the worker's environment; a variable that is not set is an error, never "". */
 function expand(r: Reader, at: (string | number)[], text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    if (GATEHOUSE_TOKENS.has(name)) r.fail(at, `\${${name}} is a Gatehouse token, which is never given to an MCP server`);
     const value = env[name];
     if (value === undefined) r.fail(at, `\${${name}} is not set in the worker's environment`);
     return value;

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { BWRAP } from "./detect.js";
 import type { Mask, SandboxProfile } from "./profile.js";
 
 /** Namespaces and limits every sandboxed command gets. */
@@ -10,18 +11,39 @@ function mask(m: Mask, emptyFile: string): string[] {
 }
 
 /**
- * bubblewrap's arguments for one command: the host read-only, the work directory writable, a
+ * bubblewrap's options for one command: the host read-only, the work directory writable, a
  * private /tmp, then pinned folders, read-only binds, masks and hidden paths on top, in that order, so a mask
  * inside a read-only folder still applies. `emptyFile` is an empty file nobody may read, bound
- * over masked files.
+ * over masked files. They are handed to bubblewrap on a descriptor (`--args`), never on its
+ * command line, which every process in the sandbox could read at /proc/1/cmdline.
  */
-export function bwrapArguments(profile: SandboxProfile, command: string, emptyFile: string): string[] {
-  return [...confinement(profile, emptyFile), "--chdir", profile.workDir, "--", "bash", "-c", command];
+export function bwrapOptions(profile: SandboxProfile, cwd: string, emptyFile: string): string[] {
+  return [...confinement(profile, emptyFile), "--chdir", cwd];
 }
 
-/** The same confinement for a program started directly, with no shell in between (an MCP server). */
-export function bwrapProgramArguments(profile: SandboxProfile, argv: readonly string[], cwd: string, emptyFile: string): string[] {
-  return [...confinement(profile, emptyFile), "--chdir", cwd, "--", ...argv];
+/** The descriptor bubblewrap reads its options from. */
+export const OPTIONS_FD = 3;
+
+/** bubblewrap's command line: only the program it runs; the options come on OPTIONS_FD. */
+export function bwrapCommandLine(program: readonly string[]): string[] {
+  return ["--args", String(OPTIONS_FD), "--", ...program];
+}
+
+/** The options as `--args` reads them: each ended by a NUL. */
+export function optionsData(options: readonly string[]): Buffer {
+  return Buffer.from(options.map((o) => `${o}\0`).join(""));
+}
+
+/**
+ * The same for a caller that can only start a program with arguments (an MCP server's launcher):
+ * bash writes the options to OPTIONS_FD and becomes bubblewrap, adding nothing to its
+ * environment, so inside the sandbox only `bwrap --args 3 -- PROGRAM` shows.
+ */
+export function bwrapLauncher(options: readonly string[], program: readonly string[]): { command: string; args: string[] } {
+  const n = options.length;
+  const script = `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
+  // No startup files: bash reads ~/.bashrc even with -c when its input is a socket, as a launcher's pipes are.
+  return { command: "bash", args: ["--norc", "--noprofile", "-c", script, "gatehouse-sandbox", ...options, ...program] };
 }
 
 /**

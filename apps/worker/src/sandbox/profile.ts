@@ -157,12 +157,14 @@ export class ProfileBuilder {
     const git = this.gitParts();
     found.readOnly.push(...git.present);
     const tidy = this.tidy(found);
+    // A protected path inside a folder the rules mask is hidden already; a mount inside that empty folder would fail.
+    const maskedDirs = tidy.masked.filter((m) => m.dir).map((m) => m.path);
     return {
       workDir: this.workDir,
       network: this.network,
       pinned: this.pins([...tidy.readOnly, ...tidy.masked.map((m) => m.path)]),
       ...tidy,
-      hidden: this.hidden(ctx.protectedPaths ?? []),
+      hidden: this.hidden(ctx.protectedPaths ?? []).filter((h) => !maskedDirs.some((d) => isInside(h.path, d))),
       gitUnmade: git.absent,
     };
   }

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Writable } from "node:stream";
 import { silentLog, type Log } from "@gatehouse/log";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import type { FileGuard } from "../file-guard.js";
-import { bwrapArguments, bwrapProgramArguments } from "./bwrap-args.js";
+import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { removeMade } from "./git-execution-parts.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
@@ -23,6 +24,8 @@ export class ShellRunner {
   private readonly profiles: ProfileBuilder;
   private emptyFile: string | null = null;
   private readonly log: Log;
+  /** The worker's own secrets: hidden from MCP servers too, which run under no call's guard. */
+  private readonly ownSecrets: readonly string[];
 
   /**
    * With `watch` (the default) the work directory is kept current from change notices rather than
@@ -31,9 +34,10 @@ export class ShellRunner {
   constructor(
     readonly workDir: string,
     readonly info: SandboxInfo,
-    options: { log?: Log; watch?: boolean } = {},
+    options: { log?: Log; watch?: boolean; ownSecrets?: readonly string[] } = {},
   ) {
     this.profiles = new ProfileBuilder(workDir, info.network);
+    this.ownSecrets = options.ownSecrets ?? [];
     this.log = options.log ?? silentLog;
     if (info.active && options.watch !== false) this.profiles.workTree.watchChanges((reason) => this.log.warn(reason));
   }
@@ -70,7 +74,11 @@ export class ShellRunner {
     const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     if (!this.info.active) return spawn("bash", ["-c", command], options);
     const profile = await this.profile(guard, origin);
-    const child = spawn(BWRAP, bwrapArguments(profile, command, this.mask()), options);
+    const child = spawn(BWRAP, bwrapCommandLine(["bash", "-c", command]), { ...options, stdio: [...options.stdio, "pipe"] });
+    const optionsPipe = child.stdio[OPTIONS_FD] as Writable;
+    // A bubblewrap that fails before reading its options closes the pipe: its exit says why.
+    optionsPipe.on("error", () => undefined);
+    optionsPipe.end(optionsData(bwrapOptions(profile, this.workDir, this.mask())));
     // The sandbox's processes end with it: what they made is removed before the result is read.
     if (profile.gitUnmade.length > 0) child.once("exit", () => this.undoGitParts(profile.gitUnmade));
     return child;
@@ -92,7 +100,7 @@ export class ShellRunner {
    */
   wrapProcess(argv: readonly string[], cwd: string): { command: string; args: string[] } | null {
     if (!this.info.active) return null;
-    return { command: BWRAP, args: bwrapProgramArguments(this.profiles.base([]), argv, cwd, this.mask()) };
+    return bwrapLauncher(bwrapOptions(this.profiles.base(this.ownSecrets), cwd, this.mask()), argv);
   }
 
   /** An empty file that no sandboxed process may read, bound over masked files; made again if a cleaner removed it. */

@@ -490,7 +490,7 @@ class ShellJudge {
     if (c) {
       for (const w of c.reads) v = folded(v, this.file("read_file", w, `${c.name} reads`));
       for (const w of c.reads) v = folded(v, this.insideDenied(w, c.name));
-      for (const w of c.reads) v = folded(v, this.insideProcesses(w, c.name));
+      for (const w of c.reads) v = folded(v, this.insideFloor(w, c.name));
       for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
       for (const w of writtenInto(cmd)) v = folded(v, this.steering(w, c.name));
       for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
@@ -539,11 +539,16 @@ class ShellJudge {
       : null;
   }
 
-  /** A directory given to a reader that holds every process's files (`/`, `/proc`): the worker's environment among them. */
-  private insideProcesses(word: ShellWord, program: string): Verdict | null {
+  /**
+   * A directory given to a reader that holds the system's own secrets (denied), or every process's
+   * files (`/`, `/proc`: the worker's environment among them, asked).
+   */
+  private insideFloor(word: ShellWord, program: string): Verdict | null {
     const file = knownPath(word);
     if (file === null || file === "" || file.includes("\0") || (this.dirs.unknown && !file.startsWith("/"))) return null;
     const dirs = this.dirs.resolve(file);
+    const secret = this.holdsSecret(dirs);
+    if (secret) return { action: "deny", subject: file, rule: null, reason: `${program} may read inside ${file}, which holds the protected path ${secret}` };
     const holds = dirs.find((p) => p === "/" || p === "/proc");
     if (holds) return { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${holds}, which holds the files of every process` };
     // `grep -r KEY ~` reaches ~/.ssh, which a rule with an absolute pattern denies reading.
@@ -551,6 +556,15 @@ class ShellJudge {
     return denied
       ? { action: "ask", subject: file, rule: null, reason: `${program} may read inside ${file}, which holds ${denied}, denied to read_file` }
       : null;
+  }
+
+  /** The protected path (the system's own secrets) that one of these directories holds, `/` included, if any. */
+  private holdsSecret(dirs: readonly string[]): string | undefined {
+    for (const dir of dirs) {
+      const held = this.ctx.protectedPaths?.find((p) => p !== dir && isInside(p, dir));
+      if (held) return held;
+    }
+    return undefined;
   }
 
   /** The first absolute read_file deny pattern whose files lie under one of these directories. */
