@@ -8,7 +8,7 @@ import type { EventHub } from "./event-hub.js";
 import { digest } from "./context-checkpoint.js";
 import { ModelContext, type ContextSettings } from "./model-context.js";
 import type { ModelToolCall, Provider } from "./providers/provider.js";
-import type { Store } from "./store.js";
+import type { AnsweredRecord, Store } from "./store.js";
 import { Subagents } from "./subagents.js";
 import { patchSession } from "./session-updates.js";
 import { TASK_TOOL } from "./task-tool.js";
@@ -125,6 +125,9 @@ export class AgentRunner {
     this.forget(session.id, controller);
     const reason = controller.signal.aborted ? "aborted" : end;
     await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
+    await this.options.store
+      .forgetAnswers(session.id)
+      .catch((err: unknown) => this.options.log.error("a turn's answers could not be dropped", { err, sessionId: session.id }));
     if (!session.parentId)
       await patchSession(this.options.store, session.id, { status: "idle" }).catch((err: unknown) =>
         this.options.log.error("a session's status could not be stored", { err, sessionId: session.id }),
@@ -171,11 +174,14 @@ export class AgentRunner {
     const session = await this.session(sessionId);
     for (const id of (await this.options.subagents.family(sessionId)).slice(1)) await this.closeOrphaned(id);
     const held = new Map((await this.options.store.listPending(sessionId)).map((p) => [p.event.callId, p]));
+    const kept = keptAnswers(await this.options.store.answered(sessionId), unfinished.asked);
     const known: (Prepared | undefined)[] = [];
     for (const call of unfinished.calls) {
       const record = held.get(call.callId);
+      const answer = kept.get(call.callId);
       if (unfinished.answered.has(call.callId)) known.push({ decision: null, approval: null, done: true });
       else if (record) known.push({ decision: record.event.decision, approval: await this.options.gate.adopt(record, session), adopted: true });
+      else if (answer) known.push(answer);
       else if (unfinished.started.has(call.callId))
         known.push({
           decision: null,
@@ -439,20 +445,35 @@ export class AgentRunner {
   }
 }
 
-/** The turn a session's log shows begun and not ended: the last step's calls, those answered and those started. */
+/** The answers a person (or a time-out) gave before the restart to the last step's asks, by call id: each holds as given. */
+function keptAnswers(records: AnsweredRecord[], asked: Map<string, string>): Map<string, Prepared> {
+  const kept = new Map<string, Prepared>();
+  for (const { event, answer } of records) {
+    if (asked.get(event.callId) !== event.approvalId) continue;
+    kept.set(event.callId, { decision: event.decision, approval: { approvalId: event.approvalId, settled: Promise.resolve(answer) }, adopted: true });
+  }
+  return kept;
+}
+
+/** The turn a session's log shows begun and not ended: the last step's calls, those answered and those started, and its asks by call id. */
 async function unfinishedTurn(
   store: Store,
   sessionId: string,
-): Promise<{ calls: ModelToolCall[]; answered: Set<string>; started: Set<string>; completed: boolean } | undefined> {
+): Promise<{ calls: ModelToolCall[]; answered: Set<string>; started: Set<string>; asked: Map<string, string>; completed: boolean } | undefined> {
   const events = (await store.eventsAfter(0, sessionId)).map((e) => e.event);
   const begun = events.findLastIndex((e) => e.type === "user_message");
   if (begun < 0 || events.findLastIndex((e) => e.type === "turn_ended") > begun) return undefined;
   const started = new Set(events.slice(begun).flatMap((e) => (e.type === "tool_call_started" ? [e.callId] : [])));
+  const stepBegun = Math.max(
+    begun,
+    events.findLastIndex((e) => e.type === "assistant_message"),
+  );
+  const asked = new Map(events.slice(stepBegun).flatMap((e) => (e.type === "tool_approval_required" ? [[e.callId, e.approvalId] as const] : [])));
   const messages = await store.messages(sessionId);
   const step = messages.findLastIndex((m) => m.role === "assistant");
   const last = messages[step];
   if (!last || last.role !== "assistant" || messages.findLastIndex((m) => m.role === "user") > step)
-    return { calls: [], answered: new Set(), started, completed: false };
+    return { calls: [], answered: new Set(), started, asked, completed: false };
   const answered = new Set(messages.slice(step).flatMap((m) => (m.role === "tool" ? [m.callId] : [])));
   const calls = last.toolCalls.map((c): ModelToolCall => {
     try {
@@ -461,5 +482,5 @@ async function unfinishedTurn(
       return { callId: c.callId, toolName: c.toolName, args: {}, invalid: "its arguments are not valid JSON" };
     }
   });
-  return { calls, answered, started, completed: calls.length === 0 };
+  return { calls, answered, started, asked, completed: calls.length === 0 };
 }

@@ -87,10 +87,12 @@ export class PendingApprovals {
     return { approvalId: event.approvalId, settled };
   }
 
+  /** The time-out counts from when the approval was raised, whichever process raised it. */
   private startTimer(approvalId: string): void {
     const p = this.pending.get(approvalId);
     if (!p || !this.timeoutMs) return;
-    p.timer = setTimeout(() => void this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs);
+    const left = Math.max(0, Date.parse(p.event.at) + this.timeoutMs - Date.now());
+    p.timer = setTimeout(() => void this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), left);
   }
 
   /** The approval when it is pending in this session. */
@@ -105,13 +107,13 @@ export class PendingApprovals {
   }
 
   /**
-   * Removes and settles a pending approval; undefined when it was not pending (exactly one answer
-   * applies). With `release` false the held call is let go later, by the caller, through `settle`.
+   * Removes and settles a pending approval, keeping its answer in the store; undefined when it was
+   * not pending (exactly one answer applies). With `release` false the held call is let go later, by the caller, through `settle`.
    */
   async settle(approvalId: string, r: Resolution, release = true): Promise<Pending | undefined> {
     const p = this.pending.get(approvalId);
     if (!p) return undefined;
-    if (!(await this.store.takePending(approvalId))) return undefined;
+    if (!(await this.store.takePending(approvalId, r))) return undefined;
     this.pending.delete(approvalId);
     if (p.timer) clearTimeout(p.timer);
     await this.hub.publish({

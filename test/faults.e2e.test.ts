@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Cluster, Events } from "./support/cluster.js";
+
+/**
+ * Faults injected into real processes: the server killed with kill -9 at chosen points. Each
+ * asserts facts: no call runs twice, no answer is forgotten, every turn ends, every client is told.
+ */
+let cluster: Cluster | undefined;
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gh-faults-"));
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === "fail") console.log(cluster?.serverLog.slice(-30).join("\n"));
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+
+/** The approvals a client was shown, each once (a subscription shows a pending one again after a restart, under its own id). */
+const asked = (seen: Events) => [...new Set(seen.of("tool_approval_required").map((e) => e.approvalId))];
+
+async function clusterPlaying(name: string, steps: unknown[], rules: string, approvalTimeoutMs?: number): Promise<Cluster> {
+  const scenario = path.join(scratch, `${name}.json`);
+  fs.writeFileSync(scenario, JSON.stringify({ name, steps }));
+  cluster = await Cluster.start({ rules, config: { scenario }, ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}) });
+  return cluster;
+}
+
+/**
+ * A batch of an allowed `sleep 5` and `second`, which asks: the ask is answered while the sleep
+ * runs, then the server is killed (kill -9) and started again. Resolves once the turn has ended.
+ */
+async function answerThenKill(name: string, second: string, answer: (c: Cluster, sessionId: string, approvalId: string) => Promise<unknown>) {
+  const c = await clusterPlaying(
+    name,
+    [{ text: "Working.", toolCalls: [shell("sleep 5"), shell(second)] }, { text: "Told: {{lastResult}}" }],
+    `{ "*": "ask", "shell_exec": { "sleep *": "allow" } }`,
+  );
+  const client = c.client();
+  const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+  const seen = new Events(client, { sessionId: s.id });
+  await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+  const ask = await seen.next("tool_approval_required");
+  await seen.next("tool_call_started");
+  expect(await answer(c, s.id, ask.approvalId)).toEqual({ applied: true });
+  await seen.next("tool_approval_resolved");
+
+  await c.restartServer();
+  const ended = await seen.next("turn_ended", () => true, 30_000);
+  return { c, seen, ask, ended };
+}
+
+describe("an answer survives kill -9 of the server (embedded store)", { timeout: 60_000 }, () => {
+  it("honours a deny given while an earlier call of the batch ran: never asked again, never run", async () => {
+    const { c, seen, ask, ended } = await answerThenKill("deny-kept", "touch denied.txt", (c, sessionId, approvalId) =>
+      c.client().tool.deny.mutate({ sessionId, approvalId, feedback: "no files" }),
+    );
+    expect(ended.reason).toBe("completed");
+    expect(asked(seen)).toEqual([ask.approvalId]);
+    expect(seen.of("tool_result").map((r) => [r.callId, r.outcome])).toEqual([
+      [seen.of("tool_call_started")[0]!.callId, "failed"],
+      [ask.callId, "rejected"],
+    ]);
+    expect(fs.existsSync(path.join(c.workDir, "denied.txt"))).toBe(false);
+    expect(seen.of("tool_call_started")).toHaveLength(1);
+  });
+
+  it("honours an approval given while an earlier call ran: the call runs once, without a second ask", async () => {
+    const { c, seen, ask } = await answerThenKill("approve-kept", "echo ran >> approved.txt", (c, sessionId, approvalId) =>
+      c.client().tool.approve.mutate({ sessionId, approvalId }),
+    );
+    expect(asked(seen)).toEqual([ask.approvalId]);
+    expect(seen.of("tool_result").find((r) => r.callId === ask.callId)?.outcome).toBe("ok");
+    expect(fs.readFileSync(path.join(c.workDir, "approved.txt"), "utf8")).toBe("ran\n");
+  });
+
+  it("times an approval out from when it was raised, not from the restart, and keeps the time-out", async () => {
+    const timeout = 6000;
+    const c = await clusterPlaying("timeout-kept", [{ text: "Asking.", toolCalls: [shell("touch late.txt")] }, { text: "Done." }], `{ "*": "ask" }`, timeout);
+    const client = c.client();
+    const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const seen = new Events(client, { sessionId: s.id });
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const ask = await seen.next("tool_approval_required");
+    await new Promise((r) => setTimeout(r, 3000));
+
+    await c.restartServer();
+    const resolved = await seen.next("tool_approval_resolved", () => true, 20_000);
+    expect(resolved.outcome).toBe("timed_out");
+    expect(Date.parse(resolved.at) - Date.parse(ask.at)).toBeLessThan(timeout + 1500);
+    await seen.next("turn_ended", () => true, 10_000);
+    expect(asked(seen)).toEqual([ask.approvalId]);
+    expect(fs.existsSync(path.join(c.workDir, "late.txt"))).toBe(false);
+  });
+});
