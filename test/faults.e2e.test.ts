@@ -95,3 +95,31 @@ describe("an answer survives kill -9 of the server (embedded store)", { timeout:
     expect(fs.existsSync(path.join(c.workDir, "late.txt"))).toBe(false);
   });
 });
+
+describe("a query never writes", { timeout: 60_000 }, () => {
+  it("permissions.explain on a torn rules file stores no event, with or without a session; a turn still tells its session", async () => {
+    const c = await clusterPlaying("torn", [{ text: "Asking.", toolCalls: [shell("echo hi")] }, { text: "Done." }], `{ "shell_exec": "allow" }`);
+    const client = c.client();
+    const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const all = new Events(client, {});
+    fs.writeFileSync(c.rulesFile, `{ "shell_exec": { "echo *": "allow" `);
+    for (let i = 0; i < 25; i++) {
+      for (const sessionId of [undefined, s.id]) {
+        const explained = await client.permissions.explain.query({
+          workerId: "w1",
+          tool: "shell_exec",
+          args: { command: "echo hi" },
+          ...(sessionId ? { sessionId } : {}),
+        });
+        expect(explained.decision).toMatchObject({ action: "ask", reason: expect.stringContaining("the permissions file is invalid") });
+      }
+    }
+    const marker = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    await all.next("session_created", (e) => e.session.id === marker.id);
+    expect(all.of("permissions_invalid")).toEqual([]);
+
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const told = await all.next("permissions_invalid");
+    expect(told.sessionId).toBe(s.id);
+  });
+});
