@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cluster, Events } from "./support/cluster.js";
+import { Cluster, Events, waitUntil } from "./support/cluster.js";
 
 /**
  * Faults injected into real processes: the server killed with kill -9 at chosen points. Each
@@ -121,5 +121,24 @@ describe("a query never writes", { timeout: 60_000 }, () => {
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
     const told = await all.next("permissions_invalid");
     expect(told.sessionId).toBe(s.id);
+  });
+});
+
+describe("a worker killed with kill -9", { timeout: 60_000 }, () => {
+  it("takes what it started with it, with the sandbox off: the command and what it put in the background", async () => {
+    const command = "touch begun; (sleep 2; echo background > background.txt) & sleep 2; echo late > late.txt";
+    const c = await clusterPlaying("orphans", [{ text: "Working.", toolCalls: [shell(command)] }, { text: "Done." }], `{ "*": "allow" }`);
+    await c.killWorker();
+    await c.startWorker(["--sandbox", "off"]);
+    const client = c.client();
+    const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const seen = new Events(client, { sessionId: s.id });
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    await waitUntil(() => fs.existsSync(path.join(c.workDir, "begun")), 10_000, "the command to begin");
+    c.worker!.kill("SIGKILL");
+
+    expect((await seen.next("tool_result", () => true, 15_000)).outcome).toBe("failed");
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(fs.readdirSync(c.workDir).filter((f) => f.endsWith(".txt"))).toEqual([]);
   });
 });
