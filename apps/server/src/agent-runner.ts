@@ -1,5 +1,5 @@
 import type { Decision } from "@gatehouse/policy";
-import { toolOutputText, type BatchContext, type GatehouseEvent, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import { toolOutputText, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
@@ -12,6 +12,7 @@ import type { AnsweredRecord, Store } from "./store.js";
 import { Subagents } from "./subagents.js";
 import { patchSession } from "./session-updates.js";
 import { TASK_TOOL } from "./task-tool.js";
+import { isStoreFailure, storeFailureMessage, untilStored } from "./store-retry.js";
 import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
@@ -74,6 +75,8 @@ export class AgentRunner {
   private readonly running = new Map<string, AbortController>();
   /** Each running turn's messages, read once when the model is first asked and kept up to date by the turn itself (the only writer). */
   private readonly transcripts = new Map<string, Message[]>();
+  /** Sessions whose last turn's end waits for the store to come back: no new turn starts before it is recorded. */
+  private readonly unrecorded = new Set<string>();
 
   /** What each session's model is sent, compacted to fit its window. */
   private readonly context: ModelContext;
@@ -91,6 +94,8 @@ export class AgentRunner {
   /** Starts a turn; false when one is already running for the session. */
   prompt(session: SessionInfo, text: string): boolean {
     if (this.running.has(session.id)) return false;
+    if (this.unrecorded.has(session.id))
+      throw new GatehouseError("BUSY", `the end of session ${session.id}'s last turn is not recorded yet (the store is away); prompt again once it is`);
     void this.runTurn(session, text, new AbortController());
     return true;
   }
@@ -115,24 +120,30 @@ export class AgentRunner {
     } catch (err) {
       if (err instanceof Released) return this.letGo(session, controller, err);
       if (!controller.signal.aborted) {
-        const code = err instanceof GatehouseError ? err.code : "INTERNAL";
+        const stored = isStoreFailure(err);
+        if (stored) this.unrecorded.add(session.id);
+        const code = err instanceof GatehouseError ? err.code : stored ? "STORE_UNAVAILABLE" : "INTERNAL";
+        const message = stored ? storeFailureMessage(err) : (err as Error).message;
         if (code === "INTERNAL") this.options.log.error("a turn failed", { err, sessionId: session.id });
-        else this.options.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
-        await this.publishQuietly({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
+        else this.options.log.warn("a turn ended with an error", { code, sessionId: session.id, message });
+        await this.record(session.id, "a turn's error", () =>
+          this.options.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message }),
+        );
       }
       end = "error";
     }
     this.forget(session.id, controller);
     const reason = controller.signal.aborted ? "aborted" : end;
-    await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
-    await this.options.store
-      .forgetAnswers(session.id)
-      .catch((err: unknown) => this.options.log.error("a turn's answers could not be dropped", { err, sessionId: session.id }));
-    if (!session.parentId)
-      await patchSession(this.options.store, session.id, { status: "idle" }).catch((err: unknown) =>
-        this.options.log.error("a session's status could not be stored", { err, sessionId: session.id }),
-      );
+    await this.record(session.id, "a turn's end", () => this.options.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage }));
+    await this.record(session.id, "a turn's answers dropped", () => this.options.store.forgetAnswers(session.id));
+    if (!session.parentId) await this.record(session.id, "a session's status", () => patchSession(this.options.store, session.id, { status: "idle" }));
+    this.unrecorded.delete(session.id);
     return reason;
+  }
+
+  /** A write at the end of a turn: retried until the store takes it, the session taking no prompt meanwhile. */
+  private record(sessionId: string, what: string, write: () => Promise<unknown>): Promise<unknown> {
+    return untilStored(write, this.options.log, `${what} (session ${sessionId})`, () => this.unrecorded.add(sessionId));
   }
 
   private forget(sessionId: string, controller: AbortController): void {
@@ -220,11 +231,6 @@ export class AgentRunner {
     await this.options.hub.publish({ type: "session_error", sessionId, at: now(), code: "ABORTED", message });
     await this.options.hub.publish({ type: "turn_ended", sessionId, at: now(), reason: "aborted", usage: { inputTokens: null, outputTokens: null } });
     await patchSession(this.options.store, sessionId, { status: "closed" });
-  }
-
-  /** An event at the end of a turn: a store that fails then is logged, and the turn still ends. */
-  private async publishQuietly(event: GatehouseEvent): Promise<void> {
-    await this.options.hub.publish(event).catch((err: unknown) => this.options.log.error("an event could not be stored", { err, type: event.type }));
   }
 
   /** Stops the model, cancels pending approvals and kills the running tool, in the session and its subagents. */

@@ -41,7 +41,7 @@ export class ApprovalGate {
     this.sources = { ...options, runtime: this.runtime };
     this.invalid = new InvalidRules(options.hub);
     this.contexts = new SessionContexts(this.sources, this.invalid);
-    this.pending = new PendingApprovals(options.store, options.hub, options.approvalTimeoutMs);
+    this.pending = new PendingApprovals(options.store, options.hub, options.approvalTimeoutMs, options.log);
   }
 
   static async ready(): Promise<void> {
