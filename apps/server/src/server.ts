@@ -72,7 +72,13 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const stopPruning = keepAuditFor(store, config.auditRetentionDays, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
-  const connections = new Connections(() => limits.connectionsPerToken, log);
+  const connections = new Connections(
+    (p) =>
+      p.kind === "worker"
+        ? { max: limits.workerLinksPerToken, setting: "workerLinksPerToken" }
+        : { max: limits.connectionsPerToken, setting: "connectionsPerToken" },
+    log,
+  );
   const tokenLimits = new TokenLimits(() => limits, log);
   const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
   const onError = logProcedureError(log);
