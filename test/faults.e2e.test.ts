@@ -1,7 +1,8 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil } from "./support/cluster.js";
 
 /**
@@ -142,5 +143,40 @@ describe("a worker killed with kill -9", { timeout: 60_000 }, () => {
     expect((await seen.next("tool_result", () => true, 15_000)).outcome).toBe("failed");
     await new Promise((r) => setTimeout(r, 3000));
     expect(fs.readdirSync(c.workDir).filter((f) => f.endsWith(".txt"))).toEqual([]);
+  });
+});
+
+/** A tmpfs of its own for the data directory, where the machine lets this process mount one. */
+function smallDisk(): string | null {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-full-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", dir], { stdio: "ignore" });
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+const disk = smallDisk();
+describe.skipIf(!disk)("a full data directory (a tmpfs of 8 MiB; skipped where this process may not mount one)", { timeout: 60_000 }, () => {
+  afterAll(() => disk && execFileSync("umount", ["-l", disk]));
+
+  it("refuses what it cannot record with the cause named, and goes on once there is room", async () => {
+    const dataDir = path.join(disk!, "data");
+    cluster = await Cluster.start({ config: { dataDir } });
+    const client = cluster.client();
+    const before = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const filler = path.join(disk!, "filler");
+    const free = fs.statfsSync(disk!);
+    fs.writeFileSync(filler, Buffer.alloc(Number(free.bavail * free.bsize)));
+    await expect(client.session.create.mutate({ workerId: "w1", agent: "general" })).rejects.toThrow(
+      /no space left in the server's data directory \(.*gh-full-/,
+    );
+    await expect(client.session.create.mutate({ workerId: "w1", agent: "general" })).rejects.toThrow(/no space left/);
+    await waitUntil(() => cluster!.serverLog.some((l) => l.includes("no space left in the data directory")), 5000, "the log to say so");
+    expect(cluster.serverLog.filter((l) => l.includes("no space left in the data directory"))).toHaveLength(1);
+
+    fs.rmSync(filler);
+    expect((await client.session.create.mutate({ workerId: "w1", agent: "general" })).id).not.toBe(before.id);
   });
 });

@@ -28,6 +28,7 @@ import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
 import { quietRepeats } from "./quiet-repeats.js";
 import { withAccess } from "./roles/access.js";
+import { withStoreErrors } from "./store-errors.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
 
@@ -80,7 +81,9 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     log,
   );
   const tokenLimits = new TokenLimits(() => limits, log);
-  const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
+  const router = createAppRouter(
+    withLimits(withStoreErrors(withAccess(handlers, store, log), config.dataDir, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log),
+  );
   const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
   const httpHandler = (maxBodySize: number) =>
