@@ -178,5 +178,12 @@ describe.skipIf(!disk)("a full data directory (a tmpfs of 8 MiB; skipped where t
 
     fs.rmSync(filler);
     expect((await client.session.create.mutate({ workerId: "w1", agent: "general" })).id).not.toBe(before.id);
+
+    // Started while the disk is full, the server says so at once.
+    fs.writeFileSync(filler, Buffer.alloc(Number(fs.statfsSync(disk!).bavail * fs.statfsSync(disk!).bsize)));
+    const logged = cluster.serverLog.length;
+    await cluster.restartServer();
+    await waitUntil(() => cluster!.serverLog.slice(logged).some((l) => l.includes("no space left in the data directory")), 5000, "the server to say so");
+    fs.rmSync(filler);
   });
 });

@@ -64,7 +64,10 @@ function lock(file: string): () => void {
       fs.writeFileSync(lockFile, String(process.pid), { flag: "wx" });
       return () => fs.rmSync(lockFile, { force: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOSPC")
+        throw new GatehouseError("CONFIG", `${path.dirname(file)}: no space left in the data directory; the server cannot start until there is room`);
+      if (code !== "EEXIST") throw err;
     }
     const owner = Number(fs.readFileSync(lockFile, "utf8"));
     if (owner && owner !== process.pid && alive(owner))

@@ -28,7 +28,7 @@ import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
 import { quietRepeats } from "./quiet-repeats.js";
 import { withAccess } from "./roles/access.js";
-import { withStoreErrors } from "./store-errors.js";
+import { sayIfFull, withStoreErrors } from "./store-errors.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
 
@@ -69,6 +69,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const cluster = opts.store ? undefined : await joinCluster(config.store, log);
   const store = opts.store ?? cluster?.store ?? (await openStore(config.store, config.dataDir));
+  sayIfFull(config.dataDir, log);
   const { registry, gate, handlers, noticesWritten } = await assemble(config, log, store, cluster);
   const stopPruning = keepAuditFor(store, config.auditRetentionDays, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import type { Handlers } from "@gatehouse/protocol";
 import { TRPCError } from "@trpc/server";
 import type { Log } from "./log.js";
@@ -43,4 +44,15 @@ export function withStoreErrors(handlers: Handlers, dataDir: string, log: Log): 
       Object.fromEntries(Object.entries(fns as Record<string, AnyHandler>).map(([name, fn]) => [name, wrap(fn)])),
     ]),
   ) as unknown as Handlers;
+}
+
+/** At start: a data directory with no room left is said in the log at once, not at the first request that fails. */
+export function sayIfFull(dataDir: string, log: Log): void {
+  try {
+    const { bavail, bsize } = fs.statfsSync(dataDir);
+    if (bavail * bsize < 1024 * 1024)
+      log.error(`no space left in the data directory ${dataDir}: requests that must be recorded are refused until there is room`);
+  } catch {
+    // A data directory that cannot be looked at is reported by the store that opens it.
+  }
 }
