@@ -41,6 +41,7 @@ export class TestPostgres {
   private constructor(
     readonly dir: string,
     readonly port: number,
+    private readonly options: readonly string[],
   ) {}
 
   /** With `durable`, writes are flushed as in production (for benchmarks); tests do without. */
@@ -53,8 +54,19 @@ export class TestPostgres {
     const port = await freePort();
     const fast = opts.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
     const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", ...fast];
-    run(path.join(bin, "pg_ctl"), ["-D", data, "-l", path.join(dir, "log"), "-o", options.join(" "), "-w", "-t", "60", "start"]);
-    return new TestPostgres(dir, port);
+    const postgres = new TestPostgres(dir, port, options);
+    postgres.resume();
+    return postgres;
+  }
+
+  /** Stops the server at once (as a crash would), keeping its data; `resume` starts it again on the same port. */
+  pause(): void {
+    run(path.join(binDir(), "pg_ctl"), ["-D", path.join(this.dir, "data"), "-m", "immediate", "-w", "stop"]);
+  }
+
+  resume(): void {
+    const data = path.join(this.dir, "data");
+    run(path.join(binDir(), "pg_ctl"), ["-D", data, "-l", path.join(this.dir, "log"), "-o", this.options.join(" "), "-w", "-t", "60", "start"]);
   }
 
   url(database = "postgres"): string {

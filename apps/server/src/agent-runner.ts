@@ -1,5 +1,5 @@
 import type { Decision } from "@gatehouse/policy";
-import { toolOutputText, type BatchContext, type GatehouseEvent, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import { toolOutputText, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
@@ -8,10 +8,11 @@ import type { EventHub } from "./event-hub.js";
 import { digest } from "./context-checkpoint.js";
 import { ModelContext, type ContextSettings } from "./model-context.js";
 import type { ModelToolCall, Provider } from "./providers/provider.js";
-import type { Store } from "./store.js";
+import type { AnsweredRecord, Store } from "./store.js";
 import { Subagents } from "./subagents.js";
 import { patchSession } from "./session-updates.js";
 import { TASK_TOOL } from "./task-tool.js";
+import { isStoreFailure, storeFailureMessage, untilStored } from "./store-retry.js";
 import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
@@ -74,6 +75,8 @@ export class AgentRunner {
   private readonly running = new Map<string, AbortController>();
   /** Each running turn's messages, read once when the model is first asked and kept up to date by the turn itself (the only writer). */
   private readonly transcripts = new Map<string, Message[]>();
+  /** Sessions whose last turn's end waits for the store to come back: no new turn starts before it is recorded. */
+  private readonly unrecorded = new Set<string>();
 
   /** What each session's model is sent, compacted to fit its window. */
   private readonly context: ModelContext;
@@ -91,6 +94,8 @@ export class AgentRunner {
   /** Starts a turn; false when one is already running for the session. */
   prompt(session: SessionInfo, text: string): boolean {
     if (this.running.has(session.id)) return false;
+    if (this.unrecorded.has(session.id))
+      throw new GatehouseError("BUSY", `the end of session ${session.id}'s last turn is not recorded yet (the store is away); prompt again once it is`);
     void this.runTurn(session, text, new AbortController());
     return true;
   }
@@ -115,21 +120,30 @@ export class AgentRunner {
     } catch (err) {
       if (err instanceof Released) return this.letGo(session, controller, err);
       if (!controller.signal.aborted) {
-        const code = err instanceof GatehouseError ? err.code : "INTERNAL";
+        const stored = isStoreFailure(err);
+        if (stored) this.unrecorded.add(session.id);
+        const code = err instanceof GatehouseError ? err.code : stored ? "STORE_UNAVAILABLE" : "INTERNAL";
+        const message = stored ? storeFailureMessage(err) : (err as Error).message;
         if (code === "INTERNAL") this.options.log.error("a turn failed", { err, sessionId: session.id });
-        else this.options.log.warn("a turn ended with an error", { code, sessionId: session.id, message: (err as Error).message });
-        await this.publishQuietly({ type: "session_error", sessionId: session.id, at: now(), code, message: (err as Error).message });
+        else this.options.log.warn("a turn ended with an error", { code, sessionId: session.id, message });
+        await this.record(session.id, "a turn's error", () =>
+          this.options.hub.publish({ type: "session_error", sessionId: session.id, at: now(), code, message }),
+        );
       }
       end = "error";
     }
     this.forget(session.id, controller);
     const reason = controller.signal.aborted ? "aborted" : end;
-    await this.publishQuietly({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage });
-    if (!session.parentId)
-      await patchSession(this.options.store, session.id, { status: "idle" }).catch((err: unknown) =>
-        this.options.log.error("a session's status could not be stored", { err, sessionId: session.id }),
-      );
+    await this.record(session.id, "a turn's end", () => this.options.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage }));
+    await this.record(session.id, "a turn's answers dropped", () => this.options.store.forgetAnswers(session.id));
+    if (!session.parentId) await this.record(session.id, "a session's status", () => patchSession(this.options.store, session.id, { status: "idle" }));
+    this.unrecorded.delete(session.id);
     return reason;
+  }
+
+  /** A write at the end of a turn: retried until the store takes it, the session taking no prompt meanwhile. */
+  private record(sessionId: string, what: string, write: () => Promise<unknown>): Promise<unknown> {
+    return untilStored(write, this.options.log, `${what} (session ${sessionId})`, () => this.unrecorded.add(sessionId));
   }
 
   private forget(sessionId: string, controller: AbortController): void {
@@ -171,11 +185,14 @@ export class AgentRunner {
     const session = await this.session(sessionId);
     for (const id of (await this.options.subagents.family(sessionId)).slice(1)) await this.closeOrphaned(id);
     const held = new Map((await this.options.store.listPending(sessionId)).map((p) => [p.event.callId, p]));
+    const kept = keptAnswers(await this.options.store.answered(sessionId), unfinished.asked);
     const known: (Prepared | undefined)[] = [];
     for (const call of unfinished.calls) {
       const record = held.get(call.callId);
+      const answer = kept.get(call.callId);
       if (unfinished.answered.has(call.callId)) known.push({ decision: null, approval: null, done: true });
       else if (record) known.push({ decision: record.event.decision, approval: await this.options.gate.adopt(record, session), adopted: true });
+      else if (answer) known.push(answer);
       else if (unfinished.started.has(call.callId))
         known.push({
           decision: null,
@@ -214,11 +231,6 @@ export class AgentRunner {
     await this.options.hub.publish({ type: "session_error", sessionId, at: now(), code: "ABORTED", message });
     await this.options.hub.publish({ type: "turn_ended", sessionId, at: now(), reason: "aborted", usage: { inputTokens: null, outputTokens: null } });
     await patchSession(this.options.store, sessionId, { status: "closed" });
-  }
-
-  /** An event at the end of a turn: a store that fails then is logged, and the turn still ends. */
-  private async publishQuietly(event: GatehouseEvent): Promise<void> {
-    await this.options.hub.publish(event).catch((err: unknown) => this.options.log.error("an event could not be stored", { err, type: event.type }));
   }
 
   /** Stops the model, cancels pending approvals and kills the running tool, in the session and its subagents. */
@@ -439,20 +451,35 @@ export class AgentRunner {
   }
 }
 
-/** The turn a session's log shows begun and not ended: the last step's calls, those answered and those started. */
+/** The answers a person (or a time-out) gave before the restart to the last step's asks, by call id: each holds as given. */
+function keptAnswers(records: AnsweredRecord[], asked: Map<string, string>): Map<string, Prepared> {
+  const kept = new Map<string, Prepared>();
+  for (const { event, answer } of records) {
+    if (asked.get(event.callId) !== event.approvalId) continue;
+    kept.set(event.callId, { decision: event.decision, approval: { approvalId: event.approvalId, settled: Promise.resolve(answer) }, adopted: true });
+  }
+  return kept;
+}
+
+/** The turn a session's log shows begun and not ended: the last step's calls, those answered and those started, and its asks by call id. */
 async function unfinishedTurn(
   store: Store,
   sessionId: string,
-): Promise<{ calls: ModelToolCall[]; answered: Set<string>; started: Set<string>; completed: boolean } | undefined> {
+): Promise<{ calls: ModelToolCall[]; answered: Set<string>; started: Set<string>; asked: Map<string, string>; completed: boolean } | undefined> {
   const events = (await store.eventsAfter(0, sessionId)).map((e) => e.event);
   const begun = events.findLastIndex((e) => e.type === "user_message");
   if (begun < 0 || events.findLastIndex((e) => e.type === "turn_ended") > begun) return undefined;
   const started = new Set(events.slice(begun).flatMap((e) => (e.type === "tool_call_started" ? [e.callId] : [])));
+  const stepBegun = Math.max(
+    begun,
+    events.findLastIndex((e) => e.type === "assistant_message"),
+  );
+  const asked = new Map(events.slice(stepBegun).flatMap((e) => (e.type === "tool_approval_required" ? [[e.callId, e.approvalId] as const] : [])));
   const messages = await store.messages(sessionId);
   const step = messages.findLastIndex((m) => m.role === "assistant");
   const last = messages[step];
   if (!last || last.role !== "assistant" || messages.findLastIndex((m) => m.role === "user") > step)
-    return { calls: [], answered: new Set(), started, completed: false };
+    return { calls: [], answered: new Set(), started, asked, completed: false };
   const answered = new Set(messages.slice(step).flatMap((m) => (m.role === "tool" ? [m.callId] : [])));
   const calls = last.toolCalls.map((c): ModelToolCall => {
     try {
@@ -461,5 +488,5 @@ async function unfinishedTurn(
       return { callId: c.callId, toolName: c.toolName, args: {}, invalid: "its arguments are not valid JSON" };
     }
   });
-  return { calls, answered, started, completed: calls.length === 0 };
+  return { calls, answered, started, asked, completed: calls.length === 0 };
 }

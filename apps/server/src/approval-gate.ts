@@ -41,7 +41,7 @@ export class ApprovalGate {
     this.sources = { ...options, runtime: this.runtime };
     this.invalid = new InvalidRules(options.hub);
     this.contexts = new SessionContexts(this.sources, this.invalid);
-    this.pending = new PendingApprovals(options.store, options.hub, options.approvalTimeoutMs);
+    this.pending = new PendingApprovals(options.store, options.hub, options.approvalTimeoutMs, options.log);
   }
 
   static async ready(): Promise<void> {
@@ -55,9 +55,18 @@ export class ApprovalGate {
 
   /** The decision for a call; with a rules file that does not load, it asks (see InvalidRules), unless it is denied without the file. */
   evaluate(session: SessionInfo, call: ToolCall): Decision {
+    return this.decide(session, call, true);
+  }
+
+  /** The decision a call would get, for a query: the same as `evaluate`, with nothing told or stored. */
+  explain(session: SessionInfo, call: ToolCall): Decision {
+    return this.decide(session, call, false);
+  }
+
+  private decide(session: SessionInfo, call: ToolCall, tell: boolean): Decision {
     const ctx = this.contexts.of(session, call.tool);
     if (!(ctx instanceof RulesFileError)) return evaluate(call, ctx);
-    return this.invalid.decision(session, evaluate(call, this.contexts.withRules(session, call.tool, Ruleset.empty)), ctx);
+    return this.invalid.decision(session, evaluate(call, this.contexts.withRules(session, call.tool, Ruleset.empty)), ctx, tell);
   }
 
   /** What a person will see for a call that asks; null when it cannot be shown. */

@@ -76,7 +76,10 @@ const Limits = z.strictObject({
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  /** A client token's WebSockets and event streams. */
   connectionsPerToken: z.number().int().positive().default(32),
+  /** A worker token's links: a fleet may share one token. */
+  workerLinksPerToken: z.number().int().positive().default(10_000),
   subscriptionsPerToken: z.number().int().positive().default(64),
   /** Procedure calls per second per token, with bursts of twice that. */
   requestsPerSecond: z.number().positive().default(100),

@@ -34,24 +34,24 @@ export function closeReason(text: string): string {
 
 /**
  * Every authenticated connection and the token it showed (WebSockets, worker links and event
- * streams alike); at most `maxPerToken` per token.
+ * streams alike); at most `maxPerToken` per token, a client token's and a worker token's apart.
  */
 export class Connections {
   private readonly open = new Map<Principal, Peer>();
 
   constructor(
-    private readonly maxPerToken: () => number,
+    private readonly maxPerToken: (p: Principal) => { max: number; setting: string },
     private readonly log: Log,
   ) {}
 
   /** Counts a connection in; the reason it is refused when its token has too many open (the caller closes it). */
   admit(p: Principal, peer: Peer): string | null {
     let count = 0;
-    for (const other of this.open.keys()) if (other.tokenId === p.tokenId) count++;
-    const max = this.maxPerToken();
+    for (const other of this.open.keys()) if (other.tokenId === p.tokenId && other.kind === p.kind) count++;
+    const { max, setting } = this.maxPerToken(p);
     if (count >= max) {
-      this.log.warn("limit hit: connections per token", { token: p.name, limit: max });
-      return `too many connections for the token "${p.name}": it has ${count} open, the most it may (limits.connectionsPerToken)`;
+      this.log.warn(`limit hit: ${p.kind === "worker" ? "worker links" : "connections"} per token`, { token: p.name, limit: max });
+      return `too many ${p.kind === "worker" ? "worker links" : "connections"} for the token "${p.name}": it has ${count} open, the most it may (limits.${setting})`;
     }
     this.open.set(p, peer);
     return null;

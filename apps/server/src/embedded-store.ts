@@ -5,7 +5,8 @@ import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import { Checkpoints } from "./checkpoints.js";
 import { eventText } from "./event-text.js";
 import { GatehouseError } from "./errors.js";
-import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
+import type { Resolution } from "./pending-approvals.js";
+import type { AnsweredRecord, AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
 /** Versioned schema changes, applied in order at start; the database's `user_version` says how many it has. */
 const MIGRATIONS: readonly string[] = [
@@ -23,6 +24,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX audit_at ON audit (at);
    CREATE INDEX audit_session ON audit (session_id);
    CREATE TABLE pending (approval_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, event_id INTEGER NOT NULL, data TEXT NOT NULL);`,
+  `CREATE TABLE answers (approval_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, event_id INTEGER NOT NULL, data TEXT NOT NULL, answer TEXT NOT NULL);
+   CREATE INDEX answers_session ON answers (session_id, event_id);`,
 ];
 
 /** Brings a database to the newest schema; one that a newer Gatehouse wrote is refused, not guessed at. */
@@ -61,7 +64,10 @@ function lock(file: string): () => void {
       fs.writeFileSync(lockFile, String(process.pid), { flag: "wx" });
       return () => fs.rmSync(lockFile, { force: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOSPC")
+        throw new GatehouseError("CONFIG", `${path.dirname(file)}: no space left in the data directory; the server cannot start until there is room`);
+      if (code !== "EEXIST") throw err;
     }
     const owner = Number(fs.readFileSync(lockFile, "utf8"));
     if (owner && owner !== process.pid && alive(owner))
@@ -162,6 +168,9 @@ export class EmbeddedStore implements Store {
       takePending: db.prepare(`DELETE FROM pending WHERE approval_id = ? RETURNING event_id, data`),
       pending: db.prepare(`SELECT event_id, data FROM pending ORDER BY event_id`),
       pendingOf: db.prepare(`SELECT event_id, data FROM pending WHERE session_id = ? ORDER BY event_id`),
+      keepAnswer: db.prepare(`INSERT OR REPLACE INTO answers (approval_id, session_id, event_id, data, answer) VALUES (?, ?, ?, ?, ?)`),
+      answered: db.prepare(`SELECT event_id, data, answer FROM answers WHERE session_id = ? ORDER BY event_id`),
+      forgetAnswers: db.prepare(`DELETE FROM answers WHERE session_id = ?`),
     };
   }
 
@@ -320,11 +329,28 @@ export class EmbeddedStore implements Store {
     return this.write(() => void this.statements.putPending.run(record.event.approvalId, record.event.sessionId, record.eventId, JSON.stringify(record.event)));
   }
 
-  takePending(approvalId: string): Promise<PendingRecord | undefined> {
+  takePending(approvalId: string, answer?: Resolution): Promise<PendingRecord | undefined> {
     return this.write(() => {
       const row = this.statements.takePending.get(approvalId) as { event_id: number; data: string } | undefined;
-      return row && { eventId: row.event_id, event: JSON.parse(row.data) as PendingRecord["event"] };
+      if (!row) return undefined;
+      const event = JSON.parse(row.data) as PendingRecord["event"];
+      if (answer) this.statements.keepAnswer.run(approvalId, event.sessionId, row.event_id, row.data, JSON.stringify(answer));
+      return { eventId: row.event_id, event };
     });
+  }
+
+  answered(sessionId: string): Promise<AnsweredRecord[]> {
+    return this.readOwn(() =>
+      (this.statements.answered.all(sessionId) as { event_id: number; data: string; answer: string }[]).map((r) => ({
+        eventId: r.event_id,
+        event: JSON.parse(r.data) as PendingRecord["event"],
+        answer: JSON.parse(r.answer) as Resolution,
+      })),
+    );
+  }
+
+  forgetAnswers(sessionId: string): Promise<void> {
+    return this.write(() => void this.statements.forgetAnswers.run(sessionId));
   }
 
   listPending(sessionId?: string): Promise<PendingRecord[]> {

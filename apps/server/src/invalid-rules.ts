@@ -16,10 +16,10 @@ export class InvalidRules {
    * The decision for a call while the file does not load: the call as the gate understands it
    * without the file (`base`: its tier, subject, sub-commands, critical pattern), asking with the
    * problem as the reason. What stays a denial without the file (an agent's veto, a floor, a
-   * mode) stays one.
+   * mode) stays one. `tell` false (a query) tells nobody.
    */
-  decision(session: SessionInfo, base: Decision, error: RulesFileError): Decision {
-    this.tell(session, error);
+  decision(session: SessionInfo, base: Decision, error: RulesFileError, tell = true): Decision {
+    if (tell) this.tell(session, error);
     if (base.action === "deny" && (base.ruleAction === "deny" || session.mode !== "strict")) return base;
     return {
       ...base,

@@ -1,5 +1,6 @@
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
-import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
+import type { Resolution } from "./pending-approvals.js";
+import type { AnsweredRecord, AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
 /** Whether an audit entry passes a query's filters (not its limit). */
 export function auditMatches(e: AuditEntry, q: AuditQuery): boolean {
@@ -33,6 +34,7 @@ export class MemoryStore implements Store {
   private readonly events: StoredEvent[] = [];
   private readonly bySession = new Map<string, StoredEvent[]>();
   private readonly pendings = new Map<string, PendingRecord>();
+  private readonly answers = new Map<string, AnsweredRecord>();
   private readonly rules: RuntimeRuleRecord[] = [];
   private audits: AuditEntry[] = [];
   private nextId = 1;
@@ -120,10 +122,19 @@ export class MemoryStore implements Store {
     this.pendings.set(record.event.approvalId, record);
   }
 
-  async takePending(approvalId: string): Promise<PendingRecord | undefined> {
+  async takePending(approvalId: string, answer?: Resolution): Promise<PendingRecord | undefined> {
     const found = this.pendings.get(approvalId);
     this.pendings.delete(approvalId);
+    if (found && answer) this.answers.set(approvalId, { ...found, answer });
     return found;
+  }
+
+  async answered(sessionId: string): Promise<AnsweredRecord[]> {
+    return [...this.answers.values()].filter((a) => a.event.sessionId === sessionId).sort((a, b) => a.eventId - b.eventId);
+  }
+
+  async forgetAnswers(sessionId: string): Promise<void> {
+    for (const [id, a] of this.answers) if (a.event.sessionId === sessionId) this.answers.delete(id);
   }
 
   async listPending(sessionId?: string): Promise<PendingRecord[]> {

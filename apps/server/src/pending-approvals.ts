@@ -1,8 +1,10 @@
 import { suggestPatterns, type Decision, type ToolCall } from "@gatehouse/policy";
-import type { ApprovalOutcome, ApprovalRequired, BatchContext, Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { ApprovalOutcome, ApprovalRequired, BatchContext, GatehouseEvent, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import type { EventHub } from "./event-hub.js";
 import type { PendingRecord, Store } from "./store.js";
+import { untilStored } from "./store-retry.js";
+import { silentLog, type Log } from "./log.js";
 
 export type { Scope } from "@gatehouse/policy";
 import type { Scope } from "@gatehouse/policy";
@@ -36,6 +38,7 @@ export class PendingApprovals {
     private readonly hub: EventHub,
     /** A pending approval resolves as timed out after this long; never when undefined. */
     private readonly timeoutMs: number | undefined,
+    private readonly log: Log = silentLog,
   ) {}
 
   /** Holds a call: the event is stored and the approval recorded before any client sees it; the promise settles with the answer. */
@@ -87,10 +90,14 @@ export class PendingApprovals {
     return { approvalId: event.approvalId, settled };
   }
 
+  /** The time-out counts from when the approval was raised, whichever process raised it. */
   private startTimer(approvalId: string): void {
     const p = this.pending.get(approvalId);
     if (!p || !this.timeoutMs) return;
-    p.timer = setTimeout(() => void this.settle(approvalId, { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null }), this.timeoutMs);
+    const left = Math.max(0, Date.parse(p.event.at) + this.timeoutMs - Date.now());
+    const timedOut: Resolution = { outcome: "timed_out", scope: null, feedback: null, hard: false, by: null };
+    // A store that is away when the time is up delays the time-out, never drops it.
+    p.timer = setTimeout(() => void untilStored(() => this.settle(approvalId, timedOut), this.log, `the time-out of approval ${approvalId}`), left);
   }
 
   /** The approval when it is pending in this session. */
@@ -105,16 +112,24 @@ export class PendingApprovals {
   }
 
   /**
-   * Removes and settles a pending approval; undefined when it was not pending (exactly one answer
-   * applies). With `release` false the held call is let go later, by the caller, through `settle`.
+   * Removes and settles a pending approval, keeping its answer in the store; undefined when it was
+   * not pending (exactly one answer applies). With `release` false the held call is let go later, by the caller, through `settle`.
    */
   async settle(approvalId: string, r: Resolution, release = true): Promise<Pending | undefined> {
     const p = this.pending.get(approvalId);
     if (!p) return undefined;
-    if (!(await this.store.takePending(approvalId))) return undefined;
+    if (!(await this.store.takePending(approvalId, r))) return undefined;
+    const resolved = this.resolvedEvent(p, approvalId, r);
     this.pending.delete(approvalId);
     if (p.timer) clearTimeout(p.timer);
-    await this.hub.publish({
+    // Taken means answered: the answer is kept in the store, and clients hear of it once it can be written.
+    await untilStored(() => this.hub.publish(resolved), this.log, `the answer to approval ${approvalId}`);
+    if (release) p.settle(r);
+    return p;
+  }
+
+  private resolvedEvent(p: Pending, approvalId: string, r: Resolution): GatehouseEvent {
+    return {
       type: "tool_approval_resolved",
       sessionId: p.session.id,
       at: now(),
@@ -125,9 +140,7 @@ export class PendingApprovals {
       scope: r.scope,
       pattern: r.pattern ?? null,
       feedback: r.feedback,
-    });
-    if (release) p.settle(r);
-    return p;
+    };
   }
 
   get size(): number {

@@ -28,6 +28,7 @@ import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
 import { quietRepeats } from "./quiet-repeats.js";
 import { withAccess } from "./roles/access.js";
+import { sayIfFull, withStoreErrors } from "./store-errors.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
 
@@ -68,13 +69,22 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   fs.mkdirSync(path.join(config.dataDir, "workers"), { recursive: true });
   const cluster = opts.store ? undefined : await joinCluster(config.store, log);
   const store = opts.store ?? cluster?.store ?? (await openStore(config.store, config.dataDir));
+  sayIfFull(config.dataDir, log);
   const { registry, gate, handlers, noticesWritten } = await assemble(config, log, store, cluster);
   const stopPruning = keepAuditFor(store, config.auditRetentionDays, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
-  const connections = new Connections(() => limits.connectionsPerToken, log);
+  const connections = new Connections(
+    (p) =>
+      p.kind === "worker"
+        ? { max: limits.workerLinksPerToken, setting: "workerLinksPerToken" }
+        : { max: limits.connectionsPerToken, setting: "connectionsPerToken" },
+    log,
+  );
   const tokenLimits = new TokenLimits(() => limits, log);
-  const router = createAppRouter(withLimits(withAccess(handlers, store, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log));
+  const router = createAppRouter(
+    withLimits(withStoreErrors(withAccess(handlers, store, log), config.dataDir, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log),
+  );
   const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
   const httpHandler = (maxBodySize: number) =>

@@ -1,4 +1,5 @@
 import type { ApprovalRequired, GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
+import type { Resolution } from "./pending-approvals.js";
 
 export interface StoredEvent {
   id: number;
@@ -46,6 +47,11 @@ export interface PendingRecord {
   eventId: number;
 }
 
+/** An approval that was answered, kept with its answer until the session's turn has ended: a turn carried on honours it. */
+export interface AnsweredRecord extends PendingRecord {
+  answer: Resolution;
+}
+
 /** An allow rule added to a session by a "session" or "always" answer. */
 export interface RuntimeRuleRecord {
   sessionId: string;
@@ -69,6 +75,8 @@ export interface RuntimeRuleRecord {
  * - Pending approvals: `putPending` records one; `takePending` removes it and returns it to
  *   exactly one caller, however many call at once (in this process or, for a shared store, in
  *   any); every other caller gets undefined. It is the one arbiter of "answered exactly once".
+ *   Given an answer, the approval is kept with it in the same write (`answered`), until
+ *   `forgetAnswers`: a turn carried on after a restart honours the answer instead of asking again.
  * - Runtime rules are added per session and dropped together (`forgetRuntimeRules`).
  * - The audit log is append-only apart from `pruneAudit`, which drops entries older than a time.
  * - `close` finishes pending writes and releases files or connections.
@@ -99,10 +107,14 @@ export interface Store {
   pruneAudit(before: string): Promise<number>;
 
   putPending(record: PendingRecord): Promise<void>;
-  /** Removes the pending approval and returns it to the one caller that took it; undefined to everyone else. */
-  takePending(approvalId: string): Promise<PendingRecord | undefined>;
+  /** Removes the pending approval and returns it to the one caller that took it; undefined to everyone else. The answer, given, is kept with it in the same write. */
+  takePending(approvalId: string, answer?: Resolution): Promise<PendingRecord | undefined>;
   /** Pending approvals of one session or of all, oldest first. */
   listPending(sessionId?: string): Promise<PendingRecord[]>;
+  /** The answered approvals of a session kept by `takePending`, oldest first. */
+  answered(sessionId: string): Promise<AnsweredRecord[]>;
+  /** Drops a session's kept answers (its turn has ended). */
+  forgetAnswers(sessionId: string): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -78,7 +78,7 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     log.info("worker registered", { worker: id, token: principal.name, tools: registration.tools.length });
     send({ type: "registered" });
   };
-  /** Handles one message; true when it was a result that a request was waiting for. */
+  /** Handles one message; true when it costs nothing against the token's rate: a result a request was waiting for, a heartbeat on time. */
   const receive = (data: string): boolean => {
     const message = parse(data);
     if (typeof message === "string") {
@@ -95,8 +95,11 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
       send({ type: "error", message: "register first" });
       return false;
     }
-    if (message.type === "heartbeat") registry.heartbeat(workerId);
-    else if (message.type === "tools") registry.setTools(workerId, message.tools);
+    if (message.type === "heartbeat") {
+      registry.heartbeat(workerId);
+      return beats.onTime();
+    }
+    if (message.type === "tools") registry.setTools(workerId, message.tools);
     else if (message.type === "output") registry.output(workerId, message.requestId, message.text);
     else {
       const { type: _type, requestId, ...output } = message;
@@ -104,6 +107,7 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     }
     return false;
   };
+  const beats = new HeartbeatPace();
   const held: string[] = [];
   let throttled: NodeJS.Timeout | null = null;
   const drain = () => {
@@ -140,4 +144,19 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     if (workerId !== null) log.info("worker lost", { worker: workerId });
     detach();
   });
+}
+
+/**
+ * A worker's heartbeats, at most one every half second, are free: a fleet of workers sharing one
+ * token would otherwise spend the token's rate on heartbeats alone and be cut off for silence.
+ */
+class HeartbeatPace {
+  private last = 0;
+
+  onTime(): boolean {
+    const now = Date.now();
+    if (now - this.last < 500) return false;
+    this.last = now;
+    return true;
+  }
 }

@@ -47,7 +47,7 @@ describe("per-token limits", () => {
   });
 
   it("closes connections past the most a token may hold, and those whose token no longer stands", () => {
-    const c = new Connections(() => 2, silentLog);
+    const c = new Connections(() => ({ max: 2, setting: "connectionsPerToken" }), silentLog);
     const [p1, p2, p3] = [ada(), ada(), ada()];
     const third = peer();
     expect(c.admit(p1, peer())).toBeNull();
@@ -66,7 +66,7 @@ describe("per-token limits", () => {
   const subscribe = (source: () => AsyncGenerator<unknown>, backlog: number) => {
     const p = ada();
     const conn = peer(0);
-    const connections = new Connections(() => 10, silentLog);
+    const connections = new Connections(() => ({ max: 10, setting: "connectionsPerToken" }), silentLog);
     connections.admit(p, conn);
     const h = { agent: { events: source } } as unknown as Handlers;
     const wrapped = withLimits(h, new TokenLimits(() => limits({}), silentLog), connections, () => backlog, silentLog);

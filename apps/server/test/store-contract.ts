@@ -87,6 +87,22 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       await store.close();
     });
 
+    it("keeps an answer with the approval it took, per session, until the session's answers are forgotten", async () => {
+      const store = await open();
+      await store.putPending({ event: ask("a1"), eventId: 7 });
+      await store.putPending({ event: ask("a2", "s2"), eventId: 8 });
+      const denied = { outcome: "denied" as const, scope: null, feedback: "no", hard: true, by: "ada" };
+      const takes = await Promise.all([store.takePending("a1", denied), store.takePending("a1", { ...denied, by: "bob" })]);
+      expect(takes.filter((t) => t !== undefined)).toHaveLength(1);
+      await store.takePending("a2");
+      expect(await store.answered("s1")).toEqual([{ event: ask("a1"), eventId: 7, answer: denied }]);
+      expect(await store.answered("s2")).toEqual([]);
+      expect(await store.listPending()).toEqual([]);
+      await store.forgetAnswers("s1");
+      expect(await store.answered("s1")).toEqual([]);
+      await store.close();
+    });
+
     it("keeps runtime rules per session until they are forgotten", async () => {
       const store = await open();
       await store.addRuntimeRules("s1", "shell_exec", ["npm test", "make *"]);

@@ -107,7 +107,12 @@ export class ServerLink {
     });
     // After a refusal, the error is only the terminate above, already told.
     socket.on("error", (err) => refused || this.opts.log.warn("worker link error", { server: this.opts.server, error: err.message }));
-    socket.on("close", () => this.lost());
+    socket.on("close", (code, reason) => {
+      // A refusal by a limit or a rule is the operator's to fix: the worker says what the server said.
+      if (code === 1008 || (code >= 4000 && code < 5000))
+        this.opts.log.warn(`the server closed the worker link (${code}): ${reason.toString() || "no reason given"}`, { server: this.opts.server });
+      this.lost();
+    });
   }
 
   private receive(data: string): void {

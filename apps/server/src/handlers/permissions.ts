@@ -32,7 +32,7 @@ export function permissionsHandlers(services: Services): Handlers["permissions"]
             createdAt: now(),
             status: "idle" as const,
           };
-      const decision = services.gate.evaluate({ ...base, mode: input.mode ?? base.mode }, { tool: input.tool, args: input.args });
+      const decision = services.gate.explain({ ...base, mode: input.mode ?? base.mode }, { tool: input.tool, args: input.args });
       return { decision, suggestedPatterns: suggestPatterns(decision) };
     },
   });

@@ -76,4 +76,15 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX mailbox_to ON mailbox (to_instance, id);
   `,
+  // 2: answered approvals, kept with their answer until the turn ends, so that a turn carried on honours them.
+  `
+  CREATE TABLE approval_answers (
+    approval_id text PRIMARY KEY,
+    session_id text NOT NULL,
+    event_id bigint NOT NULL,
+    event json NOT NULL,
+    answer json NOT NULL
+  );
+  CREATE INDEX approval_answers_session ON approval_answers (session_id, event_id);
+  `,
 ];

@@ -1,7 +1,8 @@
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import pg from "pg";
 import { eventText } from "../event-text.js";
-import type { AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "../store.js";
+import type { Resolution } from "../pending-approvals.js";
+import type { AnsweredRecord, AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "../store.js";
 import { migrate } from "./migrations.js";
 
 /** The channel that carries the id of every event stored, for the instances that did not store it. */
@@ -190,13 +191,28 @@ export class PostgresStore implements Store {
     );
   }
 
-  /** The row is deleted by one statement: however many instances ask at once, one gets it back. */
-  async takePending(approvalId: string): Promise<PendingRecord | undefined> {
+  /** The row is deleted, and its answer kept, by one statement: however many instances ask at once, one gets it back. */
+  async takePending(approvalId: string, answer?: Resolution): Promise<PendingRecord | undefined> {
     const { rows } = await this.pool.query<{ event: PendingRecord["event"]; event_id: number }>(
-      "DELETE FROM pending_approvals WHERE approval_id = $1 RETURNING event, event_id",
-      [approvalId],
+      `WITH taken AS (DELETE FROM pending_approvals WHERE approval_id = $1 RETURNING approval_id, session_id, event_id, event),
+       kept AS (INSERT INTO approval_answers (approval_id, session_id, event_id, event, answer)
+         SELECT approval_id, session_id, event_id, event, $2::json FROM taken WHERE $2::text IS NOT NULL ON CONFLICT (approval_id) DO NOTHING)
+       SELECT event, event_id FROM taken`,
+      [approvalId, answer ? JSON.stringify(answer) : null],
     );
     return rows[0] && { event: rows[0].event, eventId: rows[0].event_id };
+  }
+
+  async answered(sessionId: string): Promise<AnsweredRecord[]> {
+    const { rows } = await this.pool.query<{ event: PendingRecord["event"]; event_id: number; answer: Resolution }>(
+      "SELECT event, event_id, answer FROM approval_answers WHERE session_id = $1 ORDER BY event_id",
+      [sessionId],
+    );
+    return rows.map((r) => ({ event: r.event, eventId: r.event_id, answer: r.answer }));
+  }
+
+  async forgetAnswers(sessionId: string): Promise<void> {
+    await this.pool.query("DELETE FROM approval_answers WHERE session_id = $1", [sessionId]);
   }
 
   async listPending(sessionId?: string): Promise<PendingRecord[]> {

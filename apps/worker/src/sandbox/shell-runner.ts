@@ -9,6 +9,7 @@ import type { FileGuard } from "../file-guard.js";
 import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { removeMade } from "./git-execution-parts.js";
+import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { safeEnvironment } from "./safe-env.js";
 
@@ -18,7 +19,8 @@ export type ShellOrigin = "model" | "person";
  * Starts shell commands for the worker: inside bubblewrap with a profile derived from the call's
  * rules when the sandbox is active, as plain bash otherwise; always with the safe environment and
  * in a process group of its own, so that killing the group ends the command (and, in the sandbox,
- * its PID namespace with everything it started).
+ * its PID namespace with everything it started). Outside the sandbox a watchdog kills the group
+ * if the worker dies first.
  */
 export class ShellRunner {
   private readonly profiles: ProfileBuilder;
@@ -72,7 +74,7 @@ export class ShellRunner {
   /** As spawn, without the worker's own check of the command: what the sandbox alone lets through. */
   async start(command: string, guard: FileGuard, origin: ShellOrigin = "model"): Promise<ChildProcess> {
     const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
-    if (!this.info.active) return spawn("bash", ["-c", command], options);
+    if (!this.info.active) return spawnWatched(command, options);
     const profile = await this.profile(guard, origin);
     const child = spawn(BWRAP, bwrapCommandLine(["bash", "-c", command]), { ...options, stdio: [...options.stdio, "pipe"] });
     const optionsPipe = child.stdio[OPTIONS_FD] as Writable;

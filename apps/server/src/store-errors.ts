@@ -1,0 +1,58 @@
+import fs from "node:fs";
+import type { Handlers } from "@gatehouse/protocol";
+import { TRPCError } from "@trpc/server";
+import type { Log } from "./log.js";
+import { isStoreFailure } from "./store-retry.js";
+
+type AnyHandler = (...args: unknown[]) => unknown;
+
+const isFull = (err: unknown) => /^(ENOSPC|SQLITE_FULL)$/.test(String((err as { code?: unknown } | null)?.code ?? ""));
+
+/**
+ * What a client is told when its request could not be recorded: the cause in plain words (no
+ * space in the data directory, the database away) instead of "internal server error". A full
+ * data directory is said in the log once a minute at most.
+ */
+export function withStoreErrors(handlers: Handlers, dataDir: string, log: Log): Handlers {
+  let toldFullAt = -Infinity;
+  const explain = (err: unknown): unknown => {
+    if (!isStoreFailure(err)) return err;
+    if (!isFull(err))
+      return new TRPCError({
+        code: "SERVICE_UNAVAILABLE",
+        message: `the server's store is unavailable (${(err as Error).message}); try again once it is back`,
+        cause: err,
+      });
+    if (Date.now() - toldFullAt > 60_000)
+      log.error(`no space left in the data directory ${dataDir}: requests that must be recorded are refused until there is room`);
+    toldFullAt = Date.now();
+    return new TRPCError({
+      code: "SERVICE_UNAVAILABLE",
+      message: `no space left in the server's data directory (${dataDir}): this could not be recorded; try again once there is room`,
+      cause: err,
+    });
+  };
+  const wrap =
+    (fn: AnyHandler): AnyHandler =>
+    (...args) => {
+      const result = fn(...args);
+      return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(explain(err))) : result;
+    };
+  return Object.fromEntries(
+    Object.entries(handlers).map(([group, fns]) => [
+      group,
+      Object.fromEntries(Object.entries(fns as Record<string, AnyHandler>).map(([name, fn]) => [name, wrap(fn)])),
+    ]),
+  ) as unknown as Handlers;
+}
+
+/** At start: a data directory with no room left is said in the log at once, not at the first request that fails. */
+export function sayIfFull(dataDir: string, log: Log): void {
+  try {
+    const { bavail, bsize } = fs.statfsSync(dataDir);
+    if (bavail * bsize < 1024 * 1024)
+      log.error(`no space left in the data directory ${dataDir}: requests that must be recorded are refused until there is room`);
+  } catch {
+    // A data directory that cannot be looked at is reported by the store that opens it.
+  }
+}

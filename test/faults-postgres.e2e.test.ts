@@ -1,0 +1,84 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Events, waitUntil } from "./support/cluster.js";
+import { Instances } from "./support/instances.js";
+import { TestPostgres } from "./support/postgres.js";
+
+/**
+ * PostgreSQL stopped for five seconds under a running server: whatever a turn could not record
+ * is recorded when the database returns, every turn ends where every client sees it, and no
+ * approval's time-out is lost.
+ */
+let postgres: TestPostgres;
+let set: Instances | undefined;
+// Durable, as in production: a database stopped at once keeps every commit it acknowledged.
+beforeAll(async () => {
+  postgres = await TestPostgres.start({ durable: true });
+}, 60_000);
+afterAll(() => postgres?.stop());
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === "fail") console.log(set?.instances.flatMap((i) => i.log.slice(-20)).join("\n"));
+  await set?.stop();
+  set = undefined;
+});
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+const OUTAGE_MS = 5000;
+
+async function outage(): Promise<void> {
+  postgres.pause();
+  await new Promise((r) => setTimeout(r, OUTAGE_MS));
+  postgres.resume();
+}
+
+async function oneInstance(rules: string, config: Record<string, unknown> = {}) {
+  set = await Instances.start(await postgres.database(), ["a"], { rules, config });
+  await set.worker("w1", "a");
+  return set;
+}
+
+describe("PostgreSQL stopped for five seconds", { timeout: 90_000 }, () => {
+  it("a turn whose writes failed ends when the database returns, seen by every client; no second prompt meanwhile", async () => {
+    const s = await oneInstance(`{ "*": "allow" }`);
+    const client = s.client("a");
+    const other = s.client("a");
+    const session = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: s.scenario("outage", [{ toolCalls: [shell("sleep 1")] }, { text: "done" }]),
+    });
+    const seen = new Events(client, { sessionId: session.id });
+    const everything = new Events(other, {});
+    await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    await seen.next("tool_call_started");
+    postgres.pause();
+    await new Promise((r) => setTimeout(r, 2500));
+    const meanwhile = await client.agent.prompt.mutate({ sessionId: session.id, text: "again" }).catch((err: Error) => err);
+    expect(meanwhile).not.toEqual({ accepted: true });
+    await new Promise((r) => setTimeout(r, OUTAGE_MS - 2500));
+    postgres.resume();
+
+    const ended = await seen.next("turn_ended", () => true, 30_000);
+    await everything.next("turn_ended", (e) => e.sessionId === session.id, 10_000);
+    if (ended.reason !== "completed") expect(seen.of("session_error")[0]?.message).toBeTruthy();
+    expect(seen.of("turn_ended")).toHaveLength(1);
+    await waitUntil(async () => (await client.session.get.query({ sessionId: session.id })).session.status === "idle", 10_000, "the session to be idle");
+    expect(await client.agent.prompt.mutate({ sessionId: session.id, text: "again" })).toEqual({ accepted: true });
+    await seen.next("turn_ended", (e) => e !== ended, 20_000);
+  });
+
+  it("an approval's time-out that falls in the outage is applied when the database returns, and its turn ends", async () => {
+    const s = await oneInstance(`{ "*": "ask" }`, { approvalTimeoutMs: 1500 });
+    const client = s.client("a");
+    const session = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: s.scenario("timer", [{ toolCalls: [shell("touch never")] }, { text: "done" }]),
+    });
+    const seen = new Events(client, { sessionId: session.id });
+    await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    await seen.next("tool_approval_required");
+    await outage();
+
+    expect((await seen.next("tool_approval_resolved", () => true, 30_000)).outcome).toBe("timed_out");
+    expect((await seen.next("turn_ended", () => true, 15_000)).reason).toBe("completed");
+    expect(new Set(seen.of("tool_approval_required").map((e) => e.approvalId)).size).toBe(1);
+  });
+});
