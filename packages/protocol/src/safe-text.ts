@@ -1,0 +1,144 @@
+/**
+ * Text made safe to show a person: every code point that a screen would interpret, hide or draw
+ * as something else is written as a visible escape, so that what is read is what runs. A text
+ * with nothing to escape is shown as it is, backslashes and all; one with something to escape has
+ * its backslashes doubled too (as git quotes a path), so the escaping can be undone
+ * (`unescapeShown`): every other backslash starts an escape.
+ */
+
+/**
+ * What is never shown as itself: control characters (C0, DEL, C1), format characters (bidi
+ * controls and isolates, zero-width marks, tags), line and paragraph separators, lone surrogates,
+ * every default-ignorable code point, and spaces other than U+0020 (no-break and the sized ones:
+ * they look like a space, but no shell splits on them).
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Zs}\p{Default_Ignorable_Code_Point}]/u;
+/** The brackets of the out-of-sight markers: escaped in content so that no content can forge a marker. */
+const MARKER_BRACKETS = /[⟦⟧]/u;
+const NAMED: Record<string, string> = { "\b": "\\b", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": "\\v" };
+const UNNAMED: Record<string, string> = { b: "\b", t: "\t", n: "\n", r: "\r", f: "\f", v: "\v", "\\": "\\" };
+
+export interface ShownText {
+  /** The text with every hidden code point escaped: safe to print. */
+  text: string;
+  /** Whether anything was escaped (and so every backslash doubled): the text reads as escapes. */
+  escaped: boolean;
+  /** How many hidden code points were escaped (tabs and newlines not counted: whitespace a person sees). */
+  hidden: number;
+  /** The escapes written, each once, in the order first met (`\b`, `\u202E`). */
+  kinds: string[];
+}
+
+const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, "0");
+
+/** The visible escape of one code point. */
+export function escapeCodePoint(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const cp = ch.codePointAt(0)!;
+  if (cp <= 0xff) return `\\x${hex(cp, 2).toLowerCase()}`;
+  return cp <= 0xffff ? `\\u${hex(cp, 4)}` : `\\u{${hex(cp, 5)}}`;
+}
+
+/** Whether a code point is shown as an escape; a newline and a tab only when the text is shown on one line. */
+function isHidden(ch: string, oneLine: boolean): boolean {
+  if (ch === "\n" || ch === "\t") return oneLine;
+  if (ch === " ") return false;
+  return HIDDEN.test(ch) || MARKER_BRACKETS.test(ch);
+}
+
+function needsEscaping(text: string, oneLine: boolean): boolean {
+  for (const ch of text) if (isHidden(ch, oneLine)) return true;
+  return false;
+}
+
+/** Whether an escaped code point counts as hidden for the mark: whitespace and marker brackets are seen. */
+const counts = (ch: string) => ch !== "\t" && ch !== "\n" && !MARKER_BRACKETS.test(ch);
+
+/**
+ * The text safe to show. `oneLine`: newlines and tabs are escaped too (titles, one-line
+ * summaries); otherwise they stay line breaks and tabs, which a screen shows faithfully.
+ */
+export function showText(text: string, opts: { oneLine?: boolean } = {}): ShownText {
+  const oneLine = opts.oneLine === true;
+  if (!needsEscaping(text, oneLine)) return { text, escaped: false, hidden: 0, kinds: [] };
+  let out = "";
+  let hidden = 0;
+  const kinds = new Set<string>();
+  for (const ch of text) {
+    if (ch === "\\") out += "\\\\";
+    else if (!isHidden(ch, oneLine)) out += ch;
+    else {
+      const escaped = escapeCodePoint(ch);
+      out += escaped;
+      if (counts(ch)) {
+        hidden++;
+        kinds.add(escaped);
+      }
+    }
+  }
+  return { text: out, escaped: true, hidden, kinds: [...kinds] };
+}
+
+/** Shorthand: the text safe to print on one line. */
+export const safeLine = (text: string): string => showText(text, { oneLine: true }).text;
+/** Shorthand: the text safe to print, newlines kept as line breaks. */
+export const safeText = (text: string): string => showText(text).text;
+
+export class UnescapeError extends Error {
+  override readonly name = "UnescapeError";
+  readonly code = "BAD_ESCAPE";
+}
+
+/** The original text of an escaped one (`escaped` true): the inverse of `showText`. */
+export function unescapeShown(shown: string): string {
+  return shown.replace(/\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|.)/gsu, (whole, esc: string) => {
+    if (esc.startsWith("x") && esc.length === 3) return String.fromCharCode(parseInt(esc.slice(1), 16));
+    if (esc.startsWith("u{")) return String.fromCodePoint(parseInt(esc.slice(2, -1), 16));
+    if (esc.startsWith("u") && esc.length === 5) return String.fromCharCode(parseInt(esc.slice(1), 16));
+    const named = UNNAMED[esc];
+    if (named === undefined) throw new UnescapeError(`unknown escape ${whole}`);
+    return named;
+  });
+}
+
+/** The original of a shown text. */
+export const originalOf = (shown: Pick<ShownText, "text" | "escaped">): string => (shown.escaped ? unescapeShown(shown.text) : shown.text);
+
+/**
+ * JSON of a value with every hidden code point written as a JSON `\uXXXX` escape: valid JSON that
+ * parses back to the value, and safe to print. `hidden` counts the hidden code points in its strings.
+ */
+export function showJson(value: unknown, indent?: number): { text: string; hidden: number; kinds: string[] } {
+  const json = JSON.stringify(value, null, indent) ?? "undefined";
+  let hidden = 0;
+  const kinds = new Set<string>();
+  const count = (s: string) => {
+    for (const ch of s)
+      if (isHidden(ch, false) && counts(ch)) {
+        hidden++;
+        kinds.add(escapeCodePoint(ch));
+      }
+  };
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") count(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object")
+      for (const [k, x] of Object.entries(v)) {
+        count(k);
+        walk(x);
+      }
+  };
+  walk(value);
+  const text = json.replace(/[^\n]/gu, (ch) => (isHidden(ch, false) ? jsonEscape(ch) : ch));
+  return { text, hidden, kinds: [...kinds] };
+}
+
+const jsonEscape = (ch: string): string => {
+  let out = "";
+  for (let i = 0; i < ch.length; i++) out += `\\u${hex(ch.charCodeAt(i), 4)}`;
+  return out;
+};
+
+/** Whether a text has nothing that `showText` would escape (newlines and tabs aside). */
+export const isShowable = (text: string): boolean => !needsEscaping(text, false);
