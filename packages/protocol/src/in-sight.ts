@@ -100,3 +100,15 @@ export function describeCuts(cuts: Cut[], max = 3): string {
   if (cuts.length > max) said.push(`${cuts.length - max} more`);
   return said.join("; ");
 }
+
+/** One line of shown text in at most `max` characters: long runs of spaces marked, the end cut at an escape's edge with `…`. */
+export function cutLine(shown: string, max: number): string {
+  const line = collapseSpaces(shown, 1, { ...SCREEN_LIMITS, maxLines: 1 }, []);
+  if (line.length <= max) return line;
+  let kept = "";
+  for (const [unit] of line.matchAll(UNIT)) {
+    if (kept.length + unit.length > max - 1) break;
+    kept += unit;
+  }
+  return `${kept}…`;
+}

@@ -140,5 +140,8 @@ const jsonEscape = (ch: string): string => {
   return out;
 };
 
-/** Whether a text has nothing that `showText` would escape (newlines and tabs aside). */
-export const isShowable = (text: string): boolean => !needsEscaping(text, false);
+/** Whether a text holds no hidden code point (newlines, tabs and the markers' brackets aside): safe to print as it is. */
+export const isShowable = (text: string): boolean => {
+  for (const ch of text) if (isHidden(ch, false) && !MARKER_BRACKETS.test(ch)) return false;
+  return true;
+};

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { approvalMark, describeMark } from "../src/call-mark.js";
+import { approvalMark, describeMark } from "../src/shown-call.js";
 import { inSight, SCREEN_LIMITS } from "../src/in-sight.js";
 import { lookAlikes } from "../src/look-alikes.js";
 import { isShowable, originalOf, showJson, showText } from "../src/safe-text.js";
@@ -86,6 +86,7 @@ describe("text made safe to show", () => {
     expect(showText("a\\b\x1b").text).toBe("a\\\\b\\x1b");
     expect(showText("x\ny\tz", { oneLine: true }).text).toBe("x\\ny\\tz");
     expect(showText("fake ⟦4 spaces⟧").text).toBe("fake \\u27E6" + "4 spaces\\u27E7");
+    expect([isShowable("a ⟦4 spaces⟧ b\tc\nd"), isShowable("a\u00a0b"), isShowable("a\bb")]).toEqual([true, false, false]);
   });
 });
 

@@ -1,7 +1,8 @@
 import type { ApprovalRequired } from "./events.js";
 import { describeCuts, type Cut } from "./in-sight.js";
 import { lookAlikes, type LookAlike } from "./look-alikes.js";
-import { showJson, showText } from "./safe-text.js";
+import { isShowable, showJson, showText } from "./safe-text.js";
+import type { Presentation } from "./schemas.js";
 
 /** What a person must be told about a call before answering it: what is hidden in it, what looks like something else, what is out of sight. */
 export interface CallMark {
@@ -58,4 +59,21 @@ export function describeMark(mark: CallMark): string[] {
   }
   if (mark.cuts.length > 0) lines.push(`left out of sight: ${describeCuts(mark.cuts)}`);
   return lines;
+}
+
+/**
+ * A presentation whose content and directory are safe to print: as the server made them, or
+ * escaped here when they are not (a server from before presentations were made safe).
+ */
+export function safePresentation(p: Presentation): Presentation {
+  const cwd = p.cwd === undefined || isShowable(p.cwd) ? p.cwd : showText(p.cwd, { oneLine: true }).text;
+  if (p.hidden !== undefined && isShowable(p.content) && cwd === p.cwd) return p;
+  const shown = showText(p.content);
+  return { ...p, content: shown.text, hidden: shown.hidden, hiddenKinds: shown.kinds, ...(cwd === undefined ? {} : { cwd }) };
+}
+
+/** A call's arguments (a JSON text) safe to print: JSON with every hidden code point escaped, or the text escaped when it is not JSON. */
+export function safeArguments(argumentsJson: string, indent?: number): string {
+  const args = parsed(argumentsJson);
+  return typeof args === "string" && args === argumentsJson ? showText(argumentsJson).text : showJson(args, indent).text;
 }
