@@ -67,7 +67,10 @@ describe("hostile text in the terminal, driven in tmux", () => {
       await waitUntil(
         () => {
           if (!t.visible().includes("feedback for the model")) return true;
-          if (Date.now() - pressed > 500) (t.keys("Enter"), (pressed = Date.now()));
+          if (Date.now() - pressed > 500) {
+            t.keys("Enter");
+            pressed = Date.now();
+          }
           return false;
         },
         20_000,
