@@ -1,3 +1,4 @@
+import { cutLine, safeLine, safeText } from "@gatehouse/protocol/show";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import type { Entry } from "../state.js";
@@ -6,15 +7,16 @@ import { MODES } from "./modes.js";
 
 const MARK = { queued: "·", asking: "?", running: "…", done: "✓", failed: "✗", denied: "⊘", cancelled: "-" } as const;
 
+/** A call's main argument on one line, safe to show. */
 function brief(args: string): string {
   try {
     const parsed = JSON.parse(args) as Record<string, unknown>;
     const main = parsed.command ?? parsed.path ?? parsed.pattern ?? parsed.prompt;
-    if (typeof main === "string") return main.length > 120 ? `${main.slice(0, 120)}…` : main;
+    if (typeof main === "string") return cutLine(safeLine(main), 120);
   } catch {
     // not JSON: shown as it came
   }
-  return args.length > 120 ? `${args.slice(0, 120)}…` : args;
+  return cutLine(safeLine(args), 120);
 }
 
 function EntryView({ e }: { e: Entry }) {
@@ -23,14 +25,14 @@ function EntryView({ e }: { e: Entry }) {
       return (
         <div class="e user">
           <span class="who">You</span>
-          <p>{e.text}</p>
+          <p>{safeText(e.text)}</p>
         </div>
       );
     case "assistant":
       return (
         <div class="e assistant" aria-busy={e.streaming}>
           <span class="who">Model</span>
-          <p>{e.text}</p>
+          <p>{safeText(e.text)}</p>
         </div>
       );
     case "tool":
@@ -39,8 +41,8 @@ function EntryView({ e }: { e: Entry }) {
           <span class="mark" aria-label={e.status}>
             {MARK[e.status]}
           </span>{" "}
-          <span class="tool">{e.toolName}</span> <code>{brief(e.args)}</code>
-          {e.why && <span class="why-line"> — {e.why}</span>}
+          <span class="tool">{safeLine(e.toolName)}</span> <code class="shown">{brief(e.args)}</code>
+          {e.why && <span class="why-line"> — {safeLine(e.why)}</span>}
           {e.childId && (
             <>
               {" "}
@@ -50,7 +52,7 @@ function EntryView({ e }: { e: Entry }) {
           {e.output !== null && (
             <details>
               <summary>Output</summary>
-              <pre>{e.output}</pre>
+              <pre>{safeText(e.output)}</pre>
             </details>
           )}
         </div>
@@ -58,12 +60,12 @@ function EntryView({ e }: { e: Entry }) {
     case "shell":
       return (
         <div class="e shell">
-          <span class="who">{e.by} ran</span> <code>!{e.command}</code> <span class="meta">exit {e.exitCode ?? "none"}</span>
-          <pre>{e.output}</pre>
+          <span class="who">{safeLine(e.by)} ran</span> <code class="shown">!{safeLine(e.command)}</code> <span class="meta">exit {e.exitCode ?? "none"}</span>
+          <pre>{safeText(e.output)}</pre>
         </div>
       );
     case "notice":
-      return <p class={`e notice ${e.tone}`}>{e.text}</p>;
+      return <p class={`e notice ${e.tone}`}>{safeText(e.text)}</p>;
   }
 }
 
