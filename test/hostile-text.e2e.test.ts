@@ -1,8 +1,9 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Cluster, Events, waitUntil } from "./support/cluster.js";
+import { CLIENT_TOKEN, Cluster, Events, waitUntil } from "./support/cluster.js";
 import { HOSTILE_CASES, HOSTILE_FILES } from "./support/hostile-text.js";
 import { Tmux } from "./support/tmux.js";
 
@@ -23,6 +24,11 @@ afterEach(async () => {
   if (root) fs.rmSync(root, { recursive: true, force: true });
   root = undefined;
 });
+
+/** What a printed text may never hold as itself (newlines and tabs aside). */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
+const printable = (text: string) => text.replace(/[\n\t]/g, "");
+const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, CI: "1" }, timeout: 60_000 });
 
 /** The screen as one line of words: box borders gone, every run of blanks one space (the box wraps long lines). */
 const words = (screen: string) => screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
@@ -90,7 +96,7 @@ describe("the digest of what was shown", () => {
       workerId: "w1",
       scenario: cluster.scenario("digest", [
         { toolCalls: [{ tool: "shell_exec", args: { command: "echo shown-one" } }] },
-        { toolCalls: [{ tool: "shell_exec", args: { command: "echo shown-two" } }] },
+        { toolCalls: [{ tool: "shell_exec", args: { command: "echo shown-two # \u202e\b" } }] },
         { text: "done" },
       ]),
     });
@@ -117,5 +123,56 @@ describe("the digest of what was shown", () => {
     await events.next("turn_ended", () => true, 10_000);
     expect(events.of("tool_result").map((r) => r.output.trim())).toEqual(["shown-one", "shown-two"]);
     events.close();
+
+    const audit = cli(["audit", "--server", cluster.url, "--token", CLIENT_TOKEN]);
+    expect(audit.status, audit.stderr).toBe(0);
+    expect(audit.stdout).toContain('{"command":"echo shown-two # \\u202E\\b"}');
+    expect(printable(audit.stdout)).not.toMatch(INVISIBLE);
+    const json = cli(["audit", "--server", cluster.url, "--token", CLIENT_TOKEN, "--json"]);
+    expect(printable(json.stdout)).not.toMatch(INVISIBLE);
+    expect(
+      json.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).arguments),
+    ).toContain(JSON.stringify({ command: "echo shown-two # \u202e\b" }));
+  });
+});
+
+describe("hostile text in gatehouse run and permissions explain", () => {
+  it("prints every call escaped, as lines and as JSON lines that parse back to the call", () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-hostile-run-")));
+    const work = path.join(root, "work");
+    fs.mkdirSync(work);
+    const rules = path.join(root, "data", "workers", "local", "permissions.jsonc");
+    fs.mkdirSync(path.dirname(rules), { recursive: true });
+    fs.writeFileSync(rules, RULES);
+    const cases = HOSTILE_CASES.filter((c) => c.call.tool === "shell_exec" && c.call.args.command!.toString().length < 200);
+    const scenario = path.join(root, "scenario.json");
+    fs.writeFileSync(scenario, JSON.stringify({ name: "hostile", steps: [{ text: "Hostile.", toolCalls: cases.map((c) => c.call) }, { text: "done" }] }));
+    const local = ["--dir", work, "--data-dir", path.join(root, "data"), "--scenario", scenario];
+
+    const lines = cli(["run", "--prompt", "go", ...local]);
+    expect(lines.status, lines.stderr).toBe(3);
+    for (const out of [lines.stdout, lines.stderr]) expect(printable(out)).not.toMatch(INVISIBLE);
+    expect(lines.stdout).toContain(`✗ denied: shell_exec mv build .trash${"\\b".repeat(15)}mv notes.txt notes.md:`);
+    expect(lines.stderr).toContain("shell_exec echo ok \\u202E; hsart. dliub vm #\\u202C:");
+
+    const json = cli(["run", "--prompt", "go", "--json", ...local]);
+    expect(printable(json.stdout)).not.toMatch(INVISIBLE);
+    const asked = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; toolCalls?: unknown; message?: { toolCalls: { arguments: string }[] } })
+      .find((e) => e.type === "assistant_message" && e.message!.toolCalls.length > 0);
+    expect(asked!.message!.toolCalls.map((c) => JSON.parse(c.arguments))).toEqual(cases.map((c) => c.call.args));
+
+    const explain = cli(["permissions", "explain", "--rules", rules, "--tool", "shell_exec", "--args", JSON.stringify({ command: "c\u0430t x\b\u2066" })]);
+    expect(explain.status, explain.stderr).toBe(0);
+    expect(printable(explain.stdout)).not.toMatch(INVISIBLE);
+    expect(explain.stdout).toContain('"c\u0430t x\\\\b\\u2066"');
+    expect(explain.stdout).toContain(
+      "! contains 2 invisible characters, shown as escapes (\\b, \\u2066)\n! look-alike letters: c\\u0430t (Latin and Cyrillic)",
+    );
   });
 });
