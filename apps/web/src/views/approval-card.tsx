@@ -210,6 +210,7 @@ export function ApprovalCard({
               <div class="pattern" key={i}>
                 <label for={`${a.approvalId}-p${i}`}>Pattern {i + 1}</label>
                 <input
+                  class="shown"
                   id={`${a.approvalId}-p${i}`}
                   ref={i === 0 ? firstField : undefined}
                   value={p}
