@@ -55,33 +55,35 @@ describe("hostile text in the terminal, driven in tmux", () => {
         throw new Error(`${err.message}\n--- screen ---\n${t.visible()}`);
       });
     };
-    for (const c of HOSTILE_CASES) {
-      await showing([c.shown, `⚠ ${c.mark}`, "n deny with feedback"], `the approval of: ${c.name}`);
-      if (c.name.startsWith("thousands of spaces")) {
-        t.keys("v");
-        await showing(["lines 1-1 of 1 (j/k", "echo ok", "; mv build .trash"], "the pager with the whole command");
-        const body = t.visible().split("q to go back)")[1]!;
-        expect(body).toMatch(/^\s*echo ok\n(\s*\n){10,}\s*; mv build \.trash\n/);
-        expect(body).not.toContain("⟦");
-        t.keys("q");
-        await showing([c.shown, "n deny with feedback"], "the prompt again");
-      }
-      t.keys("n");
-      await showing(["feedback for the model"], "the feedback line");
-      // Enter may come before the line editor listens (its frame is drawn first): pressed until it is taken.
+    /** Presses `key` until it is taken: a key may come before the prompt listens (its frame is drawn first). */
+    const pressUntil = async (key: string, taken: () => boolean, what: string) => {
       let pressed = 0;
       await waitUntil(
         () => {
-          if (!t.visible().includes("feedback for the model")) return true;
-          if (Date.now() - pressed > 500) {
-            t.keys("Enter");
+          if (taken()) return true;
+          if (Date.now() - pressed > 1000) {
+            t.keys(key);
             pressed = Date.now();
           }
           return false;
         },
         20_000,
-        "the denial",
+        what,
       );
+    };
+    for (const c of HOSTILE_CASES) {
+      await showing([c.shown, `⚠ ${c.mark}`, "n deny with feedback"], `the approval of: ${c.name}`);
+      if (c.name.startsWith("thousands of spaces")) {
+        await pressUntil("v", () => t.visible().includes("lines 1-1 of 1 (j/k"), "the pager");
+        await showing(["lines 1-1 of 1 (j/k", "echo ok", "; mv build .trash"], "the pager with the whole command");
+        const body = t.visible().split("q to go back)")[1]!;
+        expect(body).toMatch(/^\s*echo ok\n(\s*\n){10,}\s*; mv build \.trash\n/);
+        expect(body).not.toContain("⟦");
+        await pressUntil("q", () => !t.visible().includes("q to go back)"), "the pager to close");
+        await showing([c.shown, "n deny with feedback"], "the prompt again");
+      }
+      await pressUntil("n", () => t.visible().includes("feedback for the model"), "the feedback line");
+      await pressUntil("Enter", () => !t.visible().includes("feedback for the model"), "the denial");
     }
     await t.waitFor(/All asked\./, "the end of the scenario");
     expect(fs.existsSync(path.join(work, "config.ini"))).toBe(true);

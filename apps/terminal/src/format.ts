@@ -29,8 +29,8 @@ export function describeRule(decision: Decision | null): string | null {
 
 /** The first lines of a tool's output, for the transcript. */
 export function outputPreview(output: string, lines = 4, width = 160): string[] {
-  const all = showText(output.replace(/\s+$/, "")).text.split("\n");
-  const shown = all.slice(0, lines).map((l) => cutLine(l, width));
+  const all = output.replace(/\s+$/, "").split("\n");
+  const shown = all.slice(0, lines).map((l) => cutLine(showText(l).text, width));
   if (all.length > lines) shown.push(`… ${all.length - lines} more line(s)`);
   return shown;
 }

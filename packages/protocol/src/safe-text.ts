@@ -6,13 +6,6 @@
  * (`unescapeShown`): every other backslash starts an escape.
  */
 
-/**
- * What is never shown as itself: control characters (C0, DEL, C1), format characters (bidi
- * controls and isolates, zero-width marks, tags), line and paragraph separators, lone surrogates,
- * every default-ignorable code point, and spaces other than U+0020 (no-break and the sized ones:
- * they look like a space, but no shell splits on them).
- */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Zs}\p{Default_Ignorable_Code_Point}]/u;
 /** The brackets of the out-of-sight markers: escaped in content so that no content can forge a marker. */
 const MARKER_BRACKETS = /[⟦⟧]/u;
 const NAMED: Record<string, string> = { "\b": "\\b", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": "\\v" };
@@ -40,17 +33,21 @@ export function escapeCodePoint(ch: string): string {
   return cp <= 0xffff ? `\\u${hex(cp, 4)}` : `\\u{${hex(cp, 5)}}`;
 }
 
-/** Whether a code point is shown as an escape; a newline and a tab only when the text is shown on one line. */
-function isHidden(ch: string, oneLine: boolean): boolean {
-  if (ch === "\n" || ch === "\t") return oneLine;
-  if (ch === " ") return false;
-  return HIDDEN.test(ch) || MARKER_BRACKETS.test(ch);
-}
+/**
+ * What is never shown as itself: control characters (C0, DEL, C1), format characters (bidi
+ * controls and isolates, zero-width marks, tags), line and paragraph separators, lone surrogates,
+ * every default-ignorable code point, and spaces other than U+0020 (no-break and the sized ones:
+ * they look like a space, but no shell splits on them).
+ * The markers' brackets are escaped too, so that no content can forge a marker.
+ */
+const CLASS = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Zs}\p{Default_Ignorable_Code_Point}⟦⟧]`;
+/** What `showText` escapes in multi-line text (newlines, tabs and spaces are layout), and on one line (spaces only). */
+const ESCAPED = { multiLine: new RegExp(`(?![\n\t ])${CLASS}`, "u"), oneLine: new RegExp(`(?! )${CLASS}`, "u") };
+/** The same with a backslash, all at once: what an escaped text rewrites. */
+const REWRITTEN = { multiLine: new RegExp(`\\\\|(?![\n\t ])${CLASS}`, "gu"), oneLine: new RegExp(`\\\\|(?! )${CLASS}`, "gu") };
 
-function needsEscaping(text: string, oneLine: boolean): boolean {
-  for (const ch of text) if (isHidden(ch, oneLine)) return true;
-  return false;
-}
+/** Whether a code point is shown as an escape; a newline and a tab only when the text is shown on one line. */
+const isHidden = (ch: string, oneLine: boolean): boolean => (oneLine ? ESCAPED.oneLine : ESCAPED.multiLine).test(ch);
 
 /** Whether an escaped code point counts as hidden for the mark: whitespace and marker brackets are seen. */
 const counts = (ch: string) => ch !== "\t" && ch !== "\n" && !MARKER_BRACKETS.test(ch);
@@ -60,23 +57,19 @@ const counts = (ch: string) => ch !== "\t" && ch !== "\n" && !MARKER_BRACKETS.te
  * summaries); otherwise they stay line breaks and tabs, which a screen shows faithfully.
  */
 export function showText(text: string, opts: { oneLine?: boolean } = {}): ShownText {
-  const oneLine = opts.oneLine === true;
-  if (!needsEscaping(text, oneLine)) return { text, escaped: false, hidden: 0, kinds: [] };
-  let out = "";
+  const mode = opts.oneLine === true ? "oneLine" : "multiLine";
+  if (!ESCAPED[mode].test(text)) return { text, escaped: false, hidden: 0, kinds: [] };
   let hidden = 0;
   const kinds = new Set<string>();
-  for (const ch of text) {
-    if (ch === "\\") out += "\\\\";
-    else if (!isHidden(ch, oneLine)) out += ch;
-    else {
-      const escaped = escapeCodePoint(ch);
-      out += escaped;
-      if (counts(ch)) {
-        hidden++;
-        kinds.add(escaped);
-      }
+  const out = text.replace(REWRITTEN[mode], (ch) => {
+    if (ch === "\\") return "\\\\";
+    const escaped = escapeCodePoint(ch);
+    if (counts(ch)) {
+      hidden++;
+      kinds.add(escaped);
     }
-  }
+    return escaped;
+  });
   return { text: out, escaped: true, hidden, kinds: [...kinds] };
 }
 
@@ -140,8 +133,8 @@ const jsonEscape = (ch: string): string => {
   return out;
 };
 
+/** What is hidden besides layout, markers' brackets aside: a text without any is safe to print as it is. */
+const UNSHOWABLE = new RegExp(`(?![\n\t ⟦⟧])${CLASS}`, "u");
+
 /** Whether a text holds no hidden code point (newlines, tabs and the markers' brackets aside): safe to print as it is. */
-export const isShowable = (text: string): boolean => {
-  for (const ch of text) if (isHidden(ch, false) && !MARKER_BRACKETS.test(ch)) return false;
-  return true;
-};
+export const isShowable = (text: string): boolean => !UNSHOWABLE.test(text);

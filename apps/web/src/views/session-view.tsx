@@ -1,5 +1,5 @@
 import { cutLine, safeLine, safeText } from "@gatehouse/protocol/show";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import type { Entry } from "../state.js";
 import { ApprovalQueue } from "./approval-queue.js";
@@ -17,6 +17,12 @@ function brief(args: string): string {
     // not JSON: shown as it came
   }
   return cutLine(safeLine(args), 120);
+}
+
+/** Output safe to show, escaped once per output rather than at every render of the transcript. */
+function Output({ text }: { text: string }) {
+  const shown = useMemo(() => safeText(text), [text]);
+  return <pre>{shown}</pre>;
 }
 
 function EntryView({ e }: { e: Entry }) {
@@ -52,7 +58,7 @@ function EntryView({ e }: { e: Entry }) {
           {e.output !== null && (
             <details>
               <summary>Output</summary>
-              <pre>{safeText(e.output)}</pre>
+              <Output text={e.output} />
             </details>
           )}
         </div>
@@ -61,7 +67,7 @@ function EntryView({ e }: { e: Entry }) {
       return (
         <div class="e shell">
           <span class="who">{safeLine(e.by)} ran</span> <code class="shown">!{safeLine(e.command)}</code> <span class="meta">exit {e.exitCode ?? "none"}</span>
-          <pre>{safeText(e.output)}</pre>
+          <Output text={e.output} />
         </div>
       );
     case "notice":
