@@ -5,12 +5,11 @@ import path from "node:path";
 import { startTelegramBot, type Log, type TelegramBot } from "@gatehouse/telegram";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Cluster, CLIENT_TOKEN, waitUntil } from "./support/cluster.js";
-import { FakeBotApi, type ChatMessage } from "./support/fake-bot-api.js";
+import { BOT_USER_TOKEN, botServerConfig, FakeBotApi, type ChatMessage } from "./support/fake-bot-api.js";
 import { ServerProcess } from "./support/server-process.js";
 
 const ADA = 111;
 const STRANGER = 999;
-const BOT_USER_TOKEN = "telegram-ada-token-0001";
 const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
 const LONG = Array.from({ length: 500 }, (_, i) => `line ${i + 1} of the new notes`).join("\n");
 
@@ -63,13 +62,7 @@ beforeAll(async () => {
   cluster = await Cluster.start({
     rules: `{ "*": "ask", "read_file": "allow" }`,
     files: { "README.md": "hello from the project\n" },
-    config: {
-      scenario: path.join(dir, "scenario.json"),
-      clientTokens: [
-        { token: CLIENT_TOKEN, name: "ada-terminal", role: "admin" },
-        { token: BOT_USER_TOKEN, name: "ada-telegram", role: "approver", workers: ["w1"] },
-      ],
-    },
+    config: botServerConfig(path.join(dir, "scenario.json")),
   });
   api = await FakeBotApi.start();
   bot = await startBot();

@@ -1,6 +1,19 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { CLIENT_TOKEN } from "./cluster.js";
 import { waitUntil } from "./wait.js";
+
+/** The Gatehouse token of the chat's user (an approver on w1). */
+export const BOT_USER_TOKEN = "telegram-ada-token-0001";
+
+/** The server config a bot test needs: the scripted scenario, an admin client and the chat user's token. */
+export const botServerConfig = (scenario: string) => ({
+  scenario,
+  clientTokens: [
+    { token: CLIENT_TOKEN, name: "ada-terminal", role: "admin" },
+    { token: BOT_USER_TOKEN, name: "ada-telegram", role: "approver", workers: ["w1"] },
+  ],
+});
 
 /** A message in a chat of the fake Bot API, as the test sees it. */
 export interface ChatMessage {

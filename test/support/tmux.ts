@@ -28,6 +28,11 @@ export class Tmux {
     return this.tmux("capture-pane", "-p", "-J", "-S", "-1000", "-t", "main");
   }
 
+  /** The visible screen alone, lines joined. */
+  visible(): string {
+    return this.tmux("capture-pane", "-p", "-J", "-t", "main");
+  }
+
   /** The visible screen with its colours and styles as escape sequences (for a screenshot). */
   styledScreen(): string {
     return this.tmux("capture-pane", "-p", "-e", "-t", "main");

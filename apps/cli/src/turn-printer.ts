@@ -1,4 +1,4 @@
-import { toolOutputText, type GatehouseEvent } from "@gatehouse/protocol";
+import { safeLine, safeText, showJson, toolOutputText, type GatehouseEvent } from "@gatehouse/protocol";
 import { describeCall, describeRule, outputPreview, wasRefused } from "@gatehouse/terminal";
 
 /**
@@ -27,7 +27,7 @@ export class TurnPrinter {
     const own = e.sessionId === this.sessionId;
     if (!own && (e.type === "assistant_message" || e.type === "worker_disconnected" || e.type === "permissions_invalid")) return;
     const line = this.describe(e);
-    if (line !== null) this.write(own ? line : `[${this.agents.get(e.sessionId) ?? "subagent"}] ${line}`);
+    if (line !== null) this.write(own ? line : `[${safeLine(this.agents.get(e.sessionId) ?? "subagent")}] ${line}`);
   }
 
   /**
@@ -42,14 +42,14 @@ export class TurnPrinter {
     }
     this.flushText();
     if (e.type === "assistant_text_delta") this.heldText = { id, event: e };
-    else this.write(JSON.stringify({ id, ...e }));
+    else this.write(showJson({ id, ...e }).text);
   }
 
   private flushText(): void {
     if (!this.heldText) return;
     const { id, event } = this.heldText;
     this.heldText = null;
-    this.write(JSON.stringify({ id, ...event }));
+    this.write(showJson({ id, ...event }).text);
   }
 
   private title(e: { sessionId: string; callId: string; toolName: string }): string {
@@ -62,7 +62,7 @@ export class TurnPrinter {
     if (e.type === "assistant_message" && e.message.role === "assistant")
       for (const c of e.message.toolCalls) this.titles.set(`${e.sessionId}/${c.callId}`, describeCall(c.toolName, c.arguments, 200));
     if (e.type === "tool_result" && wasRefused(e.outcome))
-      this.denied.push(`${own ? "" : `[${this.agents.get(e.sessionId) ?? "subagent"}] `}${this.title(e)}: ${e.output}`);
+      this.denied.push(`${own ? "" : `[${safeLine(this.agents.get(e.sessionId) ?? "subagent")}] `}${this.title(e)}: ${safeText(e.output)}`);
     if (!own) return;
     if (e.type === "session_error") this.error = `${e.code}: ${e.message}`;
     if (e.type === "turn_ended" && e.reason === "error" && !this.error) this.error = "the turn ended with an error";
@@ -71,9 +71,9 @@ export class TurnPrinter {
   private describe(e: GatehouseEvent): string | null {
     switch (e.type) {
       case "session_created":
-        return e.session.parentId ? `subagent ${e.session.agent} started (session ${e.sessionId})` : null;
+        return e.session.parentId ? `subagent ${safeLine(e.session.agent)} started (session ${e.sessionId})` : null;
       case "assistant_message":
-        return e.message.role === "assistant" && e.message.text.trim() ? e.message.text : null;
+        return e.message.role === "assistant" && e.message.text.trim() ? safeText(e.message.text) : null;
       case "tool_call_started": {
         const rule = describeRule(e.decision);
         return `→ ${this.title(e)}${rule ? ` (allowed by ${rule})` : " (approved)"}`;
@@ -82,16 +82,16 @@ export class TurnPrinter {
         const title = this.title(e);
         const text = toolOutputText(e);
         if (e.ok) return [`✓ ${title}`, ...outputPreview(text).map((l) => `    ${l}`)].join("\n");
-        return `✗ ${wasRefused(e.outcome) ? "denied" : e.outcome.replace("_", " ")}: ${title}: ${text}`;
+        return `✗ ${wasRefused(e.outcome) ? "denied" : e.outcome.replace("_", " ")}: ${title}: ${safeText(text)}`;
       }
       case "tool_approval_required":
-        return `? ${describeCall(e.toolName, e.arguments, 200)} asks: ${e.reason}`;
+        return `? ${describeCall(e.toolName, e.arguments, 200)} asks: ${safeText(e.reason)}`;
       case "tool_approval_resolved":
-        return `  ${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}`;
+        return `  ${e.outcome.replace("_", " ")}${e.by ? ` by ${safeLine(e.by)}` : ""}`;
       case "session_error":
-        return `error: ${e.code}: ${e.message}`;
+        return `error: ${e.code}: ${safeText(e.message)}`;
       case "permissions_invalid":
-        return `error: permissions file invalid: ${e.file}:${e.line}:${e.column}: ${e.message}`;
+        return `error: permissions file invalid: ${safeLine(e.file)}:${e.line}:${e.column}: ${safeText(e.message)}`;
       case "worker_disconnected":
         return `error: worker ${e.workerId} disconnected`;
       case "turn_ended":

@@ -1,4 +1,5 @@
 import { evaluate, loadShellParser, overbroadPattern, Ruleset, RulesFileError, type Decision, type ToolCall } from "@gatehouse/policy";
+import { refuseChanged } from "./approval-digest.js";
 import { GatehouseError } from "./errors.js";
 import type { ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
@@ -113,6 +114,7 @@ export class ApprovalGate {
   async approve(by: string, input: ApproveInput): Promise<boolean> {
     const p = this.pending.get(input.sessionId, input.approvalId);
     if (!p) return false;
+    refuseChanged(input.digest, p.call, p.event.presentation);
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
     const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
     if (scope !== "once") refuseToSave(p.event.decision.critical, patterns);

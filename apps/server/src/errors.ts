@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 
-export type ServerErrorCode = "NOT_FOUND" | "WORKER_OFFLINE" | "WORKER_LOST" | "TOOL_TIMEOUT" | "ABORTED" | "BUSY" | "CONFIG" | "PROVIDER" | "REFUSED";
+export type ServerErrorCode =
+  "NOT_FOUND" | "WORKER_OFFLINE" | "WORKER_LOST" | "TOOL_TIMEOUT" | "ABORTED" | "BUSY" | "CONFIG" | "PROVIDER" | "REFUSED" | "CHANGED";
 
 /** A server-side failure with a code; the router turns it into a tRPC error with the same words. */
 export class GatehouseError extends Error {
@@ -13,7 +14,7 @@ export class GatehouseError extends Error {
   }
 
   toTRPC(): TRPCError {
-    const code = this.code === "NOT_FOUND" ? "NOT_FOUND" : this.code === "BUSY" ? "CONFLICT" : "PRECONDITION_FAILED";
+    const code = this.code === "NOT_FOUND" ? "NOT_FOUND" : this.code === "BUSY" || this.code === "CHANGED" ? "CONFLICT" : "PRECONDITION_FAILED";
     return new TRPCError({ code, message: this.message, cause: this });
   }
 }

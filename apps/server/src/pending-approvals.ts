@@ -1,6 +1,7 @@
 import { suggestPatterns, type Decision, type ToolCall } from "@gatehouse/policy";
 import type { ApprovalOutcome, ApprovalRequired, BatchContext, GatehouseEvent, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
+import { approvalDigest } from "./approval-digest.js";
 import type { EventHub } from "./event-hub.js";
 import type { PendingRecord, Store } from "./store.js";
 import { untilStored } from "./store-retry.js";
@@ -67,6 +68,7 @@ export class PendingApprovals {
       suggestedPatterns: patterns,
       batch,
       presentation,
+      digest: approvalDigest(call, presentation),
     };
     let settle!: (r: Resolution) => void;
     const settled = new Promise<Resolution>((resolve) => (settle = resolve));

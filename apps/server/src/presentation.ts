@@ -1,23 +1,45 @@
 import type { ToolCall } from "@gatehouse/policy";
-import type { McpOrigin, Presentation, SessionInfo } from "@gatehouse/protocol";
+import { inSight, lookAlikes, safeLine, showJson, showText, type McpOrigin, type Presentation, type SessionInfo } from "@gatehouse/protocol";
 import { createTwoFilesPatch } from "diff";
 
 export const MAX_PRESENTATION_CHARS = 16_000;
 export const MAX_PRESENTATION_LINES = 300;
+/** What the cut presentation keeps in sight of a line: a longer line, or run of spaces or blank lines, is left out with a marker. */
+const SIGHT = { maxLineChars: 2000, maxSpaceRun: 40, maxBlankRun: 3 };
 
-/** Cuts text to a readable size, saying how large the whole is. */
-export function cutTo(kind: Presentation["kind"], content: string, cwd?: string, whole = false): Presentation {
-  if (whole) return { kind, content, truncated: false, fullSize: content.length, ...(cwd ? { cwd } : {}) };
-  const lines = content.split("\n");
-  let shown = lines.length > MAX_PRESENTATION_LINES ? lines.slice(0, MAX_PRESENTATION_LINES).join("\n") : content;
+/** Content made safe to show: its text with every hidden code point escaped, and what was escaped. */
+export interface SafeContent {
+  text: string;
+  hidden: number;
+  kinds: string[];
+  /** The raw text the look-alike check reads. */
+  raw: string;
+}
+
+const safe = (raw: string): SafeContent => ({ ...showText(raw), raw });
+
+/** Cuts safe content to a readable size, saying how large the whole is and what it left out of sight. */
+export function cutTo(kind: Presentation["kind"], content: SafeContent, cwd?: string, whole = false): Presentation {
+  const marks = {
+    hidden: content.hidden,
+    hiddenKinds: content.kinds,
+    lookAlikes: lookAlikes(content.raw),
+    ...(cwd ? { cwd: safeLine(cwd) } : {}),
+  };
+  const text = content.text;
+  if (whole) return { kind, content: text, truncated: false, fullSize: text.length, ...marks };
+  const fitted = inSight(text, { ...SIGHT, maxLines: MAX_PRESENTATION_LINES, diff: kind === "diff" });
+  let shown = fitted.text;
   if (shown.length > MAX_PRESENTATION_CHARS) shown = shown.slice(0, MAX_PRESENTATION_CHARS);
-  const truncated = shown.length < content.length;
+  const truncated = shown !== text;
+  const lines = text.split("\n").length;
   return {
     kind,
-    content: truncated ? `${shown}\n… (cut: ${content.length} characters, ${lines.length} lines in all)` : shown,
+    content: truncated ? `${shown}\n… (cut: ${text.length} characters, ${lines} lines in all)` : shown,
     truncated,
-    fullSize: content.length,
-    ...(cwd ? { cwd } : {}),
+    fullSize: text.length,
+    ...marks,
+    ...(fitted.cuts.length > 0 ? { cuts: fitted.cuts } : {}),
   };
 }
 
@@ -32,11 +54,17 @@ export interface PresentationSources {
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /** An MCP call as a person should judge it: which server, which of its tools, what it claims, with what. */
-function mcpCall(origin: McpOrigin, args: Record<string, unknown>): string {
+function mcpCall(origin: McpOrigin, args: Record<string, unknown>): SafeContent {
   const claims = Object.entries(origin.annotations).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   const annotations = claims.length > 0 ? claims.join(", ") : "none";
-  return `MCP server: ${origin.server}\ntool: ${origin.tool}\nannotations: ${annotations}\narguments:\n${JSON.stringify(args, null, 2)}\n`;
+  const head = showText(`MCP server: ${origin.server}\ntool: ${origin.tool}\nannotations: ${annotations}\narguments:\n`);
+  const json = showJson(args, 2);
+  const raw = `${origin.server}\n${origin.tool}\n${annotations}\n${JSON.stringify(args)}`;
+  return { text: `${head.text}${json.text}\n`, hidden: head.hidden + json.hidden, kinds: [...new Set([...head.kinds, ...json.kinds])], raw };
 }
+
+/** Arguments as JSON made safe to show. */
+const argsJson = (args: Record<string, unknown>): SafeContent => ({ ...showJson(args, 2), raw: JSON.stringify(args) });
 
 function edited(current: string, args: Record<string, unknown>): string {
   const oldText = str(args.old_string);
@@ -56,27 +84,29 @@ function unreadDiff(tool: string, file: string, args: Record<string, unknown>): 
   return `${file}: the current content is not shown (read_file does not allow it now); ${what}:\n${patch.replace(/^=+\n/, "")}`;
 }
 
-/** What a person sees before answering: a unified diff, or the command and its directory. */
+/** What a person sees before answering: a unified diff, or the command and its directory, made safe to show. */
 export async function present(src: PresentationSources, session: SessionInfo, call: ToolCall, whole = false): Promise<Presentation | null> {
   const args = call.args;
-  const cut = (kind: Presentation["kind"], content: string, cwd?: string) => cutTo(kind, content, cwd, whole);
-  if (call.tool === "shell_exec") return cut("command", str(args.command), src.workDir(session));
+  const cut = (kind: Presentation["kind"], content: SafeContent, cwd?: string) => cutTo(kind, content, cwd, whole);
+  if (call.tool === "shell_exec") return cut("command", safe(str(args.command)), src.workDir(session));
   const origin = src.mcpOrigin?.(session, call.tool);
   if (origin) return cut("text", mcpCall(origin, args));
   if (call.tool === "write_file" || call.tool === "edit_file") {
     const file = str(args.path) || str(args.file_path);
     const current = await src.currentText(session, file);
-    if (current === null) return cut("diff", unreadDiff(call.tool, file, args));
+    if (current === null) return cut("diff", safe(unreadDiff(call.tool, file, args)));
     if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
       return cut(
         "text",
-        `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n` +
-          `--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
+        safe(
+          `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n` +
+            `--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
+        ),
       );
     }
     const next = call.tool === "write_file" ? str(args.content) : edited(current, args);
     const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 });
-    return cut("diff", patch.replace(/^=+\n/, ""));
+    return cut("diff", safe(patch.replace(/^=+\n/, "")));
   }
-  return cut("text", JSON.stringify(args, null, 2));
+  return cut("text", argsJson(args));
 }

@@ -22,3 +22,48 @@ describe("what a person sees of a write or an edit", () => {
     expect(edit!.content).toContain("-old line\n\\ No newline at end of file\n+new line");
   });
 });
+
+describe("what a person sees is safe to show", () => {
+  it("escapes what a screen would interpret, counts it and names look-alike words", async () => {
+    const command = `mv build .trash${"\b".repeat(15)}notes.txt notes.md; c\u0430t x`;
+    const shown = await present(sources(""), session, { tool: "shell_exec", args: { command } });
+    expect(shown).toMatchObject({
+      kind: "command",
+      content: `mv build .trash${"\\b".repeat(15)}notes.txt notes.md; c\u0430t x`,
+      hidden: 15,
+      hiddenKinds: ["\\b"],
+      lookAlikes: [{ word: "c\\u0430t", scripts: ["Latin", "Cyrillic"] }],
+      truncated: false,
+    });
+  });
+
+  it("shows a diff line hidden behind backspaces, and MCP-style arguments as JSON that parses back", async () => {
+    const hiding = `fsmonitor = "rm -rf build"${"\b".repeat(26)}editor = vim`;
+    const diff = await present(sources("[core]\n"), session, {
+      tool: "edit_file",
+      args: { path: "cfg", old_string: "[core]\n", new_string: `[core]\n${hiding}\n` },
+    });
+    expect(diff!.content).toContain(`+fsmonitor = "rm -rf build"${"\\b".repeat(26)}editor = vim`);
+    expect(diff!.hidden).toBe(26);
+    const args = { note: "ok\u202e\u2066 x", n: 1 };
+    const text = await present(sources(""), session, { tool: "other", args });
+    expect(text!.content).toContain("\\u202E\\u2066");
+    expect(JSON.parse(text!.content)).toEqual(args);
+    expect(text!.hidden).toBe(2);
+  });
+
+  it("leaves out what length would push out of sight, says what and where, and gives the whole on request", async () => {
+    const command = `echo ok${" ".repeat(5000)}; mv build .trash${"\n".repeat(400)}rm -rf notes`;
+    const cut = await present(sources(""), session, { tool: "shell_exec", args: { command } });
+    expect(cut!.content).toBe(
+      "echo ok ⟦5,000 spaces⟧ ; mv build .trash\n⟦399 blank lines⟧\nrm -rf notes\n" + `… (cut: ${command.length} characters, 401 lines in all)`,
+    );
+    expect(cut!.cuts).toEqual([
+      { line: 1, what: "5,000 spaces" },
+      { line: 2, lastLine: 400, what: "399 blank lines" },
+    ]);
+    expect(cut!.truncated).toBe(true);
+    const whole = await present(sources(""), session, { tool: "shell_exec", args: { command } }, true);
+    expect(whole).toMatchObject({ content: command, truncated: false });
+  });
+});

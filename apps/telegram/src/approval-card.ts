@@ -1,7 +1,8 @@
 import type { ApprovalRequired, EventOf, Presentation } from "@gatehouse/protocol";
+import { approvalMark, describeMark, inSight, safeLine, safePresentation, type Cut } from "@gatehouse/protocol/show";
 import { describeCall } from "@gatehouse/terminal/format";
 import { InlineKeyboard } from "grammy";
-import { cut, esc, short } from "./html.js";
+import { cut, esc, escShown, short } from "./html.js";
 
 /** How much of a diff or command is shown inside the message; the rest goes as a document. */
 export const INLINE_CHARS = 2500;
@@ -13,31 +14,38 @@ export interface Card {
   attach: boolean;
 }
 
-/** The part of a presentation that fits in a message, cut at a line end. */
-function inlinePart(p: Presentation, max: number): { shown: string; whole: boolean } {
-  const body = p.kind === "command" ? `$ ${p.content}` : p.content;
-  if (!p.truncated && body.length <= max) return { shown: body, whole: true };
+/** What a card shows of a line before leaving the rest out with a marker (the whole follows as a file). */
+const CARD_LIMITS = { maxLines: Number.MAX_SAFE_INTEGER, maxLineChars: 300, maxSpaceRun: 16, maxBlankRun: 2 };
+
+/** The part of a presentation (made safe) that fits in a message, cut at a line end; what is out of sight left out with a marker. */
+function inlinePart(p: Presentation, max: number): { shown: string; whole: boolean; cuts: Cut[] } {
+  const fitted = inSight(p.content, { ...CARD_LIMITS, diff: p.kind === "diff" });
+  const body = p.kind === "command" ? `$ ${fitted.text}` : fitted.text;
+  if (!p.truncated && fitted.cuts.length === 0 && body.length <= max) return { shown: body, whole: true, cuts: [] };
   const head = body.slice(0, max);
   const lastBreak = head.lastIndexOf("\n");
-  return { shown: lastBreak > max / 2 ? head.slice(0, lastBreak) : head, whole: false };
+  return { shown: lastBreak > max / 2 ? head.slice(0, lastBreak) : head, whole: false, cuts: fitted.cuts };
 }
 
 /** The message for an approval: what would run, why it asks, and what "always" would save. */
 export function approvalCard(e: ApprovalRequired, inlineChars = INLINE_CHARS): Card {
-  const lines = [`<b>Approval needed</b> · session <code>${short(e.sessionId)}</code>`, `<b>${esc(cut(describeCall(e.toolName, e.arguments, 300), 400))}</b>`];
+  const lines = [`<b>Approval needed</b> · session <code>${short(e.sessionId)}</code>`, `<b>${escShown(describeCall(e.toolName, e.arguments, 300))}</b>`];
   lines.push(`Why: ${esc(cut(e.reason, 600))}`);
   if (e.batch.total > 1) lines.push(`Call ${e.batch.index + 1} of ${e.batch.total} in this batch`);
   let attach = false;
-  const p = e.presentation;
+  let cuts: Cut[] = [];
+  const p = e.presentation ? safePresentation(e.presentation) : null;
   if (p) {
-    const { shown, whole } = inlinePart(p, inlineChars);
-    lines.push(`<pre>${esc(shown)}</pre>`);
-    if (p.cwd) lines.push(`in <code>${esc(p.cwd)}</code>`);
-    if (!whole) {
+    const part = inlinePart(p, inlineChars);
+    cuts = part.cuts;
+    lines.push(`<pre>${escShown(part.shown)}</pre>`);
+    if (p.cwd) lines.push(`in <code>${escShown(p.cwd)}</code>`);
+    if (!part.whole) {
       attach = true;
       lines.push(`<i>Cut here: the whole ${p.kind} (${p.fullSize} characters) follows as a file.</i>`);
     }
   }
+  for (const line of describeMark(approvalMark(e, cuts))) lines.push(`<b>⚠ ${escShown(line)}</b>`);
   if (e.suggestedPatterns.length > 0) lines.push(`Always would save: ${e.suggestedPatterns.map((x) => `<code>${esc(cut(x, 200))}</code>`).join(", ")}`);
   else lines.push('<i>No "always" for this call.</i>');
   return { text: lines.join("\n"), attach };
@@ -46,7 +54,7 @@ export function approvalCard(e: ApprovalRequired, inlineChars = INLINE_CHARS): C
 /** Approve, Session, Always (with its pattern) and Deny. */
 export function approvalKeyboard(key: string, patterns: string[]): InlineKeyboard {
   const kb = new InlineKeyboard().text("Approve", `ap:${key}`).text("Session", `as:${key}`).row();
-  if (patterns.length > 0) kb.text(`Always: ${cut(patterns.join(", "), 48)}`, `aa:${key}`).row();
+  if (patterns.length > 0) kb.text(`Always: ${cut(safeLine(patterns.join(", ")), 48)}`, `aa:${key}`).row();
   return kb.text("Deny", `dn:${key}`);
 }
 

@@ -12,6 +12,8 @@ const ApprovalRecord = z.object({
   /** The card as sent (HTML), so that an outcome can be added below it. */
   text: z.string(),
   patterns: z.array(z.string()),
+  /** The digest of the approval as the card shows it, sent back with an approval. */
+  digest: z.string().optional(),
   /** `denying`: Deny was pressed and a reply with feedback is awaited. */
   status: z.enum(["pending", "denying", "closed"]),
   /** The message that asks for feedback, while denying. */

@@ -1,6 +1,6 @@
 import type { GatehouseEvent } from "@gatehouse/protocol";
 import { describeCall } from "@gatehouse/terminal/format";
-import { cut, esc } from "./html.js";
+import { cut, esc, escShown } from "./html.js";
 
 const firstLine = (text: string) => text.trim().split("\n", 1)[0] ?? "";
 
@@ -14,7 +14,7 @@ export function followLine(e: GatehouseEvent): string | null {
       return text ? `💬 ${esc(cut(text, 1500))}` : null;
     }
     case "tool_call_started":
-      return `▸ ${esc(describeCall(e.toolName, e.arguments, 120))}`;
+      return `▸ ${escShown(describeCall(e.toolName, e.arguments, 120))}`;
     case "tool_result":
       return e.ok ? `✓ ${esc(e.toolName)} (${(e.elapsedMs / 1000).toFixed(1)} s)` : `✗ ${esc(e.toolName)}: ${esc(cut(firstLine(e.output), 200))}`;
     case "turn_ended":

@@ -1,6 +1,13 @@
-/** Text made safe for Telegram's HTML parse mode. */
-export function esc(text: string): string {
+import { safeText } from "@gatehouse/protocol/show";
+
+/** Text already safe to show (escaped by `showText`, or made of such parts) made safe for Telegram's HTML parse mode. */
+export function escShown(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Any text made safe to show (hidden code points escaped) and safe for Telegram's HTML parse mode. */
+export function esc(text: string): string {
+  return escShown(safeText(text));
 }
 
 /** At most `max` characters, cut with an ellipsis. */

@@ -1,5 +1,6 @@
 import type { ApprovalRequired, EventOf, GatehouseEvent } from "@gatehouse/protocol";
 import type { TlsClientOptions } from "@gatehouse/protocol/node";
+import { safePresentation } from "@gatehouse/protocol/show";
 import { Bot, GrammyError, InputFile, type Context } from "grammy";
 import { approvalCard, approvalKeyboard, denyKeyboard, NO_LONGER_PENDING, outcomeLine } from "./approval-card.js";
 import { BotState, type ApprovalRecord } from "./bot-state.js";
@@ -205,7 +206,14 @@ export class TelegramBot {
     if (this.state.findApproval(chat, e.approvalId)) return;
     let card = approvalCard(e);
     for (let inline = 1200; card.text.length > MESSAGE_MAX && inline > 100; inline = Math.floor(inline / 2)) card = approvalCard(e, inline);
-    const rec = this.state.reserve({ chatId: chat, approvalId: e.approvalId, sessionId: e.sessionId, text: card.text, patterns: e.suggestedPatterns });
+    const rec = this.state.reserve({
+      chatId: chat,
+      approvalId: e.approvalId,
+      sessionId: e.sessionId,
+      text: card.text,
+      patterns: e.suggestedPatterns,
+      ...(e.digest ? { digest: e.digest } : {}),
+    });
     await this.inChat(chat, async () => {
       try {
         const sent = await this.bot.api.sendMessage(chat, card.text, {
@@ -225,15 +233,15 @@ export class TelegramBot {
 
   /** The whole diff or command as a document below its card. */
   private async sendWhole(link: GatehouseLink, chat: number, rec: ApprovalRecord, e: ApprovalRequired): Promise<void> {
-    let content = e.presentation!.content;
+    let whole = e.presentation!;
     try {
-      content = (await link.client.tool.view.query({ sessionId: e.sessionId, approvalId: e.approvalId }))?.content ?? content;
+      whole = (await link.client.tool.view.query({ sessionId: e.sessionId, approvalId: e.approvalId })) ?? whole;
     } catch (err) {
       this.log.warn("the whole presentation could not be fetched; sending the cut one", { approvalId: e.approvalId, error: describeProblem(err) });
     }
     const name = `${short(e.sessionId)}-${e.toolName}.${e.presentation!.kind === "diff" ? "diff" : "txt"}`;
     await this.bot.api
-      .sendDocument(chat, new InputFile(Buffer.from(content, "utf8"), name), {
+      .sendDocument(chat, new InputFile(Buffer.from(safePresentation(whole).content, "utf8"), name), {
         reply_parameters: { message_id: rec.messageId },
         caption: `The whole ${e.presentation!.kind} of the approval above.`,
       })
@@ -355,7 +363,7 @@ export class TelegramBot {
     try {
       applied = (
         a.kind === "approve"
-          ? await client.tool.approve.mutate({ ...ref, scope: a.scope })
+          ? await client.tool.approve.mutate({ ...ref, scope: a.scope, ...(rec.digest ? { digest: rec.digest } : {}) })
           : await client.tool.deny.mutate({ ...ref, mode: a.mode, ...(a.feedback ? { feedback: a.feedback } : {}) })
       ).applied;
     } catch (err) {

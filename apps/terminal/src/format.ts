@@ -1,13 +1,11 @@
 import { describeRule as describePolicyRule } from "@gatehouse/policy/rule";
-import type { Decision, ToolResultOutcome } from "@gatehouse/protocol";
+import { cutLine, safeLine, showText, type Decision, type ToolResultOutcome } from "@gatehouse/protocol";
 
 /** Whether a call was stopped by a rule or a person rather than failing on its own. */
 export const wasRefused = (outcome: ToolResultOutcome): boolean => outcome === "denied" || outcome === "rejected";
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+/** Text on one line, safe to print: hidden code points and line breaks escaped, long runs of spaces and the end cut with a mark. */
+const oneLine = (text: string, max: number) => cutLine(safeLine(text.trim()), max);
 
 /** A tool call in a few words: `shell_exec git status`, `edit_file src/app.ts`. */
 export function describeCall(toolName: string, argumentsJson: string, max = 100): string {
@@ -15,23 +13,24 @@ export function describeCall(toolName: string, argumentsJson: string, max = 100)
   try {
     args = JSON.parse(argumentsJson) as Record<string, unknown>;
   } catch {
-    return `${toolName} ${oneLine(argumentsJson, max)}`;
+    return `${safeLine(toolName)} ${oneLine(argumentsJson, max)}`;
   }
-  if (toolName === "task" && typeof args.agent === "string") return `task ${args.agent}: ${oneLine(String(args.prompt ?? ""), max)}`;
+  const tool = safeLine(toolName);
+  if (toolName === "task" && typeof args.agent === "string") return `task ${oneLine(args.agent, max)}: ${oneLine(String(args.prompt ?? ""), max)}`;
   const main = args.command ?? args.path ?? args.pattern ?? args.name ?? args.file_path;
   const shown = typeof main === "string" ? main : JSON.stringify(args);
-  return `${toolName} ${oneLine(shown, max)}`;
+  return `${tool} ${oneLine(shown, max)}`;
 }
 
 /** The rule behind a decision: `static rule shell_exec "git *" (permissions.jsonc:12:5)`. */
 export function describeRule(decision: Decision | null): string | null {
-  return decision?.rule ? describePolicyRule(decision.rule, "brief") : null;
+  return decision?.rule ? safeLine(describePolicyRule(decision.rule, "brief")) : null;
 }
 
 /** The first lines of a tool's output, for the transcript. */
 export function outputPreview(output: string, lines = 4, width = 160): string[] {
   const all = output.replace(/\s+$/, "").split("\n");
-  const shown = all.slice(0, lines).map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
+  const shown = all.slice(0, lines).map((l) => cutLine(showText(l).text, width));
   if (all.length > lines) shown.push(`… ${all.length - lines} more line(s)`);
   return shown;
 }

@@ -218,7 +218,12 @@ export class SessionController {
     const ref = { sessionId: approval.sessionId, approvalId: approval.approvalId };
     return this.act(() =>
       answer.kind === "approve"
-        ? this.client.tool.approve.mutate({ ...ref, scope: answer.scope, ...(answer.pattern ? { pattern: answer.pattern } : {}) })
+        ? this.client.tool.approve.mutate({
+            ...ref,
+            scope: answer.scope,
+            ...(answer.pattern ? { pattern: answer.pattern } : {}),
+            ...(approval.digest ? { digest: approval.digest } : {}),
+          })
         : this.client.tool.deny.mutate({ ...ref, mode: answer.mode, ...(answer.feedback ? { feedback: answer.feedback } : {}) }),
     );
   }

@@ -1,4 +1,4 @@
-import { compactionNotice, toolOutputText, type ApprovalRequired, type GatehouseEvent, type Mode, type ToolResultOutcome } from "@gatehouse/protocol";
+import { compactionNotice, safeLine, toolOutputText, type ApprovalRequired, type GatehouseEvent, type Mode, type ToolResultOutcome } from "@gatehouse/protocol";
 import { describeCall, describeRule } from "./format.js";
 
 export type CallStatus = "queued" | "asking" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -59,6 +59,7 @@ export const emptyView = (mode: Mode = "default", sessionId: string | null = nul
 
 /** How a session's calls appear: its own plainly, a subagent's prefixed with its agent type and keyed apart. */
 interface Scope {
+  /** A call's title (safe to print) as the transcript shows it. */
   title: (text: string) => string;
   key: (callId: string) => string;
 }
@@ -177,7 +178,7 @@ export function applyEvent(view: SessionView, e: GatehouseEvent): SessionView {
 /** A subagent's event: its calls and approvals are shown, its text is not (its answer comes back as the task's result). */
 function applySubagentEvent(view: SessionView, e: GatehouseEvent): SessionView {
   const agent = e.type === "session_created" ? e.session.agent : (view.subagents[e.sessionId] ?? "subagent");
-  const scope: Scope = { title: (t) => `${agent} › ${t}`, key: (id) => `${e.sessionId}/${id}` };
+  const scope: Scope = { title: (t) => `${safeLine(agent)} › ${t}`, key: (id) => `${e.sessionId}/${id}` };
   switch (e.type) {
     case "session_created":
       return addNotice({ ...view, subagents: { ...view.subagents, [e.sessionId]: agent } }, "info", `subagent ${agent} started (session ${e.sessionId})`);
@@ -207,7 +208,7 @@ function queuedCalls(view: SessionView, message: Extract<GatehouseEvent, { type:
 
 function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): SessionView {
   const call = (callId: string, toolName: string, args?: string) =>
-    newCall(scope.key(callId), scope.title(args === undefined ? toolName : describeCall(toolName, args)));
+    newCall(scope.key(callId), scope.title(args === undefined ? safeLine(toolName) : describeCall(toolName, args)));
   switch (e.type) {
     case "session_created":
       return { ...view, mode: e.session.mode };
@@ -234,10 +235,11 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
         items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" })),
       };
     case "tool_approval_resolved": {
-      const because =
+      const because = safeLine(
         e.outcome === "approved"
           ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}`
-          : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`;
+          : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`,
+      );
       const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
       return {
         ...view,

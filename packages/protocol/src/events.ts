@@ -19,6 +19,8 @@ export const ApprovalRequired = z.object({
   suggestedPatterns: z.array(z.string()),
   batch: BatchContext,
   presentation: Presentation.nullable(),
+  /** A digest of the arguments and the presentation: sent back with `tool.approve`, it makes the approval apply to this call only. */
+  digest: z.string().optional(),
 });
 export type ApprovalRequired = z.infer<typeof ApprovalRequired>;
 

@@ -4,6 +4,7 @@ export * from "./events.js";
 export * from "./procedures.js";
 export { describeIssues } from "./issues.js";
 export { backoffMs, cutText } from "./limits.js";
+export * from "./show.js";
 // Types only: the router itself (tRPC's server setup) is `@gatehouse/protocol/router`, for the server.
 export type { AppRouter, Context, Handlers, Principal, Role, TrackedEvent } from "./router.js";
 export { closeClient, createGatehouseClient, type ClientOptions, type GatehouseClient } from "./client.js";

@@ -43,6 +43,8 @@ export const ApproveInput = z.object({
   pattern: text("pattern", 1000).min(1, "pattern must not be empty").optional(),
   /** Every pattern to save, each as the person edited it; replaces the suggested patterns (and `pattern`). */
   patterns: z.array(text("pattern", 1000).min(1, "pattern must not be empty")).min(1, "patterns must not be empty").max(50, "at most 50 patterns").optional(),
+  /** The `digest` of the event the person answered: refused when the pending call no longer matches it. */
+  digest: text("digest", 200).optional(),
 });
 export type ApproveInput = z.infer<typeof ApproveInput>;
 export const DenyInput = z.object({

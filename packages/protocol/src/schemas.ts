@@ -64,12 +64,23 @@ export const BatchContext = z.object({
 export type BatchContext = z.infer<typeof BatchContext>;
 
 /** What a person sees before answering: a diff, a command with its directory, or text. */
+const LookAlikeWord = z.object({ word: z.string(), scripts: z.array(z.string()) });
+const OutOfSight = z.object({ line: z.number().int(), lastLine: z.number().int().optional(), what: z.string() });
+
 export const Presentation = z.object({
   kind: z.enum(["diff", "command", "text"]),
+  /** Safe to print: every control, bidi and invisible code point written as a visible escape (docs/protocol.md). */
   content: z.string(),
   cwd: z.string().optional(),
   truncated: z.boolean(),
   fullSize: z.number().int(),
+  /** How many invisible code points the whole content has (each shown escaped), and which escapes. */
+  hidden: z.number().int().optional(),
+  hiddenKinds: z.array(z.string()).optional(),
+  /** Words that mix look-alike scripts (`c\u0430t`). */
+  lookAlikes: z.array(LookAlikeWord).optional(),
+  /** What the cut content left out of sight, and where. */
+  cuts: z.array(OutOfSight).optional(),
 });
 export type Presentation = z.infer<typeof Presentation>;
 

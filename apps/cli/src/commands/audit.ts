@@ -1,4 +1,4 @@
-import { closeClient } from "@gatehouse/protocol";
+import { closeClient, safeArguments, safeLine, showJson } from "@gatehouse/protocol";
 import { describeError } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import type { OptionValues } from "../options.js";
@@ -23,8 +23,16 @@ export async function auditCommand(values: OptionValues<typeof AUDIT_OPTIONS>): 
     });
     for (const e of entries) {
       const line = values.json
-        ? JSON.stringify(e)
-        : [e.at, e.action.padEnd(9), e.by ?? "-", `${e.workerId}/${e.sessionId}`, e.toolName, e.arguments, `(${e.rule ?? e.reason})`].join("  ");
+        ? showJson(e).text
+        : [
+            e.at,
+            e.action.padEnd(9),
+            safeLine(e.by ?? "-"),
+            `${e.workerId}/${e.sessionId}`,
+            safeLine(e.toolName),
+            safeArguments(e.arguments),
+            `(${safeLine(e.rule ?? e.reason)})`,
+          ].join("  ");
       process.stdout.write(`${line}\n`);
     }
     return 0;

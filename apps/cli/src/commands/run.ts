@@ -1,5 +1,16 @@
 import readline from "node:readline/promises";
-import { closeClient, type ApprovalRequired, type GatehouseClient, type GatehouseEvent, type Mode } from "@gatehouse/protocol";
+import {
+  approvalMark,
+  closeClient,
+  describeMark,
+  inSight,
+  safePresentation,
+  SCREEN_LIMITS,
+  type ApprovalRequired,
+  type GatehouseClient,
+  type GatehouseEvent,
+  type Mode,
+} from "@gatehouse/protocol";
 import { describeCall } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
@@ -51,10 +62,15 @@ async function target(flags: RunValues): Promise<Target> {
 /** Asks on the terminal, one line per approval: y approves once, anything else denies. */
 async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Promise<void> {
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  const shown = a.presentation ? inSight(safePresentation(a.presentation).content.replace(/\n$/, ""), SCREEN_LIMITS) : null;
+  if (shown) process.stderr.write(`${shown.text.replace(/^/gm, "  | ")}\n`);
+  for (const line of describeMark(approvalMark(a, shown?.cuts))) process.stderr.write(`  ! ${line}\n`);
   const answer = await rl.question(`approve ${describeCall(a.toolName, a.arguments, 200)}? [y/N] `);
   rl.close();
   const ref = { sessionId: a.sessionId, approvalId: a.approvalId };
-  await (answer.trim().toLowerCase() === "y" ? client.tool.approve.mutate(ref) : client.tool.deny.mutate({ ...ref, feedback: "denied at the terminal" }));
+  await (answer.trim().toLowerCase() === "y"
+    ? client.tool.approve.mutate({ ...ref, ...(a.digest ? { digest: a.digest } : {}) })
+    : client.tool.deny.mutate({ ...ref, feedback: "denied at the terminal" }));
 }
 
 /**

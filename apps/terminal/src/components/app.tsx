@@ -1,4 +1,4 @@
-import { Mode, type ApprovalRequired, type Presentation } from "@gatehouse/protocol";
+import { Mode, safePresentation, type ApprovalRequired, type Presentation } from "@gatehouse/protocol";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useRef, useState, useSyncExternalStore } from "react";
 import { describeCall } from "../format.js";
@@ -77,7 +77,7 @@ export function App({ controller, banner, onExit }: AppProps) {
   const done = printed.current;
   const view = async (a: ApprovalRequired) => {
     const whole = await controller.view(a);
-    if (whole) setPaged({ title: describeCall(a.toolName, a.arguments, 60), presentation: whole });
+    if (whole) setPaged({ title: describeCall(a.toolName, a.arguments, 60), presentation: safePresentation(whole) });
   };
   const rows = stdout.rows || 24;
   return (

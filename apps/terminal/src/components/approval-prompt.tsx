@@ -1,10 +1,10 @@
-import type { ApprovalRequired } from "@gatehouse/protocol";
+import { approvalMark, describeMark, safeLine, safeText, type ApprovalRequired } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
 import { describeCall, describeRule } from "../format.js";
 import type { Answer } from "../session-controller.js";
 import { LineEditor } from "./line-editor.js";
-import { PresentationView } from "./presentation-view.js";
+import { onScreen, PresentationView } from "./presentation-view.js";
 
 export interface ApprovalPromptProps {
   /** Pending approvals, oldest first; the first is the one being answered. */
@@ -37,7 +37,7 @@ function Keys({ pattern, without }: { pattern: string; without: string }) {
           <Text bold color="green">
             a
           </Text>{" "}
-          always ({pattern}){" "}
+          always ({safeLine(pattern)}){" "}
         </>
       ) : (
         <Text dimColor>({without}) </Text>
@@ -65,6 +65,19 @@ function Batch({ approval }: { approval: ApprovalRequired }) {
   );
 }
 
+/** What a person must know before answering: hidden characters, look-alike letters, what is out of sight. */
+function Mark({ lines }: { lines: string[] }) {
+  return (
+    <>
+      {lines.map((line) => (
+        <Text key={line} bold color="red">
+          ⚠ {line}
+        </Text>
+      ))}
+    </>
+  );
+}
+
 /** The approval prompt: what asks and why, what it would do, and the keys to answer it. */
 export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, subagents = {} }: ApprovalPromptProps) {
   const current = queue[0]!;
@@ -83,26 +96,25 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
   const back = () => setStage("keys");
   const rule = describeRule(current.decision);
   const others = queue.slice(1);
+  const shown = current.presentation ? onScreen(current.presentation) : null;
+  const mark = describeMark(approvalMark(current, shown?.cuts));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text>
         <Text bold color="yellow">
           approval{queue.length > 1 ? ` 1 of ${queue.length}` : ""}
         </Text>{" "}
-        <Text bold>{current.toolName}</Text> <Text dimColor>tier {current.tier}</Text>
-        {subagents[current.sessionId] ? <Text color="magenta"> from subagent {subagents[current.sessionId]}</Text> : null}
+        <Text bold>{safeLine(current.toolName)}</Text> <Text dimColor>tier {current.tier}</Text>
+        {subagents[current.sessionId] ? <Text color="magenta"> from subagent {safeLine(subagents[current.sessionId]!)}</Text> : null}
       </Text>
-      <Text>why: {current.reason}</Text>
+      <Text>why: {safeText(current.reason)}</Text>
       {rule && !current.reason.includes(`${current.decision.rule?.file}:${current.decision.rule?.line}:`) ? <Text dimColor>rule: {rule}</Text> : null}
-      {current.decision.critical ? <Text color="red">critical: {current.decision.critical}</Text> : null}
+      {current.decision.critical ? <Text color="red">critical: {safeLine(current.decision.critical)}</Text> : null}
       <Batch approval={current} />
       <Box marginY={1}>
-        {current.presentation ? (
-          <PresentationView presentation={current.presentation} maxLines={previewLines} />
-        ) : (
-          <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>
-        )}
+        {shown ? <PresentationView shown={shown} maxLines={previewLines} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
       </Box>
+      <Mark lines={mark} />
       {stage === "keys" ? <Keys pattern={current.suggestedPattern} without={noAlways(current)} /> : null}
       {stage === "pattern" ? (
         <Box>

@@ -1,3 +1,4 @@
+import { safeLine } from "@gatehouse/protocol";
 import { Text, useInput } from "ink";
 import { useRef, useState } from "react";
 
@@ -36,7 +37,7 @@ export function LineEditor({ initial = "", placeholder = "", onSubmit, onCancel 
   });
   return (
     <Text>
-      {value.current === "" && placeholder ? <Text dimColor>{placeholder}</Text> : value.current}
+      {value.current === "" && placeholder ? <Text dimColor>{placeholder}</Text> : safeLine(value.current)}
       <Text inverse> </Text>
     </Text>
   );

@@ -1,4 +1,4 @@
-import type { Presentation } from "@gatehouse/protocol";
+import { inSight, safePresentation, SCREEN_LIMITS, type Cut, type Presentation } from "@gatehouse/protocol";
 import { Box, Text } from "ink";
 
 /** One line of a unified diff, coloured by what it does. */
@@ -10,18 +10,32 @@ export function DiffLine({ line }: { line: string }) {
   return <Text>{line || " "}</Text>;
 }
 
+/** A presentation as the screen shows it: safe to print, with what its length would push out of sight left out. */
+export interface OnScreen {
+  presentation: Presentation;
+  lines: string[];
+  cuts: Cut[];
+}
+
+export function onScreen(presentation: Presentation): OnScreen {
+  const p = safePresentation(presentation);
+  const fitted = inSight(p.content.replace(/\n$/, ""), { ...SCREEN_LIMITS, maxLines: Number.MAX_SAFE_INTEGER, diff: p.kind === "diff" });
+  return { presentation: p, lines: fitted.text.split("\n"), cuts: fitted.cuts };
+}
+
 /** A presentation in at most `maxLines` lines, saying how to see the rest. */
-export function PresentationView({ presentation, maxLines }: { presentation: Presentation; maxLines: number }) {
-  const lines = presentation.content.replace(/\n$/, "").split("\n");
-  const shown = lines.slice(0, maxLines);
-  const hidden = lines.length - shown.length;
+export function PresentationView({ shown, maxLines }: { shown: OnScreen; maxLines: number }) {
+  const { presentation, lines } = shown;
+  const visible = lines.slice(0, maxLines);
+  const hidden = lines.length - visible.length;
+  const more = hidden > 0 || presentation.truncated || shown.cuts.length > 0;
   return (
     <Box flexDirection="column">
       {presentation.kind === "command" && presentation.cwd ? <Text dimColor>in {presentation.cwd}</Text> : null}
-      {shown.map((line, i) =>
+      {visible.map((line, i) =>
         presentation.kind === "diff" ? <DiffLine key={i} line={line} /> : <Text key={i}>{presentation.kind === "command" ? `$ ${line}` : line}</Text>,
       )}
-      {hidden > 0 || presentation.truncated ? (
+      {more ? (
         <Text dimColor>
           … {hidden > 0 ? `${hidden} more line(s); ` : ""}press v to view the whole{presentation.truncated ? ` (${presentation.fullSize} characters)` : ""}
         </Text>

@@ -1,3 +1,4 @@
+import { safeLine, safeText } from "@gatehouse/protocol";
 import { Box, Text } from "ink";
 import { outputPreview } from "../format.js";
 import type React from "react";
@@ -57,12 +58,12 @@ const RUNNING_LINES = 10;
 
 function Shell({ item }: { item: ShellItem }) {
   if (item.running) {
-    const lines = item.output.replace(/\n$/, "").split("\n");
+    const lines = safeText(item.output.replace(/\n$/, "")).split("\n");
     const shown = item.output === "" ? [] : lines.slice(-RUNNING_LINES);
     return (
       <Box flexDirection="column">
         <Marked mark="!" color="magenta">
-          {item.command} <Text color="blue">… running (Ctrl+C aborts)</Text>
+          {safeLine(item.command)} <Text color="blue">… running (Ctrl+C aborts)</Text>
         </Marked>
         {lines.length > RUNNING_LINES ? <Text dimColor> … {lines.length - RUNNING_LINES} earlier line(s)</Text> : null}
         <Output lines={shown} />
@@ -72,7 +73,7 @@ function Shell({ item }: { item: ShellItem }) {
   return (
     <Box flexDirection="column">
       <Marked mark="!" color="magenta">
-        <Text color="magenta">{item.command}</Text> <Text dimColor>(exit {item.exitCode ?? "none"}, not gated: typed by you)</Text>
+        <Text color="magenta">{safeLine(item.command)}</Text> <Text dimColor>(exit {item.exitCode ?? "none"}, not gated: typed by you)</Text>
       </Marked>
       <Output lines={outputPreview(item.output, 20)} />
     </Box>
@@ -85,11 +86,11 @@ export function TranscriptItem({ item }: { item: Item }) {
     case "user":
       return (
         <Marked mark="›" color="cyan">
-          <Text color="cyan">{item.text}</Text>
+          <Text color="cyan">{safeText(item.text)}</Text>
         </Marked>
       );
     case "assistant":
-      return <Text>{item.text}</Text>;
+      return <Text>{safeText(item.text)}</Text>;
     case "call":
       return <Call item={item} />;
     case "shell":
@@ -98,7 +99,7 @@ export function TranscriptItem({ item }: { item: Item }) {
       return (
         <Text color={item.tone === "error" ? "red" : item.tone === "warn" ? "yellow" : "gray"}>
           {item.tone === "error" ? "error: " : ""}
-          {item.text}
+          {safeText(item.text)}
         </Text>
       );
   }

@@ -1,7 +1,8 @@
 import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
+import { approvalMark, describeMark, safeArguments, safeLine, safePresentation, safeText } from "@gatehouse/protocol/show";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
-import { PresentationView } from "./presentation.js";
+import { cardText, PresentationView } from "./presentation.js";
 
 type Stage = "choose" | "always" | "deny";
 
@@ -14,7 +15,7 @@ function ruleSource(a: ApprovalRequired): string | null {
   const r = a.decision.rule;
   if (!r) return null;
   const at = r.file ? `${r.file}${r.line ? `:${r.line}:${r.column ?? 1}` : ""}` : `${r.origin === "approval" ? "an earlier approval" : "a rule"}`;
-  return `${r.tool} "${r.pattern}" → ${r.action}, ${at} (${r.layer} layer)`;
+  return safeLine(`${r.tool} "${r.pattern}" → ${r.action}, ${at} (${r.layer} layer)`);
 }
 
 /**
@@ -58,7 +59,13 @@ export function ApprovalCard({
   const approve = async (scope: "once" | "session" | "always") => {
     setBusy(true);
     const kept = patterns.map((p) => p.trim()).filter(Boolean);
-    const input = { sessionId: a.sessionId, approvalId: a.approvalId, scope, ...(scope === "always" && kept.length > 0 ? { patterns: kept } : {}) };
+    const input = {
+      sessionId: a.sessionId,
+      approvalId: a.approvalId,
+      scope,
+      ...(scope === "always" && kept.length > 0 ? { patterns: kept } : {}),
+      ...(a.digest ? { digest: a.digest } : {}),
+    };
     const out = await c.call((cl) => cl.tool.approve.mutate(input));
     answered(out?.applied);
   };
@@ -99,6 +106,10 @@ export function ApprovalCard({
     return () => register(a.approvalId, null);
   });
 
+  const shown = a.presentation ? safePresentation(whole ?? a.presentation) : null;
+  const fitted = shown ? cardText(shown, whole !== null) : null;
+  const mark = describeMark(approvalMark(a, fitted?.cuts));
+  const outOfSight = (fitted?.cuts.length ?? 0) > 0;
   const cut = a.presentation?.truncated ? ` (cut; ${a.presentation.fullSize} characters in all)` : "";
   const source = ruleSource(a);
   return (
@@ -114,8 +125,8 @@ export function ApprovalCard({
       <header>
         <h3 id={labelId}>
           <span class="tool">
-            {agentPath ? `${agentPath} › ` : ""}
-            {a.toolName}
+            {agentPath ? `${safeLine(agentPath)} › ` : ""}
+            {safeLine(a.toolName)}
           </span>{" "}
           <span class={`tier tier-${a.tier}`}>{a.tier}</span>
         </h3>
@@ -127,7 +138,7 @@ export function ApprovalCard({
       </header>
       <dl class="why">
         <dt>Why it asks</dt>
-        <dd>{a.reason}</dd>
+        <dd>{safeText(a.reason)}</dd>
         {source && (
           <>
             <dt>Rule</dt>
@@ -137,7 +148,7 @@ export function ApprovalCard({
         {a.decision.critical && (
           <>
             <dt>Critical pattern</dt>
-            <dd class="critical">{a.decision.critical}</dd>
+            <dd class="critical">{safeLine(a.decision.critical)}</dd>
           </>
         )}
         {a.batch.total > 1 && (
@@ -145,13 +156,20 @@ export function ApprovalCard({
             <dt>Batch</dt>
             <dd>
               call {a.batch.index + 1} of {a.batch.total}
-              {a.batch.remaining.length > 0 && <> · then {a.batch.remaining.map((r) => r.toolName).join(", ")}</>}
+              {a.batch.remaining.length > 0 && <> · then {a.batch.remaining.map((r) => safeLine(r.toolName)).join(", ")}</>}
             </dd>
           </>
         )}
       </dl>
-      {a.presentation ? <PresentationView p={whole ?? a.presentation} /> : <pre class="args">{a.arguments}</pre>}
-      {a.presentation && (a.presentation.truncated || whole) && (
+      {shown && fitted ? <PresentationView p={shown} text={fitted.text} /> : <pre class="args shown">{safeArguments(a.arguments, 2)}</pre>}
+      {mark.length > 0 && (
+        <ul class="mark" aria-label="Before you answer" data-testid="mark">
+          {mark.map((line) => (
+            <li key={line}>⚠ {line}</li>
+          ))}
+        </ul>
+      )}
+      {a.presentation && (a.presentation.truncated || whole || outOfSight) && (
         <p class="cut">
           {whole ? "Showing the whole presentation." : `Shown in part${cut}.`}{" "}
           <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">
@@ -177,7 +195,7 @@ export function ApprovalCard({
           <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">
             Deny hard <kbd>N</kbd>
           </button>
-          {a.presentation && !a.presentation.truncated && !whole && (
+          {a.presentation && !a.presentation.truncated && !whole && !outOfSight && (
             <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">
               Show all <kbd>v</kbd>
             </button>
@@ -192,6 +210,7 @@ export function ApprovalCard({
               <div class="pattern" key={i}>
                 <label for={`${a.approvalId}-p${i}`}>Pattern {i + 1}</label>
                 <input
+                  class="shown"
                   id={`${a.approvalId}-p${i}`}
                   ref={i === 0 ? firstField : undefined}
                   value={p}

@@ -1,4 +1,14 @@
 import type { Presentation } from "@gatehouse/protocol";
+import { inSight, type Cut } from "@gatehouse/protocol/show";
+
+/** How much of a presentation a card shows before "Show all": longer lines, runs of blanks and blank lines are left out with a marker. */
+const CARD_LIMITS = { maxLines: Number.MAX_SAFE_INTEGER, maxLineChars: 400, maxSpaceRun: 16, maxBlankRun: 2 };
+
+/** A presentation (made safe with safePresentation) as a card shows it: whole, or with what is out of sight left out. */
+export function cardText(p: Presentation, whole: boolean): { text: string; cuts: Cut[] } {
+  const content = p.content.replace(/\n$/, "");
+  return whole ? { text: content, cuts: [] } : inSight(content, { ...CARD_LIMITS, diff: p.kind === "diff" });
+}
 
 function lineClass(line: string): string {
   if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("Index:") || line.startsWith("====")) return "d-head";
@@ -9,19 +19,16 @@ function lineClass(line: string): string {
 }
 
 /** A diff with its lines coloured (the +/- marks stay, so colour is not the only cue), or a command with its directory. */
-export function PresentationView({ p }: { p: Presentation }) {
+export function PresentationView({ p, text }: { p: Presentation; text: string }) {
   if (p.kind === "diff") {
     return (
-      <pre class="diff" aria-label="Changes (unified diff)" tabIndex={0}>
-        {p.content
-          .replace(/\n$/, "")
-          .split("\n")
-          .map((line, i) => (
-            <span key={i} class={lineClass(line)}>
-              {line}
-              {"\n"}
-            </span>
-          ))}
+      <pre class="diff shown" aria-label="Changes (unified diff)" tabIndex={0}>
+        {text.split("\n").map((line, i) => (
+          <span key={i} class={lineClass(line)}>
+            {line}
+            {"\n"}
+          </span>
+        ))}
       </pre>
     );
   }
@@ -30,21 +37,21 @@ export function PresentationView({ p }: { p: Presentation }) {
       <div class="command">
         {p.cwd && (
           <p class="cwd">
-            <span class="label">in</span> <code>{p.cwd}</code>
+            <span class="label">in</span> <code class="shown">{p.cwd}</code>
           </p>
         )}
-        <pre aria-label="Command" tabIndex={0}>
+        <pre class="shown" aria-label="Command" tabIndex={0}>
           <span class="prompt" aria-hidden="true">
             ${" "}
           </span>
-          {p.content}
+          {text}
         </pre>
       </div>
     );
   }
   return (
-    <pre class="args" tabIndex={0}>
-      {p.content}
+    <pre class="args shown" tabIndex={0}>
+      {text}
     </pre>
   );
 }

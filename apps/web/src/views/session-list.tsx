@@ -1,3 +1,4 @@
+import { safeLine } from "@gatehouse/protocol/show";
 import type { SessionInfo } from "@gatehouse/protocol";
 import { useState } from "preact/hooks";
 import type { Console } from "../console.js";
@@ -23,10 +24,10 @@ function SessionRow({ console: c, s }: { console: Console; s: SessionInfo }) {
   return (
     <a class="row" href={`#/sessions/${encodeURIComponent(s.id)}`} data-session={s.id}>
       <span class="name">
-        {s.parentId ? `${s.agent} subagent` : `${s.agent} session`} <code>{s.id.slice(0, 8)}</code>
+        {s.parentId ? `${safeLine(s.agent)} subagent` : `${safeLine(s.agent)} session`} <code>{s.id.slice(0, 8)}</code>
       </span>
       <span class="meta">
-        {s.workerId} · {s.mode} · {s.model} · <span class={`status status-${s.status}`}>{s.status}</span>
+        {s.workerId} · {s.mode} · {safeLine(s.model)} · <span class={`status status-${s.status}`}>{s.status}</span>
         {waiting > 0 && <span class="count hot"> {waiting} waiting</span>}
       </span>
     </a>

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { cutLine, safeLine, safeText } from "@gatehouse/protocol/show";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import type { Entry } from "../state.js";
 import { ApprovalQueue } from "./approval-queue.js";
@@ -6,15 +7,22 @@ import { MODES } from "./modes.js";
 
 const MARK = { queued: "·", asking: "?", running: "…", done: "✓", failed: "✗", denied: "⊘", cancelled: "-" } as const;
 
+/** A call's main argument on one line, safe to show. */
 function brief(args: string): string {
   try {
     const parsed = JSON.parse(args) as Record<string, unknown>;
     const main = parsed.command ?? parsed.path ?? parsed.pattern ?? parsed.prompt;
-    if (typeof main === "string") return main.length > 120 ? `${main.slice(0, 120)}…` : main;
+    if (typeof main === "string") return cutLine(safeLine(main), 120);
   } catch {
     // not JSON: shown as it came
   }
-  return args.length > 120 ? `${args.slice(0, 120)}…` : args;
+  return cutLine(safeLine(args), 120);
+}
+
+/** Output safe to show, escaped once per output rather than at every render of the transcript. */
+function Output({ text }: { text: string }) {
+  const shown = useMemo(() => safeText(text), [text]);
+  return <pre>{shown}</pre>;
 }
 
 function EntryView({ e }: { e: Entry }) {
@@ -23,14 +31,14 @@ function EntryView({ e }: { e: Entry }) {
       return (
         <div class="e user">
           <span class="who">You</span>
-          <p>{e.text}</p>
+          <p>{safeText(e.text)}</p>
         </div>
       );
     case "assistant":
       return (
         <div class="e assistant" aria-busy={e.streaming}>
           <span class="who">Model</span>
-          <p>{e.text}</p>
+          <p>{safeText(e.text)}</p>
         </div>
       );
     case "tool":
@@ -39,8 +47,8 @@ function EntryView({ e }: { e: Entry }) {
           <span class="mark" aria-label={e.status}>
             {MARK[e.status]}
           </span>{" "}
-          <span class="tool">{e.toolName}</span> <code>{brief(e.args)}</code>
-          {e.why && <span class="why-line"> — {e.why}</span>}
+          <span class="tool">{safeLine(e.toolName)}</span> <code class="shown">{brief(e.args)}</code>
+          {e.why && <span class="why-line"> — {safeLine(e.why)}</span>}
           {e.childId && (
             <>
               {" "}
@@ -50,7 +58,7 @@ function EntryView({ e }: { e: Entry }) {
           {e.output !== null && (
             <details>
               <summary>Output</summary>
-              <pre>{e.output}</pre>
+              <Output text={e.output} />
             </details>
           )}
         </div>
@@ -58,12 +66,12 @@ function EntryView({ e }: { e: Entry }) {
     case "shell":
       return (
         <div class="e shell">
-          <span class="who">{e.by} ran</span> <code>!{e.command}</code> <span class="meta">exit {e.exitCode ?? "none"}</span>
-          <pre>{e.output}</pre>
+          <span class="who">{safeLine(e.by)} ran</span> <code class="shown">!{safeLine(e.command)}</code> <span class="meta">exit {e.exitCode ?? "none"}</span>
+          <Output text={e.output} />
         </div>
       );
     case "notice":
-      return <p class={`e notice ${e.tone}`}>{e.text}</p>;
+      return <p class={`e notice ${e.tone}`}>{safeText(e.text)}</p>;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Decision } from "@gatehouse/protocol";
+import { safeLine, safeText } from "@gatehouse/protocol/show";
 import { useEffect, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { MODES } from "./modes.js";
@@ -51,25 +52,25 @@ export function WorkerView({ console: c, id }: { console: Console; id: string })
           {w.tools.map((t) => (
             <tr key={t.name}>
               <th scope="row">
-                <code>{t.name}</code>
+                <code>{safeLine(t.name)}</code>
               </th>
               <td>
                 <span class={`tier tier-${t.tier}`}>{t.tier}</span>
               </td>
-              <td>{t.description.split("\n")[0]}</td>
+              <td>{safeLine(t.description.split("\n")[0] ?? "")}</td>
             </tr>
           ))}
         </tbody>
       </table>
       <h2>Agent types</h2>
-      <p>{w.agents.join(", ")}</p>
+      <p>{w.agents.map((a) => safeLine(a)).join(", ")}</p>
       {w.skills.length > 0 && (
         <>
           <h2>Skills</h2>
           <ul>
             {w.skills.map((s) => (
               <li key={s.name}>
-                <strong>{s.name}</strong>: {s.description}
+                <strong>{safeLine(s.name)}</strong>: {safeText(s.description)}
               </li>
             ))}
           </ul>
@@ -118,7 +119,7 @@ function RulesView({ rules, onReload }: { rules: Rules; onReload: () => void }) 
               >
                 line {w.line}:{w.column}
               </a>{" "}
-              warning: {w.message}
+              warning: {safeLine(w.message)}
             </li>
           ))}
         </ul>
@@ -126,15 +127,17 @@ function RulesView({ rules, onReload }: { rules: Rules; onReload: () => void }) 
         !rules.error && <p class="meta">No lint warnings.</p>
       )}
       <pre class="source" tabIndex={0} aria-label="Rules file">
-        {rules.text.split("\n").map((line, i) => (
-          <span key={i} id={`rules-line-${i + 1}`} class={flagged.has(i + 1) ? "ln flagged" : "ln"}>
-            <span class="no" aria-hidden="true">
-              {String(i + 1).padStart(3)}{" "}
+        {safeText(rules.text)
+          .split("\n")
+          .map((line, i) => (
+            <span key={i} id={`rules-line-${i + 1}`} class={flagged.has(i + 1) ? "ln flagged" : "ln"}>
+              <span class="no" aria-hidden="true">
+                {String(i + 1).padStart(3)}{" "}
+              </span>
+              {line}
+              {"\n"}
             </span>
-            {line}
-            {"\n"}
-          </span>
-        ))}
+          ))}
       </pre>
     </div>
   );
@@ -196,12 +199,12 @@ function Explain({ console: c, workerId, tools }: { console: Console; workerId: 
       {d && (
         <div class="decision" role="status">
           <p>
-            <span class={`verdict verdict-${d.action}`}>{d.action}</span> {d.reason}
+            <span class={`verdict verdict-${d.action}`}>{d.action}</span> {safeText(d.reason)}
           </p>
           <dl>
             <dt>Subject</dt>
             <dd>
-              <code>{d.subject}</code>
+              <code>{safeLine(d.subject)}</code>
             </dd>
             <dt>Layer</dt>
             <dd>{d.layer ?? "none (default)"}</dd>
@@ -209,7 +212,7 @@ function Explain({ console: c, workerId, tools }: { console: Console; workerId: 
               <>
                 <dt>Rule</dt>
                 <dd>
-                  {d.rule.tool} "{d.rule.pattern}" → {d.rule.action}
+                  {safeLine(d.rule.tool)} "{safeLine(d.rule.pattern)}" → {d.rule.action}
                   {d.rule.file ? ` (${d.rule.file}${d.rule.line ? `:${d.rule.line}:${d.rule.column ?? 1}` : ""})` : ""}
                 </dd>
               </>
@@ -222,7 +225,7 @@ function Explain({ console: c, workerId, tools }: { console: Console; workerId: 
             {d.critical && (
               <>
                 <dt>Critical pattern</dt>
-                <dd class="critical">{d.critical}</dd>
+                <dd class="critical">{safeLine(d.critical)}</dd>
               </>
             )}
             {out.suggestedPatterns.length > 0 && (
@@ -240,7 +243,7 @@ function Explain({ console: c, workerId, tools }: { console: Console; workerId: 
             <ul aria-label="Sub-commands">
               {d.subcommands.map((v, i) => (
                 <li key={i}>
-                  <span class={`verdict verdict-${v.action}`}>{v.action}</span> <code>{v.subject}</code> {v.reason}
+                  <span class={`verdict verdict-${v.action}`}>{v.action}</span> <code>{safeLine(v.subject)}</code> {safeText(v.reason)}
                 </li>
               ))}
             </ul>
