@@ -3,6 +3,7 @@ import { toolOutputText, type BatchContext, type Message, type SessionInfo, type
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
+import type { Coverage } from "./approval-coverage.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
 import { digest } from "./context-checkpoint.js";
@@ -17,6 +18,8 @@ import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 import { now } from "./clock.js";
+import { mayChangeFiles, RunTimeDecisions } from "./run-time-decision.js";
+import { workerRealPaths } from "./worker-real-paths.js";
 
 export interface RunnerOptions {
   store: Store;
@@ -49,6 +52,8 @@ interface Prepared {
   done?: boolean;
   /** Its approval was raised, and its decision audited, before the turn was carried on. */
   adopted?: boolean;
+  /** What its approval covers. */
+  covered?: Coverage | null;
 }
 
 /** How a call of a batch is held before it runs: the approval it waits for, and the batch's results stored so far. */
@@ -58,6 +63,11 @@ interface Held {
   adopted: boolean | undefined;
   /** The results of the batch's earlier calls, still being stored. */
   stored: Promise<unknown>;
+  /** What its approval covers. */
+  covered: Coverage | null | undefined;
+  /** Where it stands in its batch (for an ask raised again), and whether an earlier call of the batch may have changed files. */
+  batch: BatchContext;
+  filesMayHaveChanged: boolean;
 }
 
 /** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
@@ -77,14 +87,20 @@ export class AgentRunner {
   private readonly transcripts = new Map<string, Message[]>();
   /** Sessions whose last turn's end waits for the store to come back: no new turn starts before it is recorded. */
   private readonly unrecorded = new Set<string>();
+  private readonly runTime: RunTimeDecisions;
 
   /** What each session's model is sent, compacted to fit its window. */
   private readonly context: ModelContext;
 
   constructor(private readonly options: RunnerOptions) {
-    const { store, hub, log, maxToolResultChars } = options;
+    const { store, hub, log, maxToolResultChars, gate, registry } = options;
     const settings = options.context ?? { compactAt: 1, windowOf: () => undefined, summariserFor: () => digest };
     this.context = new ModelContext({ store, hub, log, maxToolResultChars, ...settings });
+    this.runTime = new RunTimeDecisions({
+      evaluate: (session, call, resolve) => gate.evaluate(session, call, resolve),
+      presentation: (session, call) => gate.presentation(session, call),
+      realPaths: workerRealPaths(registry, (session) => gate.guard(session)),
+    });
   }
 
   isRunning(sessionId: string): boolean {
@@ -191,7 +207,13 @@ export class AgentRunner {
       const record = held.get(call.callId);
       const answer = kept.get(call.callId);
       if (unfinished.answered.has(call.callId)) known.push({ decision: null, approval: null, done: true });
-      else if (record) known.push({ decision: record.event.decision, approval: await this.options.gate.adopt(record, session), adopted: true });
+      else if (record)
+        known.push({
+          decision: record.event.decision,
+          approval: await this.options.gate.adopt(record, session),
+          adopted: true,
+          covered: { shown: record.event.presentation, leads: null },
+        });
       else if (answer) known.push(answer);
       else if (unfinished.started.has(call.callId))
         known.push({
@@ -298,22 +320,23 @@ export class AgentRunner {
     const fresh = (i: number) => known[i] === undefined;
     const decisions = calls.map((c, i) => (!fresh(i) || c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
     const asks = (i: number) => decisions[i]?.action === "ask";
-    const shown = await Promise.all(calls.map((c, i) => (asks(i) ? this.options.gate.presentation(session, { tool: c.toolName, args: c.args }) : null)));
+    const covered = await Promise.all(calls.map((c, i) => (asks(i) ? this.cover(session, c) : null)));
     const approvals = await Promise.all(
       calls.map((c, index) => {
         if (!asks(index)) return null;
-        const batch: BatchContext = {
-          index,
-          total: calls.length,
-          remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
-        };
         // Audited before it is raised, so that an ask any client has seen is in the audit log whatever happens next.
         return this.auditDecision(session, c, decisions[index]!).then(() =>
-          this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batch, shown[index]!),
+          this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batchOf(calls, index), covered[index]!.shown),
         );
       }),
     );
-    return calls.map((_, i) => known[i] ?? { decision: decisions[i] ?? null, approval: approvals[i] ?? null });
+    return calls.map((_, i) => known[i] ?? { decision: decisions[i] ?? null, approval: approvals[i] ?? null, covered: covered[i] });
+  }
+
+  /** What a person is shown for a call that asks, and what their approval will cover. */
+  private async cover(session: SessionInfo, c: ModelToolCall): Promise<Coverage> {
+    const call = { tool: c.toolName, args: c.args };
+    return this.runTime.cover(session, call, await this.options.gate.presentation(session, call));
   }
 
   private async runCalls(
@@ -340,7 +363,7 @@ export class AgentRunner {
           ? notRun("rejected", toolMessages.batchRejected(call.toolName))
           : (known ??
             (decision
-              ? await this.settle(session, call, decision, { approval: approval?.settled, adopted: prepared[i]!.adopted, stored }, signal)
+              ? await this.settle(session, call, decision, this.held(calls, i, prepared[i]!, stored), signal)
               : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
         await this.fence(session.id);
         const { hard, ...shown } = result;
@@ -370,17 +393,44 @@ export class AgentRunner {
     return hardRejected ? "rejected" : "continue";
   }
 
+  private held(calls: ModelToolCall[], index: number, prepared: Prepared, stored: Promise<unknown>): Held {
+    return {
+      approval: prepared.approval?.settled,
+      adopted: prepared.adopted,
+      stored,
+      covered: prepared.covered,
+      batch: batchOf(calls, index),
+      filesMayHaveChanged: calls.slice(0, index).some((c) => mayChangeFiles(c.toolName)),
+    };
+  }
+
+  /**
+   * A call's way to its run: its decision, its approval, then its decision made again just before
+   * it runs (RunTimeDecisions); a stricter one holds, and asks anew or denies.
+   */
   private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, held: Held, signal: AbortSignal): Promise<CallResult> {
     if (!held.adopted && decision.action !== "ask") await this.auditDecision(session, call, decision);
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
-    if (held.approval) {
-      const r = await held.approval;
-      await this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
-      if (r.outcome !== "approved") return rejection(call.toolName, r);
-      // A person may have taken a while: the call runs as the session is now.
-      return this.run(await this.session(session.id), call, null, held.stored, signal);
+    let { approval, covered } = held;
+    let action = decision.action;
+    let current = session;
+    for (;;) {
+      if (approval) {
+        const r = await approval;
+        await this.audit(current, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
+        if (r.outcome !== "approved") return rejection(call.toolName, r);
+        // A person may have taken a while: the call runs as the session is now.
+        current = await this.session(session.id);
+      }
+      const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null, filesMayHaveChanged: held.filesMayHaveChanged };
+      const stricter = await this.runTime.check(current, { tool: call.toolName, args: call.args }, raised, signal);
+      if (!stricter) return this.run(current, call, approval ? null : decision, held.stored, signal);
+      await this.auditDecision(current, call, stricter);
+      if (stricter.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, stricter.reason));
+      action = stricter.action;
+      covered = await this.cover(current, call);
+      approval = (await this.options.gate.raise(current, call.callId, { tool: call.toolName, args: call.args }, stricter, held.batch, covered.shown)).settled;
     }
-    return this.run(session, call, decision, held.stored, signal);
   }
 
   private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, stored: Promise<unknown>, signal: AbortSignal): Promise<CallResult> {
@@ -451,12 +501,26 @@ export class AgentRunner {
   }
 }
 
+/** Where a call stands in its batch, as a person sees it with its approval. */
+function batchOf(calls: ModelToolCall[], index: number): BatchContext {
+  return {
+    index,
+    total: calls.length,
+    remaining: calls.slice(index + 1).map((r) => ({ toolName: r.toolName, arguments: JSON.stringify(r.args) })),
+  };
+}
+
 /** The answers a person (or a time-out) gave before the restart to the last step's asks, by call id: each holds as given. */
 function keptAnswers(records: AnsweredRecord[], asked: Map<string, string>): Map<string, Prepared> {
   const kept = new Map<string, Prepared>();
   for (const { event, answer } of records) {
     if (asked.get(event.callId) !== event.approvalId) continue;
-    kept.set(event.callId, { decision: event.decision, approval: { approvalId: event.approvalId, settled: Promise.resolve(answer) }, adopted: true });
+    kept.set(event.callId, {
+      decision: event.decision,
+      approval: { approvalId: event.approvalId, settled: Promise.resolve(answer) },
+      adopted: true,
+      covered: { shown: event.presentation, leads: null },
+    });
   }
   return kept;
 }

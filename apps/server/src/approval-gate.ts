@@ -1,4 +1,4 @@
-import { evaluate, loadShellParser, overbroadPattern, Ruleset, RulesFileError, type Decision, type ToolCall } from "@gatehouse/policy";
+import { evaluate, loadShellParser, overbroadPattern, Ruleset, RulesFileError, type Decision, type EvaluationContext, type ToolCall } from "@gatehouse/policy";
 import { refuseChanged } from "./approval-digest.js";
 import { GatehouseError } from "./errors.js";
 import type { ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
@@ -54,9 +54,12 @@ export class ApprovalGate {
     await this.runtime.load();
   }
 
-  /** The decision for a call; with a rules file that does not load, it asks (see InvalidRules), unless it is denied without the file. */
-  evaluate(session: SessionInfo, call: ToolCall): Decision {
-    return this.decide(session, call, true);
+  /**
+   * The decision for a call; with a rules file that does not load, it asks (see InvalidRules), unless it is denied without the file.
+   * With `resolveRealPath` (the worker's real paths), paths are judged where they really lead too.
+   */
+  evaluate(session: SessionInfo, call: ToolCall, resolveRealPath?: (absolute: string) => string): Decision {
+    return this.decide(session, call, true, resolveRealPath);
   }
 
   /** The decision a call would get, for a query: the same as `evaluate`, with nothing told or stored. */
@@ -64,10 +67,11 @@ export class ApprovalGate {
     return this.decide(session, call, false);
   }
 
-  private decide(session: SessionInfo, call: ToolCall, tell: boolean): Decision {
+  private decide(session: SessionInfo, call: ToolCall, tell: boolean, resolveRealPath?: (absolute: string) => string): Decision {
+    const on = (ctx: EvaluationContext): EvaluationContext => (resolveRealPath ? { ...ctx, resolveRealPath } : ctx);
     const ctx = this.contexts.of(session, call.tool);
-    if (!(ctx instanceof RulesFileError)) return evaluate(call, ctx);
-    return this.invalid.decision(session, evaluate(call, this.contexts.withRules(session, call.tool, Ruleset.empty)), ctx, tell);
+    if (!(ctx instanceof RulesFileError)) return evaluate(call, on(ctx));
+    return this.invalid.decision(session, evaluate(call, on(this.contexts.withRules(session, call.tool, Ruleset.empty))), ctx, tell);
   }
 
   /** What a person will see for a call that asks; null when it cannot be shown. */

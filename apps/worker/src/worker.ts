@@ -7,6 +7,7 @@ import { loadShellParser } from "@gatehouse/policy";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
+import { realPaths } from "./real-paths.js";
 import type { TrustOptions } from "@gatehouse/protocol/node";
 import { OutputStream } from "./output-stream.js";
 import { ownSecretPaths } from "./own-secrets.js";
@@ -95,7 +96,7 @@ export async function runTool(
         guard,
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
-        spawnShell: (command) => shell.spawn(command, guard, msg.origin),
+        spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model"),
         onOutput,
       }),
       halted,
@@ -142,6 +143,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   };
   const handle = (msg: WorkerMessage) => {
     if (msg.type === "cancel") return running.get(msg.requestId)?.abort();
+    if (msg.origin === "gate") return link?.send({ type: "result", requestId: msg.requestId, ...realPaths(msg.args) });
     const controller = new AbortController();
     running.set(msg.requestId, controller);
     log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });

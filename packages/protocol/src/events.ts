@@ -141,8 +141,11 @@ export const RunMessage = z.object({
   timeoutMs: z.number().int().positive(),
   /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
   guard: Guard,
-  /** `person`: a command a person typed (`!command`), which the worker runs without the rules' masks. */
-  origin: z.enum(["model", "person"]).optional(),
+  /**
+   * `person`: a command a person typed (`!command`), which the worker runs without the rules' masks.
+   * `gate`: the gate's own look at the worker's files before it decides (see real-paths.ts); no tool runs.
+   */
+  origin: z.enum(["model", "person", "gate"]).optional(),
   /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
   streamOutput: z.boolean().optional(),
 });

@@ -11,3 +11,4 @@ export { closeClient, createGatehouseClient, type ClientOptions, type GatehouseC
 export { LINK_GUARDS, LinkFromWorker, LinkRequest, LinkRun, OUTPUT_CHUNK_CHARS, WORKER_LINK_PATH, type LinkToWorker } from "./worker-link.js";
 export { ReceivedGuards, SentGuards } from "./link-guards.js";
 export { compactionNotice } from "./context-compaction.js";
+export { REAL_PATHS_REQUEST, RealPathsAnswer, RealPathsRequest } from "./real-paths.js";

@@ -1,0 +1,71 @@
+import { FILE_WRITE_TOOLS, stricter, subjectArgument, type Action, type Decision, type ToolCall } from "@gatehouse/policy";
+import type { Presentation, SessionInfo } from "@gatehouse/protocol";
+import { uncovered, type Coverage } from "./approval-coverage.js";
+import { decideOnRealPaths, type Leads } from "./real-path-decision.js";
+import { RealPathsUnknown, type RealPathLookup } from "./worker-real-paths.js";
+
+/** Tools that never change a file: after them, the files are as the batch's decisions saw them. */
+const READ_ONLY = new Set(["read_file", "glob", "grep", "skill"]);
+
+export const mayChangeFiles = (tool: string): boolean => !READ_ONLY.has(tool);
+
+/** How a call came to run. */
+export interface Raised {
+  /** `allow`: the rules allowed it; `ask`: a person approved it. */
+  action: Action;
+  /** What the approval covers; null for a call the rules allowed. */
+  approved: Coverage | null;
+  /** An earlier call of its batch may have changed files after it was decided. */
+  filesMayHaveChanged: boolean;
+}
+
+export interface RunTimeSources {
+  evaluate(session: SessionInfo, call: ToolCall, resolveRealPath?: (absolute: string) => string): Decision;
+  presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null>;
+  realPaths: RealPathLookup;
+}
+
+const isStricter = (a: Action, than: Action) => a !== than && stricter(a, than) === a;
+
+/** A file tool opens its path by name in the worker's own process: where that name leads decides. */
+const onPaths = (call: ToolCall) => call.tool !== "shell_exec" && subjectArgument(call).kind === "path";
+
+/**
+ * Each call decided again just before it runs: with the rules as they are then and, for a call on
+ * a path, on the worker's real paths as the batch's earlier calls left them. The stricter of the
+ * two decisions holds, and an approval holds only for what the person was shown.
+ */
+export class RunTimeDecisions {
+  constructor(private readonly sources: RunTimeSources) {}
+
+  /** What an approval about to be raised covers: what it shows, and where the call's paths lead now. */
+  async cover(session: SessionInfo, call: ToolCall, shown: Presentation | null): Promise<Coverage> {
+    if (!onPaths(call)) return { shown, leads: null };
+    return { shown, leads: (await this.decide(session, call, true)).leads };
+  }
+
+  /** Null when the decision the call was raised with holds; else the stricter one, with its reason. */
+  async check(session: SessionInfo, call: ToolCall, raised: Raised, signal?: AbortSignal): Promise<Decision | null> {
+    const resolve = onPaths(call) && (FILE_WRITE_TOOLS.has(call.tool) || raised.filesMayHaveChanged || raised.approved !== null);
+    const { decision, leads } = await this.decide(session, call, resolve, signal);
+    if (isStricter(decision.action, raised.action)) return { ...decision, reason: `decided again just before it ran: ${decision.reason}` };
+    if (!raised.approved || decision.action === "allow") return null;
+    const why = uncovered(call.tool, raised.approved, { shown: await this.sources.presentation(session, call), leads });
+    return why ? { ...decision, action: "ask", reason: why } : null;
+  }
+
+  private async decide(session: SessionInfo, call: ToolCall, onRealPaths: boolean, signal?: AbortSignal): Promise<{ decision: Decision; leads: Leads | null }> {
+    if (!onRealPaths) return { decision: this.sources.evaluate(session, call), leads: null };
+    try {
+      return await decideOnRealPaths(
+        (resolve) => this.sources.evaluate(session, call, resolve),
+        (paths) => this.sources.realPaths(session, paths, signal),
+      );
+    } catch (err) {
+      if (!(err instanceof RealPathsUnknown)) throw err;
+      const decision = this.sources.evaluate(session, call);
+      if (decision.action !== "allow") return { decision, leads: null };
+      return { decision: { ...decision, action: "ask", rule: null, reason: `${err.message}; where its paths lead is not known` }, leads: null };
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { REAL_PATHS_REQUEST, RealPathsAnswer, type Guard, type SessionInfo, type ToolOutput } from "@gatehouse/protocol";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+/** Where a path leads on its worker, or the error code that stopped its resolution there. */
+export type Resolved = RealPathsAnswer[string];
+
+/** Asks a session's worker where paths really lead. */
+export type RealPathLookup = (session: SessionInfo, paths: readonly string[], signal?: AbortSignal) => Promise<ReadonlyMap<string, Resolved>>;
+
+/** The worker could not say where a call's paths lead (offline, too old to answer, no answer in time). */
+export class RealPathsUnknown extends Error {
+  readonly code = "REAL_PATHS_UNKNOWN";
+  constructor(message: string) {
+    super(message);
+    this.name = "RealPathsUnknown";
+  }
+}
+
+/** A worker answers at once: it only resolves names. */
+const ANSWER_WITHIN_MS = 10_000;
+
+function answerOf(got: ToolOutput): Map<string, Resolved> {
+  if (!got.ok) throw new RealPathsUnknown(`the worker did not say where the call's paths lead: ${got.output}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(got.output);
+  } catch {
+    throw new RealPathsUnknown("the worker's answer about where the call's paths lead is not JSON");
+  }
+  const answer = RealPathsAnswer.safeParse(parsed);
+  if (!answer.success) throw new RealPathsUnknown("the worker's answer about where the call's paths lead has the wrong shape");
+  return new Map(Object.entries(answer.data));
+}
+
+/** Real paths from the session's worker, by the worker's own resolution (the one its file checks use). */
+export function workerRealPaths(registry: Pick<WorkerRegistry, "dispatch">, guard: (session: SessionInfo) => Guard): RealPathLookup {
+  return async (session, paths, signal) => {
+    const within = AbortSignal.timeout(ANSWER_WITHIN_MS);
+    const got = await registry
+      .dispatch(
+        session.workerId,
+        { sessionId: session.id, toolName: REAL_PATHS_REQUEST, args: { paths: [...paths] }, timeoutMs: ANSWER_WITHIN_MS, guard: guard(session), origin: "gate" },
+        signal ? AbortSignal.any([signal, within]) : within,
+      )
+      .catch((err: unknown): ToolOutput => ({ ok: false, output: (err as Error).message }));
+    return answerOf(got);
+  };
+}

@@ -1,0 +1,151 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { GatehouseClient } from "@gatehouse/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { Cluster, Events, waitUntil, type EventOf } from "./support/cluster.js";
+
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+async function session(c: Cluster, client: GatehouseClient, steps: unknown[]) {
+  const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario("s", steps) });
+  const events = new Events(client, { sessionId: info.id });
+  await new Promise((r) => setTimeout(r, 100));
+  return { id: info.id, events };
+}
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+const edit = (file: string, oldString: string, newString: string) => ({ tool: "edit_file", args: { path: file, old_string: oldString, new_string: newString } });
+const GIT_CONFIG = "[core]\n\tbare = false\n";
+
+/**
+ * Approves every shell call that asks already when its batch is decided (what the shell analysis
+ * makes of a link into `.git` is not under test here) and returns the first other ask.
+ */
+async function askBesidesShell(client: GatehouseClient, s: { id: string; events: Events }) {
+  let found: EventOf<"tool_approval_required"> | undefined;
+  const approved = new Set<string>();
+  await waitUntil(
+    async () => {
+      for (const a of s.events.of("tool_approval_required")) {
+        if (a.toolName !== "shell_exec") found ??= a;
+        else if (!approved.has(a.approvalId)) {
+          approved.add(a.approvalId);
+          await client.tool.approve.mutate({ sessionId: s.id, approvalId: a.approvalId });
+        }
+      }
+      return found !== undefined || s.events.of("turn_ended").length > 0;
+    },
+    10_000,
+    "an ask for a call other than the shell's",
+  );
+  return found;
+}
+
+describe("a decision holds for what actually runs", () => {
+  it("a link made by an earlier call of the batch: the edit through it asks again, with the reason, and does not run unapproved", async () => {
+    cluster = await Cluster.start({
+      rules: `{"*": "ask", "shell_exec": "allow", "edit_file": "allow", "read_file": "allow"}`,
+      files: { ".git/config": GIT_CONFIG, "notes.txt": "notes" },
+    });
+    const client = cluster.client();
+    const s = await session(cluster, client, [
+      {
+        text: "Linking.",
+        toolCalls: [
+          shell("ln -s .git/config settings.ini"),
+          edit("settings.ini", "bare = false", "bare = false\n\tfsmonitor = ./payload"),
+          { tool: "read_file", args: { path: "notes.txt" } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const ask = (await askBesidesShell(client, s))!;
+    expect(ask).toMatchObject({ toolName: "edit_file", batch: { index: 1, total: 3 } });
+    expect(ask.reason).toMatch(/decided again just before it ran: .*settings\.ini resolves to .*\/\.git\/config: .*makes git run programs/);
+    expect(fs.lstatSync(path.join(cluster.workDir, "settings.ini")).isSymbolicLink()).toBe(true);
+    expect(await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });
+    await s.events.next("turn_ended");
+    expect(fs.readFileSync(path.join(cluster.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
+    const results = s.events.of("tool_result");
+    expect(results.map((r) => [r.toolName, r.outcome])).toEqual([
+      ["shell_exec", "ok"],
+      ["edit_file", "rejected"],
+      ["read_file", "ok"],
+    ]);
+    // Only the call whose decision changed asked again: the read after it ran as decided.
+    expect(s.events.of("tool_approval_required").filter((a) => a.toolName !== "shell_exec")).toHaveLength(1);
+  });
+
+  it("the issue's own spelling: `ln -s config .git/x`, then edit_file .git/x, in one batch", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "edit_file": "allow"}`, files: { ".git/config": GIT_CONFIG } });
+    const client = cluster.client();
+    const s = await session(cluster, client, [
+      { text: "Linking.", toolCalls: [shell("ln -s config .git/x"), edit(".git/x", "bare = false", "bare = false\n\tfsmonitor = ./payload")] },
+      { text: "done" },
+    ]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const edited = await askBesidesShell(client, s);
+    expect(edited?.reason).toMatch(/\.git\/x resolves to .*\/\.git\/config: .*makes git run programs/);
+    await client.tool.deny.mutate({ sessionId: s.id, approvalId: edited!.approvalId });
+    await s.events.next("turn_ended");
+    expect(fs.readFileSync(path.join(cluster.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
+  });
+
+  it("an approval covers the file it was shown: a file changed between the approval and the run asks again with the new diff", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.txt": "alpha\nbeta\n" } });
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "Editing.", toolCalls: [edit("notes.txt", "beta", "BETA")] }, { text: "done" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const first = await s.events.next("tool_approval_required");
+    expect(first.presentation?.content).not.toContain("injected");
+    // Another process changes the file while the person reads the diff.
+    fs.writeFileSync(path.join(cluster.workDir, "notes.txt"), "alpha\nbeta\ninjected = true\n");
+    await client.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId });
+    const second = await s.events.next("tool_approval_required", (e) => e.approvalId !== first.approvalId);
+    expect(second.callId).toBe(first.callId);
+    expect(second.reason).toMatch(/what was approved changed before the edit_file call ran/);
+    expect(second.presentation?.content).toContain("injected = true");
+    expect(s.events.of("tool_call_started")).toHaveLength(0);
+    expect(fs.readFileSync(path.join(cluster.workDir, "notes.txt"), "utf8")).toBe("alpha\nbeta\ninjected = true\n");
+    // Approved as it is now, it runs.
+    await client.tool.approve.mutate({ sessionId: s.id, approvalId: second.approvalId });
+    await s.events.next("turn_ended");
+    expect(s.events.of("tool_result")[0]).toMatchObject({ toolName: "edit_file", outcome: "ok" });
+    expect(fs.readFileSync(path.join(cluster.workDir, "notes.txt"), "utf8")).toBe("alpha\nBETA\ninjected = true\n");
+  });
+
+  it("an approval covers the path it was shown: a file that became a link meanwhile asks again, naming where it leads", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.txt": "alpha\nbeta\n", "other.txt": "alpha\nbeta\n" } });
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "Editing.", toolCalls: [edit("notes.txt", "beta", "BETA")] }, { text: "done" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const first = await s.events.next("tool_approval_required");
+    const notes = path.join(cluster.workDir, "notes.txt");
+    fs.rmSync(notes);
+    fs.symlinkSync("other.txt", notes);
+    await client.tool.approve.mutate({ sessionId: s.id, approvalId: first.approvalId });
+    const second = await s.events.next("tool_approval_required", (e) => e.approvalId !== first.approvalId);
+    expect(second.reason).toMatch(/notes\.txt led to .*\/notes\.txt when the call was approved and leads to .*\/other\.txt now/);
+    await client.tool.deny.mutate({ sessionId: s.id, approvalId: second.approvalId });
+    await s.events.next("turn_ended");
+    expect(fs.readFileSync(path.join(cluster.workDir, "other.txt"), "utf8")).toBe("alpha\nbeta\n");
+  });
+
+  it("an approved call whose file did not change runs without a second question", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.txt": "alpha\nbeta\n" } });
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "Editing.", toolCalls: [edit("notes.txt", "beta", "BETA"), shell("echo after")] }, { text: "done" }]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    await waitUntil(() => s.events.of("tool_approval_required").length === 2, 5000, "both asks");
+    for (const a of s.events.of("tool_approval_required")) await client.tool.approve.mutate({ sessionId: s.id, approvalId: a.approvalId });
+    await s.events.next("turn_ended");
+    expect(s.events.of("tool_approval_required")).toHaveLength(2);
+    expect(s.events.of("tool_result").map((r) => r.outcome)).toEqual(["ok", "ok"]);
+    expect(fs.readFileSync(path.join(cluster.workDir, "notes.txt"), "utf8")).toBe("alpha\nBETA\n");
+  });
+});
