@@ -18,7 +18,10 @@ async function session(c: Cluster, client: GatehouseClient, steps: unknown[]) {
 }
 
 const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
-const edit = (file: string, oldString: string, newString: string) => ({ tool: "edit_file", args: { path: file, old_string: oldString, new_string: newString } });
+const edit = (file: string, oldString: string, newString: string) => ({
+  tool: "edit_file",
+  args: { path: file, old_string: oldString, new_string: newString },
+});
 const GIT_CONFIG = "[core]\n\tbare = false\n";
 
 /**

@@ -39,7 +39,14 @@ export function workerRealPaths(registry: Pick<WorkerRegistry, "dispatch">, guar
     const got = await registry
       .dispatch(
         session.workerId,
-        { sessionId: session.id, toolName: REAL_PATHS_REQUEST, args: { paths: [...paths] }, timeoutMs: ANSWER_WITHIN_MS, guard: guard(session), origin: "gate" },
+        {
+          sessionId: session.id,
+          toolName: REAL_PATHS_REQUEST,
+          args: { paths: [...paths] },
+          timeoutMs: ANSWER_WITHIN_MS,
+          guard: guard(session),
+          origin: "gate",
+        },
         signal ? AbortSignal.any([signal, within]) : within,
       )
       .catch((err: unknown): ToolOutput => ({ ok: false, output: (err as Error).message }));
