@@ -65,8 +65,9 @@ interface Held {
   stored: Promise<unknown>;
   /** What its approval covers. */
   covered: Coverage | null | undefined;
-  /** Where it stands in its batch (for an ask raised again), and whether an earlier call of the batch may have changed files. */
-  batch: BatchContext;
+  /** Where it stands in its batch, for an ask raised again (made only then). */
+  batch: () => BatchContext;
+  /** An earlier call of its batch may have changed files. */
   filesMayHaveChanged: boolean;
 }
 
@@ -399,7 +400,7 @@ export class AgentRunner {
       adopted: prepared.adopted,
       stored,
       covered: prepared.covered,
-      batch: batchOf(calls, index),
+      batch: () => batchOf(calls, index),
       filesMayHaveChanged: calls.slice(0, index).some((c) => mayChangeFiles(c.toolName)),
     };
   }
@@ -429,7 +430,7 @@ export class AgentRunner {
       if (stricter.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, stricter.reason));
       action = stricter.action;
       covered = await this.cover(current, call);
-      approval = (await this.options.gate.raise(current, call.callId, { tool: call.toolName, args: call.args }, stricter, held.batch, covered.shown)).settled;
+      approval = (await this.options.gate.raise(current, call.callId, { tool: call.toolName, args: call.args }, stricter, held.batch(), covered.shown)).settled;
     }
   }
 
