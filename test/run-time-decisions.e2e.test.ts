@@ -99,6 +99,55 @@ describe("a decision holds for what actually runs", () => {
     expect(fs.readFileSync(path.join(cluster.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
   });
 
+  it("a read through a link made earlier in the batch is judged where it leads: a read rule that asks there asks", async () => {
+    cluster = await Cluster.start({
+      rules: `{"*": "ask", "shell_exec": "allow", "read_file": {"*": "allow", "private/**": "ask"}}`,
+      files: { "private/key.txt": "the private key" },
+    });
+    const client = cluster.client();
+    const s = await session(cluster, client, [
+      { text: "Reading.", toolCalls: [shell("ln -s private/key.txt notes.txt"), { tool: "read_file", args: { path: "notes.txt" } }] },
+      { text: "done" },
+    ]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const ask = (await askBesidesShell(client, s))!;
+    expect(ask).toMatchObject({ toolName: "read_file" });
+    expect(ask.reason).toMatch(/notes\.txt resolves to .*\/private\/key\.txt/);
+    await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId });
+    await s.events.next("turn_ended");
+    expect(
+      s.events
+        .of("tool_result")
+        .map((r) => r.output)
+        .join("\n"),
+    ).not.toContain("the private key");
+  });
+
+  it("the rules as they are when it runs: a rule changed while an earlier call of the batch waited for a person holds for the later calls", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.txt": "private notes" } });
+    const client = cluster.client();
+    const s = await session(cluster, client, [
+      {
+        text: "Looking.",
+        toolCalls: [
+          { tool: "glob", args: { pattern: "*" } },
+          { tool: "read_file", args: { path: "notes.txt" } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const ask = await s.events.next("tool_approval_required");
+    expect(ask.toolName).toBe("glob");
+    fs.writeFileSync(cluster.rulesFile, `{"*": "ask", "read_file": {"*": "allow", "notes.txt": "deny"}}`);
+    await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId });
+    await s.events.next("turn_ended");
+    const read = s.events.of("tool_result")[1]!;
+    expect(read).toMatchObject({ toolName: "read_file", outcome: "denied" });
+    expect(read.output).toMatch(/decided again just before it ran/);
+    expect(read.output).not.toContain("private notes");
+  });
+
   it("an approval covers the file it was shown: a file changed between the approval and the run asks again with the new diff", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "notes.txt": "alpha\nbeta\n" } });
     const client = cluster.client();

@@ -18,7 +18,7 @@ import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 import { now } from "./clock.js";
-import { mayChangeFiles, RunTimeDecisions } from "./run-time-decision.js";
+import { mayMovePaths, RunTimeDecisions, type Since } from "./run-time-decision.js";
 import { workerRealPaths } from "./worker-real-paths.js";
 
 export interface RunnerOptions {
@@ -67,8 +67,7 @@ interface Held {
   covered: Coverage | null | undefined;
   /** Where it stands in its batch, for an ask raised again (made only then). */
   batch: () => BatchContext;
-  /** An earlier call of its batch may have changed files. */
-  filesMayHaveChanged: boolean;
+  since: Since;
 }
 
 /** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
@@ -364,7 +363,7 @@ export class AgentRunner {
           ? notRun("rejected", toolMessages.batchRejected(call.toolName))
           : (known ??
             (decision
-              ? await this.settle(session, call, decision, this.held(calls, i, prepared[i]!, stored), signal)
+              ? await this.settle(session, call, decision, this.held(calls, i, prepared, stored), signal)
               : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
         await this.fence(session.id);
         const { hard, ...shown } = result;
@@ -394,14 +393,15 @@ export class AgentRunner {
     return hardRejected ? "rejected" : "continue";
   }
 
-  private held(calls: ModelToolCall[], index: number, prepared: Prepared, stored: Promise<unknown>): Held {
+  private held(calls: ModelToolCall[], index: number, prepared: Prepared[], stored: Promise<unknown>): Held {
+    const own = prepared[index]!;
     return {
-      approval: prepared.approval?.settled,
-      adopted: prepared.adopted,
+      approval: own.approval?.settled,
+      adopted: own.adopted,
       stored,
-      covered: prepared.covered,
+      covered: own.covered,
       batch: () => batchOf(calls, index),
-      filesMayHaveChanged: calls.slice(0, index).some((c) => mayChangeFiles(c.toolName)),
+      since: sinceDecided(calls, prepared, index),
     };
   }
 
@@ -423,7 +423,7 @@ export class AgentRunner {
         // A person may have taken a while: the call runs as the session is now.
         current = await this.session(session.id);
       }
-      const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null, filesMayHaveChanged: held.filesMayHaveChanged };
+      const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null, since: held.since };
       const stricter = await this.runTime.check(current, { tool: call.toolName, args: call.args }, raised, signal);
       if (!stricter) return this.run(current, call, approval ? null : decision, held.stored, signal);
       await this.auditDecision(current, call, stricter);
@@ -500,6 +500,17 @@ export class AgentRunner {
       ...(by ? { by } : {}),
     });
   }
+}
+
+/** What the calls of a batch before `index` may have done since the batch was decided. */
+function sinceDecided(calls: ModelToolCall[], prepared: Prepared[], index: number): Since {
+  let pathsMoved = false;
+  let waited = false;
+  for (let i = 0; i < index; i++) {
+    pathsMoved ||= mayMovePaths(calls[i]!.toolName);
+    waited ||= prepared[i]!.approval !== null;
+  }
+  return { pathsMoved, waited };
 }
 
 /** Where a call stands in its batch, as a person sees it with its approval. */

@@ -1,13 +1,14 @@
-import { FILE_WRITE_TOOLS, stricter, subjectArgument, type Action, type Decision, type ToolCall } from "@gatehouse/policy";
+import { stricter, subjectArgument, type Action, type Decision, type ToolCall } from "@gatehouse/policy";
 import type { Presentation, SessionInfo } from "@gatehouse/protocol";
 import { uncovered, type Coverage } from "./approval-coverage.js";
 import { decideOnRealPaths, type Leads } from "./real-path-decision.js";
 import { RealPathsUnknown, type RealPathLookup } from "./worker-real-paths.js";
 
-/** Tools that never change a file: after them, the files are as the batch's decisions saw them. */
-const READ_ONLY = new Set(["read_file", "glob", "grep", "skill"]);
+/** Tools that never make, move or remove a link or a folder: after them, every path leads where it led. */
+const PATHS_KEPT = new Set(["read_file", "glob", "grep", "skill", "write_file", "edit_file"]);
 
-export const mayChangeFiles = (tool: string): boolean => !READ_ONLY.has(tool);
+/** Whether a call of this tool may change where a path leads. */
+export const mayMovePaths = (tool: string): boolean => !PATHS_KEPT.has(tool);
 
 /** How a call came to run. */
 export interface Raised {
@@ -15,8 +16,16 @@ export interface Raised {
   action: Action;
   /** What the approval covers; null for a call the rules allowed. */
   approved: Coverage | null;
-  /** An earlier call of its batch may have changed files after it was decided. */
-  filesMayHaveChanged: boolean;
+  /** What the batch's earlier calls may have done since it was decided. */
+  since: Since;
+}
+
+/** What may have happened between a call's decision and its run. */
+export interface Since {
+  /** An earlier call of its batch may have changed where paths lead (a shell command, an MCP tool, a subagent). */
+  pathsMoved: boolean;
+  /** An earlier call of its batch waited for a person: the rules, the mode or the files may have changed meanwhile. */
+  waited: boolean;
 }
 
 export interface RunTimeSources {
@@ -44,10 +53,14 @@ export class RunTimeDecisions {
     return { shown, leads: (await this.decide(session, call, true)).leads };
   }
 
-  /** Null when the decision the call was raised with holds; else the stricter one, with its reason. */
+  /**
+   * Null when the decision the call was raised with holds; else the stricter one, with its reason.
+   * A call that nothing happened to since its decision moments ago (no wait for a person, no
+   * earlier call that may move paths) keeps it: the common case stays as fast as it was.
+   */
   async check(session: SessionInfo, call: ToolCall, raised: Raised, signal?: AbortSignal): Promise<Decision | null> {
-    const resolve = onPaths(call) && (FILE_WRITE_TOOLS.has(call.tool) || raised.filesMayHaveChanged || raised.approved !== null);
-    const { decision, leads } = await this.decide(session, call, resolve, signal);
+    if (!raised.approved && !raised.since.pathsMoved && !raised.since.waited) return null;
+    const { decision, leads } = await this.decide(session, call, onPaths(call), signal);
     if (isStricter(decision.action, raised.action)) return { ...decision, reason: `decided again just before it ran: ${decision.reason}` };
     if (!raised.approved || decision.action === "allow") return null;
     const why = uncovered(call.tool, raised.approved, { shown: await this.sources.presentation(session, call), leads });
