@@ -25,16 +25,17 @@ const edit = (file: string, oldString: string, newString: string) => ({
 const GIT_CONFIG = "[core]\n\tbare = false\n";
 
 /**
- * Approves every shell call that asks already when its batch is decided (what the shell analysis
- * makes of a link into `.git` is not under test here) and returns the first other ask.
+ * Approves every ask raised when the batch is decided (what the shell analysis makes of a link,
+ * or the gate of a plain path into `.git`, is not under test here) and returns the first ask
+ * of another call whose reason names where a link leads: the one raised just before it runs.
  */
-async function askBesidesShell(client: GatehouseClient, s: { id: string; events: Events }) {
+async function askNaming(client: GatehouseClient, s: { id: string; events: Events }, leadsTo: RegExp) {
   let found: EventOf<"tool_approval_required"> | undefined;
   const approved = new Set<string>();
   await waitUntil(
     async () => {
       for (const a of s.events.of("tool_approval_required")) {
-        if (a.toolName !== "shell_exec") found ??= a;
+        if (a.toolName !== "shell_exec" && leadsTo.test(a.reason)) found ??= a;
         else if (!approved.has(a.approvalId)) {
           approved.add(a.approvalId);
           await client.tool.approve.mutate({ sessionId: s.id, approvalId: a.approvalId });
@@ -43,7 +44,7 @@ async function askBesidesShell(client: GatehouseClient, s: { id: string; events:
       return found !== undefined || s.events.of("turn_ended").length > 0;
     },
     10_000,
-    "an ask for a call other than the shell's",
+    `an ask whose reason matches ${leadsTo}`,
   );
   return found;
 }
@@ -67,9 +68,9 @@ describe("a decision holds for what actually runs", () => {
       { text: "done" },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    const ask = (await askBesidesShell(client, s))!;
+    const ask = (await askNaming(client, s, /\.git\/config/))!;
     expect(ask).toMatchObject({ toolName: "edit_file", batch: { index: 1, total: 3 } });
-    expect(ask.reason).toMatch(/decided again just before it ran: .*settings\.ini resolves to .*\/\.git\/config: .*makes git run programs/);
+    expect(ask.reason).toMatch(/^decided again just before it ran: .*settings\.ini resolves to .*\/\.git\/config: /);
     expect(fs.lstatSync(path.join(cluster.workDir, "settings.ini")).isSymbolicLink()).toBe(true);
     expect(await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });
     await s.events.next("turn_ended");
@@ -92,8 +93,9 @@ describe("a decision holds for what actually runs", () => {
       { text: "done" },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    const edited = await askBesidesShell(client, s);
-    expect(edited?.reason).toMatch(/\.git\/x resolves to .*\/\.git\/config: .*makes git run programs/);
+    const edited = await askNaming(client, s, /\.git\/config/);
+    expect(edited).toMatchObject({ toolName: "edit_file" });
+    expect(edited!.reason).toMatch(/\.git\/x (resolves|led) to .*\/\.git\/(config|x when the call was approved and leads to .*\/\.git\/config)/);
     await client.tool.deny.mutate({ sessionId: s.id, approvalId: edited!.approvalId });
     await s.events.next("turn_ended");
     expect(fs.readFileSync(path.join(cluster.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
@@ -110,7 +112,7 @@ describe("a decision holds for what actually runs", () => {
       { text: "done" },
     ]);
     await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
-    const ask = (await askBesidesShell(client, s))!;
+    const ask = (await askNaming(client, s, /private\/key\.txt/))!;
     expect(ask).toMatchObject({ toolName: "read_file" });
     expect(ask.reason).toMatch(/notes\.txt resolves to .*\/private\/key\.txt/);
     await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId });
