@@ -13,6 +13,12 @@ import { WorkerPermissions, workerRulesFile } from "../src/worker-permissions.js
 import { WorkerRegistry } from "../src/worker-registry.js";
 
 /** A gate with its store, hub, registry and a worker `w1` registered, in this process, on a temporary data directory. */
+/** Where each asked path leads on this machine (the fixtures make no dangling links). */
+function realPathsHere(run: RunMessage): ToolOutput {
+  const paths = (run.args.paths ?? []) as string[];
+  return { ok: true, output: JSON.stringify(Object.fromEntries(paths.map((p) => [p, { real: fs.existsSync(p) ? fs.realpathSync(p) : p }]))) };
+}
+
 export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number; present?: GateOptions["present"] } = {}) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-gate-")));
   const dataDir = path.join(root, "data");
@@ -61,9 +67,10 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number; p
     return info;
   };
   /** Serves the worker's side in this process: each call is answered by `answer`. */
+  /** Tool calls go to `answer`; the gate's questions about real paths are answered from this machine's files. */
   const serveWorker = (answer: (run: RunMessage) => ToolOutput) =>
     registry.attach("w1", (m) => {
-      if (m.type === "run") queueMicrotask(() => registry.result("w1", m.requestId, answer(m)));
+      if (m.type === "run") queueMicrotask(() => registry.result("w1", m.requestId, m.origin === "gate" ? realPathsHere(m) : answer(m)));
     });
   const close = () => {
     gate.close();
