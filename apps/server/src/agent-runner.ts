@@ -17,6 +17,7 @@ import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 import { now } from "./clock.js";
+import { grantedBy } from "./granted.js";
 
 export interface RunnerOptions {
   store: Store;
@@ -404,7 +405,14 @@ export class AgentRunner {
       return ran(
         await this.options.registry.dispatch(
           session.workerId,
-          { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.options.toolTimeoutMs, guard: this.options.gate.guard(session) },
+          {
+            sessionId: session.id,
+            toolName: call.toolName,
+            args: call.args,
+            timeoutMs: this.options.toolTimeoutMs,
+            guard: this.options.gate.guard(session),
+            granted: grantedBy(decision),
+          },
           signal,
         ),
       );

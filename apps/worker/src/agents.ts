@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { AgentDefinition, BUILTIN_AGENT_NAMES, PermissionMap } from "@gatehouse/protocol";
 import { z } from "zod";
+import { readInside } from "./definition-file.js";
 import { splitFrontMatter } from "./front-matter.js";
 
 export const AGENTS_DIR = "agents";
@@ -55,7 +56,8 @@ export function loadAgents(workDir: string, warn: (problem: string) => void): Ag
     if (!entry.isFile() || !entry.name.endsWith(".md")) continue;
     const file = path.join(root, entry.name);
     try {
-      const agent = parseAgentFile(fs.readFileSync(file, "utf8"), path.join(AGENTS_DIR, entry.name));
+      const shown = path.join(AGENTS_DIR, entry.name);
+      const agent = parseAgentFile(readInside(root, file, shown), shown);
       if (agents.some((a) => a.name === agent.name)) throw new Error(`${AGENTS_DIR}/${entry.name}: a second agent named "${agent.name}"`);
       agents.push(agent);
     } catch (err) {

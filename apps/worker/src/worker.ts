@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
+import { FileRefused } from "@gatehouse/fs-guard";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type RunMessage, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
@@ -93,15 +94,17 @@ export async function runTool(
       tool.run(parsed.data, {
         workDir: guard.workDir,
         guard,
+        granted: msg.granted ?? "rules",
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
-        spawnShell: (command) => shell.spawn(command, guard, msg.origin),
+        spawnShell: (command) => shell.spawn(command, guard, msg.origin, msg.granted),
         onOutput,
       }),
       halted,
     ]);
   } catch (err) {
     if (err instanceof ToolRefused || err instanceof SandboxRefused) return { ok: false, output: err.message };
+    if (err instanceof FileRefused) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {
@@ -160,7 +163,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     home: homeDirectory(),
     tools: tools().map(descriptor),
     agents: loadAgents(workDir, (problem) => log.warn(problem)),
-    skills: listSkills(workDir),
+    skills: listSkills(workDir, (problem) => log.warn(problem)),
     sandbox,
   };
   link = new ServerLink({
