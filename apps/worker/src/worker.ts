@@ -15,7 +15,7 @@ import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { listSkills } from "./tools/skill.js";
-import { loadAgents } from "./agents.js";
+import { workerAgents } from "./agents.js";
 import type { McpServerConfig } from "./mcp/config.js";
 import { McpServers } from "./mcp/servers.js";
 import { resolveSandbox, type SandboxSettings } from "./sandbox/detect.js";
@@ -30,6 +30,8 @@ export interface WorkerOptions {
   id: string;
   dir: string;
   tools?: readonly Tool[];
+  /** A folder of agent files outside the work directory: its agents' rules may allow what the worker's rules do not. */
+  agentsDir?: string;
   /** MCP servers whose tools the worker offers as `{server}_{tool}`. */
   mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
@@ -117,6 +119,7 @@ export async function runTool(
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workDir = fs.realpathSync(path.resolve(opts.dir));
   const log = (opts.log ?? silentLog).child({ workerId: opts.id });
+  const agents = workerAgents(workDir, opts.agentsDir, (problem) => log.warn(problem));
   const sandbox = resolveSandbox(opts.sandbox ?? { mode: "auto", network: true });
   if (!sandbox.active && sandbox.mode !== "off") log.warn(`no OS sandbox: ${sandbox.detail}`);
   const offered = opts.tools ?? BUILTIN_TOOLS;
@@ -162,7 +165,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     workDir,
     home: homeDirectory(),
     tools: tools().map(descriptor),
-    agents: loadAgents(workDir, (problem) => log.warn(problem)),
+    agents,
     skills: listSkills(workDir, (problem) => log.warn(problem)),
     sandbox,
   };
