@@ -62,6 +62,26 @@ describe("file tools check what they really open, with a real server and worker"
     }
   }, 240_000);
 
+  it("grep over a symlink flipped between README.md and .env never finds what .env holds", async () => {
+    cluster = await Cluster.start({
+      files: { "README.real": "KEY: see the docs\n", ".env": `${SECRET}\n` },
+      rules: `{"*": "ask", "grep": "allow", "read_file": {"*": "allow", ".env": "deny"}}`,
+    });
+    const link = path.join(cluster.workDir, "README.md");
+    fs.symlinkSync("README.real", link);
+    const flipper = flipLink(link, "README.real", ".env");
+    try {
+      const calls = Array.from({ length: 600 }, () => ({ tool: "grep", args: { pattern: "KEY", path: "README.md" } }));
+      const results = await play(cluster, cluster.client(), inSteps(calls));
+      expect(results).toHaveLength(600);
+      expect(JSON.stringify(results)).not.toContain("file-tools-e2e-secret");
+      expect(results.some((r) => r.output.startsWith("README.md:1:KEY: see the docs"))).toBe(true);
+      expect(results.some((r) => /skipped: read_file does not allow them/.test(r.output))).toBe(true);
+    } finally {
+      await flipper.stop();
+    }
+  }, 240_000);
+
   it("a symlink flipped between a file in the work directory and one outside never lets a write out", async () => {
     cluster = await Cluster.start({ files: { "notes.real": "" }, rules: `{"*": "ask", "write_file": "allow"}` });
     const victim = path.join(cluster.root, "victim.txt");

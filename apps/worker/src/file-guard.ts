@@ -131,13 +131,18 @@ export class FileGuard {
     if (!permits(decision, granted)) throw new ToolRefused(`refused shell_exec: ${decision.reason}`);
   }
 
-  /** Whether read_file may reveal this file (for glob and grep, which skip the others). */
-  mayRead(absolute: string): boolean {
+  /**
+   * Whether glob and grep may reveal this file: what read_file's rules do not deny and the sandbox
+   * would not hide from a command (`grep -r` sees as much), checked on its real path.
+   */
+  mayRead(absolute: string, real = resolveRealPath(absolute)): boolean {
     try {
-      this.check("read_file", absolute);
+      this.check("read_file", absolute, "mode");
+      this.checkOpened("read_file", absolute, absolute, real, "mode");
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      if (err instanceof ToolRefused) return false;
+      throw err;
     }
   }
 }
