@@ -9,7 +9,7 @@ import type { ToolContext } from "./tool.js";
  */
 export function openChecked(ctx: ToolContext, tool: string, requested: string, write = false): OpenedFile {
   const named = ctx.guard.check(tool, requested, ctx.granted);
-  const opened = openRegular(named, requested, write);
+  const opened = openRegular(named, requested, write, ctx.guard.workDevice);
   try {
     ctx.guard.checkOpened(tool, requested, named, opened.real, ctx.granted);
   } catch (err) {

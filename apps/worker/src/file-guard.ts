@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { resolveRealPath as resolveNow } from "@gatehouse/fs-guard";
 import {
   absolutePath,
@@ -15,7 +16,7 @@ import {
 } from "@gatehouse/policy";
 import { evaluationContext, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
-import { hiddenFromCommands, type Judgement } from "./sandbox/masks.js";
+import { hiddenFromCommands } from "./sandbox/masks.js";
 
 export class ToolRefused extends Error {
   constructor(message: string) {
@@ -51,6 +52,8 @@ const forFileTools = (rules: Guard["static"] | null) =>
 export class FileGuard {
   /** What decisions on this worker depend on: the layers, the work directory, protected paths, real paths. */
   readonly context: EvaluationContext;
+  /** The work directory's device: a file there is on an ordinary file system, not procfs. */
+  readonly workDevice: number;
   /** Every rule of every layer, as the server sent them. */
   readonly rules: Guard["static"];
   /**
@@ -77,12 +80,13 @@ export class FileGuard {
       forFileTools(guard.static),
       forFileTools(guard.runtime),
     ]);
+    this.workDevice = fs.statSync(workDir).dev;
     this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
   }
 
   private readonly hiddenPaths: string[];
   /** Folders judged as the sandbox would judge them under these rules. */
-  private readonly folders = new Map<string, Judgement>();
+  private readonly folders = new Map<string, boolean>();
 
   /** The absolute path a tool's argument names, spelled as the gate spells it (`~` is the home directory). */
   resolve(requested: string): string {
@@ -107,15 +111,18 @@ export class FileGuard {
 
   /**
    * The check on what was really opened (or is about to be made), by its real path read back from
-   * the descriptor: the rules on that path, and whatever the sandbox would hide from a command.
-   * A person approved the name they saw: a path it leads elsewhere must be allowed outright.
+   * the descriptor, after check() on its name: the rules on that path, and whatever the sandbox
+   * would hide from a command. A person approved the name they saw: a path it leads elsewhere
+   * must be allowed outright.
    */
   checkOpened(tool: string, requested: string, named: string, real: string, granted: Granted = "rules"): void {
-    const verdict = decideAbsolute(tool, real, { ...this.context, resolveRealPath: asWritten });
-    const onReal: Granted = granted === "person" && real !== named ? "rules" : granted;
     const via = real === named ? "" : `${requested} leads to ${real}: `;
-    if (!permits(verdict, onReal)) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
-    const hidden = hiddenFromCommands(real, this.workDir, this.context, this.folders);
+    // Where the real path is the name, check() (always called first) has decided it already.
+    if (real !== named) {
+      const verdict = decideAbsolute(tool, real, { ...this.context, resolveRealPath: asWritten });
+      if (!permits(verdict, granted === "person" ? "rules" : granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
+    }
+    const hidden = hiddenFromCommands(real, this.workDir, this.context, this.folders, tool === "read_file");
     if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${hidden}`);
     this.refuseWriteOutside(tool, requested, named, real);
   }

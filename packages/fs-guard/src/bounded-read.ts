@@ -3,6 +3,8 @@ import { StringDecoder } from "node:string_decoder";
 
 /** Bytes read per step: a huge file is read in steps, never in one piece, and never all. */
 const CHUNK = 256 * 1024;
+/** A regular file this small is read without the thread pool: its trips cost more than the read. */
+const SMALL_FILE = 64 * 1024;
 
 const readAt = (fd: number, buffer: Buffer, position: number) =>
   new Promise<number>((resolve, reject) => fs.read(fd, buffer, 0, buffer.length, position, (err, n) => (err ? reject(err) : resolve(n))));
@@ -15,14 +17,17 @@ export interface ReadText {
 
 /**
  * At most `maxBytes` of the file as UTF-8 text, read in chunks from position 0. The size fstat
- * gave is not trusted: a file that grows while it is read stops at the bound all the same.
+ * gave (`size`) only chooses how to read: a file that grows while it is read stops at the bound
+ * all the same.
  */
-export async function readHead(fd: number, maxBytes: number): Promise<ReadText> {
+export async function readHead(fd: number, maxBytes: number, size = Infinity): Promise<ReadText> {
   const parts: Buffer[] = [];
   let total = 0;
   while (total < maxBytes + 1) {
-    const buffer = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
-    const n = await readAt(fd, buffer, total);
+    // Blocking reads only while little has been read: a small file that grows goes on in the pool.
+    const sync = size < SMALL_FILE && total < SMALL_FILE;
+    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1 - total, sync ? Math.max(size + 1, 4096) : CHUNK));
+    const n = sync ? fs.readSync(fd, buffer, 0, buffer.length, total) : await readAt(fd, buffer, total);
     if (n === 0) break;
     parts.push(buffer.subarray(0, n));
     total += n;
@@ -33,31 +38,32 @@ export async function readHead(fd: number, maxBytes: number): Promise<ReadText> 
 }
 
 /**
- * Lines `first` (0-based) to `first + count` of the file, found by reading it chunk by chunk: only
- * the lines asked for are kept, so memory stays bounded whatever the file's length.
+ * Lines `first` (0-based) to `first + count` of the file, at most `maxChars` characters of them,
+ * found by reading it chunk by chunk: only the lines asked for are kept, so memory stays bounded
+ * whatever the file's length.
  */
-export async function readLines(fd: number, first: number, count: number, maxBytes: number): Promise<ReadText> {
+export async function readLines(fd: number, first: number, count: number, maxChars: number): Promise<ReadText> {
   const decoder = new StringDecoder("utf8");
   const kept: string[] = [];
   let line = 0;
   let partial = "";
-  let keptBytes = 0;
+  let keptChars = 0;
   const buffer = Buffer.allocUnsafe(CHUNK);
   for (let position = 0; ;) {
     const n = await readAt(fd, buffer, position);
     position += n;
     const pieces = (partial + (n === 0 ? decoder.end() : decoder.write(buffer.subarray(0, n)))).split("\n");
     partial = n === 0 ? "" : pieces.pop()!;
-    if (partial.length > maxBytes) {
+    if (partial.length > maxChars) {
       // One endless line: only its start can be shown, and before the range it is not kept at all.
-      if (pieces.length === 0 && line >= first) return { text: [...kept, partial.slice(0, maxBytes)].join("\n"), more: true };
+      if (pieces.length === 0 && line >= first) return { text: [...kept, partial.slice(0, maxChars - keptChars)].join("\n"), more: true };
       if (pieces.length === 0) partial = "";
     }
     for (const piece of pieces) {
       if (line >= first && line < first + count) {
-        kept.push(piece);
-        keptBytes += piece.length + 1;
-        if (keptBytes > maxBytes) return { text: kept.join("\n"), more: true };
+        kept.push(piece.slice(0, maxChars - keptChars));
+        keptChars += piece.length + 1;
+        if (keptChars > maxChars) return { text: kept.join("\n"), more: true };
       }
       line++;
       if (line >= first + count) return { text: kept.join("\n"), more: false };

@@ -65,11 +65,15 @@ function inspected<T>(fd: number, inspect: (fd: number) => T): T {
   }
 }
 
-/** Only regular files on an ordinary file system: a FIFO, a device or a procfs file can block or never end. */
-function regularFile(fd: number, shown: string): OpenedFile {
+/**
+ * Only regular files on an ordinary file system: a FIFO, a device or a procfs file can block or
+ * never end. A file on `ordinaryDevice` (the work directory's, mounted while it is used) needs no
+ * look at its file system.
+ */
+function regularFile(fd: number, shown: string, ordinaryDevice?: number): OpenedFile {
   const stats = fs.fstatSync(fd);
   if (!stats.isFile()) throw new FileRefused("NOT_REGULAR", `${shown} is not a regular file`);
-  const pseudo = PSEUDO_FILE_SYSTEMS.get(fs.statfsSync(descriptorPath(fd)).type);
+  const pseudo = stats.dev === ordinaryDevice ? undefined : PSEUDO_FILE_SYSTEMS.get(fs.statfsSync(descriptorPath(fd)).type);
   if (pseudo) throw new FileRefused("PSEUDO_FS", `${shown} is on ${pseudo}, whose files are the kernel's views, not files to read`);
   const real = pathOfDescriptor(fd);
   if (stats.nlink === 0) throw new FileRefused("DELETED", `${shown} was removed while it was being opened`);
@@ -80,9 +84,9 @@ function regularFile(fd: number, shown: string): OpenedFile {
  * Opens an existing regular file, symlinks followed, without blocking (O_NONBLOCK: a FIFO or a
  * device never holds the open), and reads back what was opened.
  */
-export function openRegular(absolute: string, shown: string, write = false): OpenedFile {
+export function openRegular(absolute: string, shown: string, write = false, ordinaryDevice?: number): OpenedFile {
   const fd = fs.openSync(absolute, (write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOCTTY);
-  return inspected(fd, (d) => regularFile(d, shown));
+  return inspected(fd, (d) => regularFile(d, shown, ordinaryDevice));
 }
 
 /** A folder opened by descriptor, with its real path: what is made in it cannot be redirected elsewhere. */

@@ -36,10 +36,10 @@ export const readFile = defineTool({
     const file = openChecked(ctx, "read_file", args.path);
     return using(file.fd, async (fd) => {
       if (args.raw) {
-        const read = await readHead(fd, READ_LIMIT);
+        const read = await readHead(fd, READ_LIMIT, file.stats.size);
         return read.more ? { ok: false, output: `${args.path} is larger than ${READ_LIMIT} bytes` } : { ok: true, output: read.text };
       }
-      if (args.offset === undefined && args.limit === undefined) return shown(await readHead(fd, READ_LIMIT), args.path);
+      if (args.offset === undefined && args.limit === undefined) return shown(await readHead(fd, READ_LIMIT, file.stats.size), args.path);
       return shown(await readLines(fd, (args.offset ?? 1) - 1, args.limit ?? Infinity, Math.min(READ_LIMIT, 4 * OUTPUT_LIMIT)), args.path);
     });
   },
@@ -73,7 +73,7 @@ export const editFile = defineTool({
   async run(args, ctx) {
     const file = openChecked(ctx, "edit_file", args.path, true);
     return using(file.fd, async (fd) => {
-      const read = await readHead(fd, EDIT_LIMIT);
+      const read = await readHead(fd, EDIT_LIMIT, file.stats.size);
       if (read.more) return { ok: false, output: `edit_file ${args.path}: the file is larger than ${EDIT_LIMIT} bytes` };
       const text = read.text;
       const count = text.split(args.old_string).length - 1;

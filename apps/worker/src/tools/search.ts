@@ -58,13 +58,13 @@ const UNREADABLE = Symbol("unreadable");
 async function searchable(ctx: ToolContext, file: string): Promise<string | typeof SKIPPED | typeof UNREADABLE> {
   let opened;
   try {
-    opened = openRegular(file, path.relative(ctx.workDir, file));
+    opened = openRegular(file, path.relative(ctx.workDir, file), false, ctx.guard.workDevice);
   } catch {
     return UNREADABLE;
   }
   try {
     if (!ctx.guard.mayRead(file, opened.real)) return SKIPPED;
-    return (await readHead(opened.fd, GREP_FILE_LIMIT)).text;
+    return (await readHead(opened.fd, GREP_FILE_LIMIT, opened.stats.size)).text;
   } finally {
     closeDescriptor(opened.fd);
   }

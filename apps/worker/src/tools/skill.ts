@@ -56,7 +56,10 @@ function skillFile(workDir: string, name: string): string | null {
  */
 function readSkill(ctx: ToolContext, file: string): string {
   const shown = path.relative(ctx.workDir, file);
-  return readInside(path.join(ctx.workDir, SKILLS_DIR), file, shown, (real) => ctx.guard.checkOpened("read_file", shown, file, real, "mode"));
+  return readInside(path.join(ctx.workDir, SKILLS_DIR), file, shown, (real) => {
+    ctx.guard.check("read_file", file, "mode");
+    ctx.guard.checkOpened("read_file", shown, file, real, "mode");
+  });
 }
 
 export const skill = defineTool({
