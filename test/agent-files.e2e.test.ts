@@ -66,8 +66,8 @@ describe("agent files the agent can write only narrow what it may do", () => {
 
     const inside = path.join(cluster.workDir, "agents");
     fs.mkdirSync(inside);
-    const args = [BIN, "worker", "--server", cluster.url, "--token", WORKER_TOKEN, "--id", "w2", "--dir", cluster.workDir, "--agents", inside];
-    const refused = spawnSync(process.execPath, args, { encoding: "utf8", timeout: 20_000 });
+    const args = [BIN, "worker", "--server", cluster.url, "--id", "w2", "--dir", cluster.workDir, "--agents", inside];
+    const refused = spawnSync(process.execPath, args, { encoding: "utf8", timeout: 20_000, env: { ...process.env, GATEHOUSE_WORKER_TOKEN: WORKER_TOKEN } });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toBe(
       `gatehouse: the agents folder ${inside} is inside the work directory ${cluster.workDir}, which the agent writes; its agents could widen what it may do\n`,
