@@ -153,13 +153,16 @@ describe("subagents (seed 002, Subagent Permissions)", () => {
     expect(s.events.of("tool_result").find((r) => r.sessionId === s.childId)).toMatchObject({ ok: false });
   });
 
-  it("a subagent may not start subagents unless its agent type says it may", async () => {
-    cluster = await Cluster.start({
-      rules: `{"*": "allow"}`,
-      files: {
-        "agents/planner.md": "---\ndescription: Plans work and hands parts to explore agents.\nmay-spawn: true\n---\nPlan, then delegate.\n",
-      },
-    });
+  it("a subagent may not start subagents unless its agent type, from the worker's agents folder, says it may", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "allow"}` });
+    const configured = path.join(cluster.root, "agents-conf");
+    fs.mkdirSync(configured);
+    fs.writeFileSync(
+      path.join(configured, "planner.md"),
+      "---\ndescription: Plans work and hands parts to explore agents.\nmay-spawn: true\n---\nPlan, then delegate.\n",
+    );
+    await cluster.killWorker();
+    await cluster.startWorker(["--agents", configured]);
     const client = cluster.client();
     const s = await parentSession(cluster, client, [{ toolCalls: [task("explore", "look around")] }, { text: "general child: {{lastResult}}" }], "general");
     await s.events.next("turn_ended", (e) => e.sessionId === s.id, 10_000);

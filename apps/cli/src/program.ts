@@ -73,6 +73,7 @@ export const WORKER_OPTIONS = {
   dir: { value: "DIR", help: "the folder its tool calls work in (default: here)" },
   mcp: LOCAL_OPTIONS.mcp,
   protect: { value: "PATH", help: "a path of this machine no tool may read or write (a server's data directory here, say)", multiple: true },
+  agents: { value: "DIR", help: "agent files whose rules may widen the worker's (outside --dir; docs/agents.md)" },
   ...TRUST_OPTIONS,
   ...SANDBOX_OPTIONS,
 } as const satisfies OptionTable;

@@ -20,6 +20,7 @@ import type { WorkerRegistry } from "./worker-registry.js";
 import { now } from "./clock.js";
 import { mayMovePaths, RunTimeDecisions, type Since } from "./run-time-decision.js";
 import { workerRealPaths } from "./worker-real-paths.js";
+import { grantedBy } from "./granted.js";
 
 export interface RunnerOptions {
   store: Store;
@@ -455,7 +456,14 @@ export class AgentRunner {
       return ran(
         await this.options.registry.dispatch(
           session.workerId,
-          { sessionId: session.id, toolName: call.toolName, args: call.args, timeoutMs: this.options.toolTimeoutMs, guard: this.options.gate.guard(session) },
+          {
+            sessionId: session.id,
+            toolName: call.toolName,
+            args: call.args,
+            timeoutMs: this.options.toolTimeoutMs,
+            guard: this.options.gate.guard(session),
+            granted: grantedBy(decision),
+          },
           signal,
         ),
       );

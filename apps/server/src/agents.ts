@@ -17,6 +17,7 @@ export const BUILTIN_AGENTS: readonly (AgentDefinition & { name: BuiltinAgentNam
     model: null,
     maySpawn: false,
     file: "built-in agent explore",
+    mayWiden: true,
   },
   {
     name: "general",
@@ -26,6 +27,7 @@ export const BUILTIN_AGENTS: readonly (AgentDefinition & { name: BuiltinAgentNam
     model: null,
     maySpawn: false,
     file: "built-in agent general",
+    mayWiden: true,
   },
 ];
 
@@ -52,18 +54,21 @@ export function nestsTooDeep(childDepth: number): boolean {
   return childDepth > MAX_SUBAGENT_DEPTH;
 }
 
-function permissionRules(permission: PermissionMap, file: string, home: string): Rule[] {
+function permissionRules(permission: PermissionMap, file: string, home: string, origin: Rule["origin"]): Rule[] {
   return Object.entries(permission).flatMap(([tool, value]) => {
     const patterns = typeof value === "string" ? { "*": value } : value;
     return Object.entries(patterns).map(([pattern, action]): Rule => ({
       tool,
       pattern: expandHome(pattern, home),
       action,
-      origin: "person",
+      origin,
       source: { file },
     }));
   });
 }
+
+/** Whether an agent type says its subagents may start subagents, from a place the agent cannot write. */
+const spawns = (agent: AgentDefinition | undefined) => agent?.maySpawn === true && agent.mayWiden === true;
 
 const DENY_ALL: readonly Rule[] = [{ tool: "*", pattern: "*", action: "deny", origin: "person", source: { file: "unknown agent" } }];
 const NO_SPAWN: Rule = { tool: "task", pattern: "*", action: "deny", origin: "person", source: { file: "agent without may-spawn" } };
@@ -86,10 +91,13 @@ export class AgentLayers {
     return session.parentId ? cached.subagent : cached.top;
   }
 
-  /** An agent's rules, `~/` expanded to the home of the worker that offers it. */
+  /**
+   * An agent's rules, `~/` expanded to the home of the worker that offers it. The rules of an agent
+   * that may not widen (its file lies where the agent can write) are limits: they only narrow.
+   */
   private compile(agent: AgentDefinition, home: string): { subagent: Ruleset | undefined; top: Ruleset | undefined } {
-    const own = agent.permission ? permissionRules(agent.permission, agent.file, home) : [];
-    const subagent = agent.maySpawn ? own : [...own, NO_SPAWN];
+    const own = agent.permission ? permissionRules(agent.permission, agent.file, home, agent.mayWiden === true ? "person" : "limit") : [];
+    const subagent = spawns(agent) ? own : [...own, NO_SPAWN];
     return { subagent: subagent.length > 0 ? new Ruleset(subagent) : undefined, top: own.length > 0 ? new Ruleset(own) : undefined };
   }
 }
@@ -97,5 +105,5 @@ export class AgentLayers {
 /** Whether a session may start subagents (at `childDepth`): a person's session may; a subagent only if its type says so. */
 export function maySpawn(session: SessionInfo, agent: AgentDefinition | undefined, childDepth: number): boolean {
   if (nestsTooDeep(childDepth)) return false;
-  return session.parentId === null || agent?.maySpawn === true;
+  return session.parentId === null || spawns(agent);
 }

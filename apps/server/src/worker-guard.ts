@@ -1,12 +1,12 @@
-import { FILE_TOOLS, isToolGlob, toolKeyMatches, type Ruleset } from "@gatehouse/policy";
+import type { Ruleset } from "@gatehouse/policy";
 import type { Guard, SessionInfo } from "@gatehouse/protocol";
 import { homeOf, type RuleSources } from "./evaluation-context.js";
 
-/** A glob key (`*_file`) reaches the worker as one rule for each file tool it covers. */
-const toolsOf = (key: string) => (key === "*" || FILE_TOOLS.has(key) ? [key] : isToolGlob(key) ? [...FILE_TOOLS].filter((t) => toolKeyMatches(key, t)) : []);
-
-const fileRules = (set: Ruleset | undefined) =>
-  (set?.rules ?? []).flatMap((r) => toolsOf(r.tool).map((tool) => ({ tool, pattern: r.pattern, action: r.action, origin: r.origin })));
+/**
+ * Every rule of a layer: the worker decides each call again (shell commands, searches and file
+ * tools alike) and refuses what its rules do not allow on the real paths.
+ */
+const guardRules = (set: Ruleset | undefined) => (set?.rules ?? []).map((r) => ({ tool: r.tool, pattern: r.pattern, action: r.action, origin: r.origin }));
 
 const NONE = {};
 
@@ -22,7 +22,7 @@ function remembered<K extends object, V>(map: WeakMap<K, V>, key: K, make: () =>
   return found;
 }
 
-/** The file-tool rules of every layer and the protected paths, which the worker applies again on real paths. */
+/** The rules of every layer and the protected paths, which the worker applies again on real paths. */
 export function workerGuard(session: SessionInfo, sources: RuleSources): Guard {
   const rules = sources.permissions.load(session.workerId, homeOf(sources.registry.get(session.workerId)));
   const agent = sources.agentLayer(session);
@@ -31,9 +31,9 @@ export function workerGuard(session: SessionInfo, sources: RuleSources): Guard {
   const byAgent = remembered(byStatic, rules.ok ? rules.ruleset : NONE, () => new WeakMap());
   const byRuntime = remembered(byAgent, agent ?? NONE, () => new WeakMap());
   return remembered(byRuntime, runtime ?? NONE, () => ({
-    agent: agent ? fileRules(agent) : null,
-    static: rules.ok ? fileRules(rules.ruleset) : [],
-    runtime: fileRules(runtime),
+    agent: agent ? guardRules(agent) : null,
+    static: rules.ok ? guardRules(rules.ruleset) : [],
+    runtime: guardRules(runtime),
     protectedPaths: [...sources.protectedPaths],
   }));
 }

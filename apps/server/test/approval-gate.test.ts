@@ -84,10 +84,13 @@ describe("the approval gate, in process", () => {
     expect(await held.settled).toMatchObject({ outcome: "cancelled", by: "ada" });
   });
 
-  it("hands the worker the file rules and the protected paths, not the shell rules", () => {
+  it("hands the worker every rule and the protected paths: it decides each call again on real paths", () => {
     f = gateFixture(`{ "read_file": { "*.env": "deny" }, "shell_exec": "allow" }`);
     const guard = f.gate.guard(f.session());
-    expect(guard.static).toEqual([{ tool: "read_file", pattern: "*.env", action: "deny", origin: "person" }]);
+    expect(guard.static).toEqual([
+      { tool: "read_file", pattern: "*.env", action: "deny", origin: "person" },
+      { tool: "shell_exec", pattern: "*", action: "allow", origin: "person" },
+    ]);
     expect(guard.protectedPaths).toEqual([`${f.root}/data`]);
   });
 

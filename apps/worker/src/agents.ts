@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { AgentDefinition, BUILTIN_AGENT_NAMES, PermissionMap } from "@gatehouse/protocol";
 import { z } from "zod";
+import { readInside } from "./definition-file.js";
 import { splitFrontMatter } from "./front-matter.js";
 
 export const AGENTS_DIR = "agents";
@@ -46,21 +47,59 @@ export function parseAgentFile(text: string, file: string): AgentDefinition {
   return agent.data;
 }
 
-/** The agents in the work directory's agents folder; a file that does not parse is left out and logged with its problem. */
-export function loadAgents(workDir: string, warn: (problem: string) => void): AgentDefinition[] {
-  const root = path.join(workDir, AGENTS_DIR);
+/** A configured agents folder that the agent could write: its definitions would widen what the agent may do. */
+export class AgentsFolderRefused extends Error {
+  readonly code = "AGENTS_FOLDER_REFUSED";
+}
+
+/** The agents of one folder, shown as `shownAs/NAME.md`; a file that does not parse is left out and logged with its problem. */
+function loadFolder(root: string, shownAs: string, mayWiden: boolean, warn: (problem: string) => void): AgentDefinition[] {
   if (!fs.existsSync(root)) return [];
   const agents: AgentDefinition[] = [];
   for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".md")) continue;
-    const file = path.join(root, entry.name);
+    const shown = path.join(shownAs, entry.name);
     try {
-      const agent = parseAgentFile(fs.readFileSync(file, "utf8"), path.join(AGENTS_DIR, entry.name));
-      if (agents.some((a) => a.name === agent.name)) throw new Error(`${AGENTS_DIR}/${entry.name}: a second agent named "${agent.name}"`);
+      const agent = { ...parseAgentFile(readInside(root, path.join(root, entry.name), shown), shown), mayWiden };
+      if (agents.some((a) => a.name === agent.name)) throw new Error(`${shown}: a second agent named "${agent.name}"`);
       agents.push(agent);
     } catch (err) {
       warn(`agent not loaded: ${(err as Error).message}`);
     }
   }
   return agents;
+}
+
+/** The agents in the work directory's agents folder: the agent writes there, so they can only narrow. */
+export function loadAgents(workDir: string, warn: (problem: string) => void): AgentDefinition[] {
+  return loadFolder(path.join(workDir, AGENTS_DIR), AGENTS_DIR, false, warn);
+}
+
+/**
+ * The worker's agents: those of its configured folder (outside the work directory, so the agent
+ * cannot write them), which may widen, then the work directory's, which can only narrow; a work
+ * directory agent cannot take a configured one's name.
+ */
+export function workerAgents(workDir: string, configured: string | undefined, warn: (problem: string) => void): AgentDefinition[] {
+  const trusted = configured ? loadFolder(trustedFolder(workDir, configured), configured, true, warn) : [];
+  const own = loadAgents(workDir, warn).filter((a) => {
+    const taken = trusted.some((t) => t.name === a.name);
+    if (taken) warn(`agent not loaded: ${a.file}: the agent name "${a.name}" belongs to an agent of ${configured}`);
+    return !taken;
+  });
+  return [...trusted, ...own];
+}
+
+function trustedFolder(workDir: string, configured: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(configured);
+  } catch (err) {
+    throw new AgentsFolderRefused(`the agents folder ${configured} cannot be opened: ${(err as Error).message}`);
+  }
+  if (real === workDir || real.startsWith(`${workDir}/`))
+    throw new AgentsFolderRefused(
+      `the agents folder ${configured} is inside the work directory ${workDir}, which the agent writes; its agents could widen what it may do`,
+    );
+  return real;
 }

@@ -1,8 +1,22 @@
-import path from "node:path";
+import fs from "node:fs";
 import { resolveRealPath as resolveNow } from "@gatehouse/fs-guard";
-import { decideFile, evaluate, FILE_TOOLS, FILE_WRITE_TOOLS, isInside, Ruleset, toolKeyMatches, type EvaluationContext, type Rule } from "@gatehouse/policy";
+import {
+  absolutePath,
+  decideAbsolute,
+  decideFile,
+  evaluate,
+  FILE_TOOLS,
+  FILE_WRITE_TOOLS,
+  isInside,
+  Ruleset,
+  toolKeyMatches,
+  type EvaluationContext,
+  type Rule,
+  type Verdict,
+} from "@gatehouse/policy";
 import { evaluationContext, perRun } from "@gatehouse/policy/node";
-import type { Guard } from "@gatehouse/protocol";
+import type { Granted, Guard } from "@gatehouse/protocol";
+import { hiddenFromCommands } from "./sandbox/masks.js";
 
 export class ToolRefused extends Error {
   constructor(message: string) {
@@ -14,6 +28,16 @@ export class ToolRefused extends Error {
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
 const realPaths = perRun<string>();
 const resolveRealPath = (absolute: string) => realPaths(absolute, () => resolveNow(absolute));
+
+const asWritten = (p: string) => p;
+
+/**
+ * Whether the worker may act on a verdict: an allow always; an ask only when the server let the
+ * call run on an ask (a person's approval, or the session's mode), never a deny.
+ */
+function permits(verdict: Pick<Verdict, "action">, granted: Granted): boolean {
+  return verdict.action === "allow" || (verdict.action === "ask" && granted !== "rules");
+}
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);
 
@@ -28,6 +52,8 @@ const forFileTools = (rules: Guard["static"] | null) =>
 export class FileGuard {
   /** What decisions on this worker depend on: the layers, the work directory, protected paths, real paths. */
   readonly context: EvaluationContext;
+  /** The work directory's device: a file there is on an ordinary file system, not procfs. */
+  readonly workDevice: number;
   /** Every rule of every layer, as the server sent them. */
   readonly rules: Guard["static"];
   /**
@@ -54,40 +80,76 @@ export class FileGuard {
       forFileTools(guard.static),
       forFileTools(guard.runtime),
     ]);
+    this.workDevice = fs.statSync(workDir).dev;
     this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
   }
 
   private readonly hiddenPaths: string[];
+  /** Folders judged as the sandbox would judge them under these rules. */
+  private readonly folders = new Map<string, boolean>();
 
-  /** The absolute path to use, or ToolRefused when the rules deny it on its real path. */
-  check(tool: string, requested: string): string {
-    const verdict = decideFile(tool, requested, this.context);
-    if (verdict.action === "deny") throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
-    const absolute = path.resolve(this.workDir, requested);
-    // The sandbox hides protected paths from commands; file tools do not reveal them either.
+  /** The absolute path a tool's argument names, spelled as the gate spells it (`~` is the home directory). */
+  resolve(requested: string): string {
+    return absolutePath(requested, this.workDir, this.context.home);
+  }
+
+  /**
+   * The check on the name a tool was given: the absolute path to open, or ToolRefused unless the
+   * rules allow it (an ask passes only for a call the server let run on an ask).
+   */
+  check(tool: string, requested: string, granted: Granted = "rules"): string {
+    const absolute = this.resolve(requested);
     const real = resolveRealPath(absolute);
+    this.refuseWriteOutside(tool, requested, absolute, real);
+    const verdict = decideFile(tool, requested, this.context);
+    if (!permits(verdict, granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
+    // The sandbox hides protected paths from commands; file tools do not reveal them either.
     const hidden = this.hiddenPaths.find((p) => isInside(real, p));
     if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
-    if (FILE_WRITE_TOOLS.has(tool) && isInside(absolute, this.workDir)) {
-      if (!isInside(real, resolveRealPath(this.workDir)))
-        throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
-    }
     return absolute;
   }
 
-  /** A shell command checked again here, its file operands on their real paths: a deny refuses it. */
-  checkShell(command: string): void {
-    const decision = evaluate({ tool: "shell_exec", args: { command } }, this.context);
-    if (decision.action === "deny") throw new ToolRefused(`refused shell_exec: ${decision.reason}`);
+  /**
+   * The check on what was really opened (or is about to be made), by its real path read back from
+   * the descriptor, after check() on its name: the rules on that path, and whatever the sandbox
+   * would hide from a command. A person approved the name they saw: a path it leads elsewhere
+   * must be allowed outright.
+   */
+  checkOpened(tool: string, requested: string, named: string, real: string, granted: Granted = "rules"): void {
+    const via = real === named ? "" : `${requested} leads to ${real}: `;
+    // Where the real path is the name, check() (always called first) has decided it already.
+    if (real !== named) {
+      const verdict = decideAbsolute(tool, real, { ...this.context, resolveRealPath: asWritten });
+      if (!permits(verdict, granted === "person" ? "rules" : granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
+    }
+    const hidden = hiddenFromCommands(real, this.workDir, this.context, this.folders, tool === "read_file");
+    if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${hidden}`);
+    this.refuseWriteOutside(tool, requested, named, real);
   }
 
-  /** Whether read_file may reveal this file (for glob and grep, which skip the others). */
-  mayRead(absolute: string): boolean {
+  private refuseWriteOutside(tool: string, requested: string, named: string, real: string): void {
+    if (FILE_WRITE_TOOLS.has(tool) && isInside(named, this.workDir) && !isInside(real, resolveRealPath(this.workDir)))
+      throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
+  }
+
+  /** A shell command checked again here, its file operands on their real paths: anything but allow refuses it, unless granted on an ask. */
+  checkShell(command: string, granted: Granted = "rules"): void {
+    const decision = evaluate({ tool: "shell_exec", args: { command } }, this.context);
+    if (!permits(decision, granted)) throw new ToolRefused(`refused shell_exec: ${decision.reason}`);
+  }
+
+  /**
+   * Whether glob and grep may reveal this file: what read_file's rules do not deny and the sandbox
+   * would not hide from a command (`grep -r` sees as much), checked on its real path.
+   */
+  mayRead(absolute: string, real = resolveRealPath(absolute)): boolean {
     try {
-      this.check("read_file", absolute);
+      this.check("read_file", absolute, "mode");
+      this.checkOpened("read_file", absolute, absolute, real, "mode");
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      if (err instanceof ToolRefused) return false;
+      throw err;
     }
   }
 }

@@ -1,12 +1,14 @@
 import type { ChildProcess } from "node:child_process";
 import type { Tier } from "@gatehouse/policy";
-import { cutText, type McpOrigin, type ToolOutput } from "@gatehouse/protocol";
+import { cutText, type Granted, type McpOrigin, type ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 
 export interface ToolContext {
   workDir: string;
   guard: FileGuard;
+  /** Why the server let the call run; an ask on a path passes the worker's own check only when it was not by the rules. */
+  granted: Granted;
   signal: AbortSignal;
   timeoutMs: number;
   /** Starts a bash command the way this worker runs them (sandboxed, safe environment); rejects when refused. */

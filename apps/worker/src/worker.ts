@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
+import { FileRefused } from "@gatehouse/fs-guard";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type RunMessage, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
@@ -15,7 +16,7 @@ import { ServerLink } from "./server-link.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { listSkills } from "./tools/skill.js";
-import { loadAgents } from "./agents.js";
+import { workerAgents } from "./agents.js";
 import type { McpServerConfig } from "./mcp/config.js";
 import { McpServers } from "./mcp/servers.js";
 import { resolveSandbox, type SandboxSettings } from "./sandbox/detect.js";
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   id: string;
   dir: string;
   tools?: readonly Tool[];
+  /** A folder of agent files outside the work directory: its agents' rules may allow what the worker's rules do not. */
+  agentsDir?: string;
   /** MCP servers whose tools the worker offers as `{server}_{tool}`. */
   mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
@@ -94,15 +97,17 @@ export async function runTool(
       tool.run(parsed.data, {
         workDir: guard.workDir,
         guard,
+        granted: msg.granted ?? "rules",
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
-        spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model"),
+        spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model", msg.granted),
         onOutput,
       }),
       halted,
     ]);
   } catch (err) {
     if (err instanceof ToolRefused || err instanceof SandboxRefused) return { ok: false, output: err.message };
+    if (err instanceof FileRefused) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {
@@ -115,6 +120,7 @@ export async function runTool(
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workDir = fs.realpathSync(path.resolve(opts.dir));
   const log = (opts.log ?? silentLog).child({ workerId: opts.id });
+  const agents = workerAgents(workDir, opts.agentsDir, (problem) => log.warn(problem));
   const sandbox = resolveSandbox(opts.sandbox ?? { mode: "auto", network: true });
   if (!sandbox.active && sandbox.mode !== "off") log.warn(`no OS sandbox: ${sandbox.detail}`);
   const offered = opts.tools ?? BUILTIN_TOOLS;
@@ -161,8 +167,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     workDir,
     home: homeDirectory(),
     tools: tools().map(descriptor),
-    agents: loadAgents(workDir, (problem) => log.warn(problem)),
-    skills: listSkills(workDir),
+    agents,
+    skills: listSkills(workDir, (problem) => log.warn(problem)),
     sandbox,
   };
   link = new ServerLink({

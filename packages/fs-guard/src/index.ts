@@ -1,1 +1,13 @@
 export { resolveRealPath } from "./real-path.js";
+export {
+  closeDescriptor,
+  createIn,
+  FileRefused,
+  makeFolderIn,
+  openDeepestFolder,
+  openRegular,
+  pathOfDescriptor,
+  type OpenedFile,
+  type OpenedFolder,
+} from "./opened-file.js";
+export { readHead, readLines, type ReadText } from "./bounded-read.js";

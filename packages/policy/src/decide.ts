@@ -25,13 +25,17 @@ function fromMatch(match: Match, subject: string, reason: string): Verdict {
   return { action: match.rule.action, subject, rule: match.compiled.refIn(match.layer), reason: reason + match.compiled.describedIn(match.layer) };
 }
 
-/** Layers, agent veto, last match wins, default ask, deny floor (DESIGN §2.1, §2.3). */
+/** Layers, agent veto, last match wins, default ask, deny floor (DESIGN §2.1, §2.3); an agent's `limit` rules only narrow. */
 export function decideSubject(layers: Layers, tool: string, subject: Subject, label: string): Verdict {
-  if (layers.agent) {
-    const veto = findLast(layers, tool, subject, "agent");
-    if (veto?.rule.action === "deny") return fromMatch(veto, label, "the agent's veto: ");
-  }
+  const own = layers.agent ? findLast(layers, tool, subject, "agent") : null;
+  if (own?.rule.action === "deny") return fromMatch(own, label, "the agent's veto: ");
   const match = findLast(layers, tool, subject);
+  const verdict = decideMatch(layers, tool, subject, label, match?.rule.origin === "limit" ? null : match);
+  if (own?.rule.origin !== "limit" || !isStricter(own.rule.action, verdict.action)) return verdict;
+  return fromMatch(own, label, "the agent's limit: ");
+}
+
+function decideMatch(layers: Layers, tool: string, subject: Subject, label: string, match: Match | null): Verdict {
   if (!match) return { action: "ask", subject: label, rule: null, reason: `no rule matches ${tool} "${label}"; the default is ask` };
   if (match.rule.action === "allow" && match.rule.origin === "approval") {
     const floor = findLastDeny(layers, tool, subject);

@@ -2,7 +2,7 @@ export { ACTIONS, isAction, stricter, type Action } from "./action.js";
 export { commandPattern, escapeGlob, overbroadPattern, suggestPatterns } from "./always.js";
 export { appendRuleText, type AppendRule } from "./append-rule.js";
 export { criticalInFile } from "./critical.js";
-export { decideFile, decideSubject, type DecideContext } from "./decide.js";
+export { decideAbsolute, decideFile, decideSubject, type DecideContext } from "./decide.js";
 export type { CommandInfo, Decision, Verdict } from "./decision.js";
 export { DEFAULT_RULES_TEXT } from "./defaults.js";
 export { PolicyError, RulesFileError, type PolicyErrorCode } from "./errors.js";

@@ -4,8 +4,11 @@
 export const LAYERS = ["agent", "static", "runtime"] as const;
 export type Layer = (typeof LAYERS)[number];
 
-/** Who wrote a rule: a person, or an approval ("always", "session"). */
-export const ORIGINS = ["person", "approval"] as const;
+/**
+ * Who wrote a rule: a person, an approval ("always", "session"), or an agent file the agent itself
+ * could have written (`limit`), whose rules can only make a decision stricter.
+ */
+export const ORIGINS = ["person", "approval", "limit"] as const;
 export type Origin = (typeof ORIGINS)[number];
 
 /** How far an approval reaches: this call, this session, or the worker's rules file too. */

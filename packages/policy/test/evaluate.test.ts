@@ -186,6 +186,20 @@ describe("layers (DESIGN §2.3)", () => {
     expect(decide("read_file", { path: ".env" }, context({ agent: explore })).action).toBe("deny");
   });
 
+  it("an agent's limit rules only narrow: an allow loosens nothing, an ask tightens an allow, a deny is a veto", () => {
+    const limits = (text: string) => new Ruleset(ruleset(text, "agents/x.md").rules.map((r) => ({ ...r, origin: "limit" as const })));
+    const widening = limits(`{"*": "allow"}`);
+    const noCatchAll = ruleset(`{"read_file": "allow", "write_file": "deny"}`);
+    expect(shell("make build", context({ agent: widening, static: noCatchAll })).action).toBe("ask");
+    expect(decide("write_file", { path: "a.txt" }, context({ agent: widening, static: noCatchAll })).action).toBe("deny");
+    const careful = limits(`{"*": "deny", "read_file": "ask", "glob": "allow"}`);
+    const d = decide("read_file", { path: "a.txt" }, context({ agent: careful, static: open }));
+    expect(d).toMatchObject({ action: "ask", layer: "agent" });
+    expect(d.reason).toMatch(/the agent's limit/);
+    expect(decide("glob", { pattern: "*" }, context({ agent: careful, static: open })).action).toBe("allow");
+    expect(shell("ls", context({ agent: careful, static: open })).reason).toMatch(/veto/);
+  });
+
   it("runtime rules loosen an ask", () => {
     const runtime = new Ruleset([{ tool: "shell_exec", pattern: "git status", action: "allow", origin: "approval" }]);
     expect(shell("git status", context({ runtime })).action).toBe("allow");

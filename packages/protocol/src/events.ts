@@ -131,6 +131,9 @@ export const Guard = z.object({
 });
 export type Guard = z.infer<typeof Guard>;
 
+export const Granted = z.enum(["rules", "mode", "person"]);
+export type Granted = z.infer<typeof Granted>;
+
 /** A tool call a worker is asked to run. */
 export const RunMessage = z.object({
   type: z.literal("run"),
@@ -148,6 +151,11 @@ export const RunMessage = z.object({
   origin: z.enum(["model", "person", "gate"]).optional(),
   /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
   streamOutput: z.boolean().optional(),
+  /**
+   * Why the server lets the call run: its rules allow it, the session's mode lets an ask through,
+   * or a person approved it. Absent means the rules: the worker then refuses whatever is not allowed.
+   */
+  granted: Granted.optional(),
 });
 export type RunMessage = z.infer<typeof RunMessage>;
 export const CancelMessage = z.object({ type: z.literal("cancel"), requestId: z.string() });

@@ -156,6 +156,12 @@ export const AgentDefinition = z.object({
   model: z.string().max(200).nullable(),
   maySpawn: z.boolean(),
   file: z.string().max(4096),
+  /**
+   * Whether the agent's rules may allow what the worker's rules do not: only for agents from a
+   * place the agent cannot write (the worker's configured agents folder). Absent or false, its
+   * allows are dropped and it may not start subagents: it can only narrow.
+   */
+  mayWiden: z.boolean().optional(),
 });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
 

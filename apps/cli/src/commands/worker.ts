@@ -1,5 +1,5 @@
 import { createLog } from "@gatehouse/log";
-import { SandboxUnavailable, startWorker } from "@gatehouse/worker";
+import { AgentsFolderRefused, SandboxUnavailable, startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
 import { existingDir } from "../flags.js";
 import { mcpServersFlag } from "../mcp-flag.js";
@@ -21,11 +21,12 @@ export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>)
     trust: trustOptions(values, say),
     dir,
     mcpServers: mcpServersFlag(values.mcp, dir),
+    ...(values.agents ? { agentsDir: values.agents } : {}),
     log,
     sandbox,
     ownSecrets: [values["token-file"], values.mcp, ...values.protect].filter((f): f is string => f !== undefined),
   }).catch((err: unknown) => {
-    if (err instanceof SandboxUnavailable) throw new CliError(err.message, 1);
+    if (err instanceof SandboxUnavailable || err instanceof AgentsFolderRefused) throw new CliError(err.message, 1);
     throw err;
   });
   log.info(`sandbox: ${worker.sandbox.active ? "on" : "OFF"} (${worker.sandbox.detail})`, { sandbox: worker.sandbox });

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { contentsAccess, isInside, pathAccess, type DecideContext, type PathAccess } from "@gatehouse/policy";
+import { contentsAccess, isInside, pathAccess, type DecideContext } from "@gatehouse/policy";
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { gitExecutionParts, type GitExecutionParts } from "./git-execution-parts.js";
+import { judgePath, underPrivateRoot, type Judgement } from "./masks.js";
 import { TreeTooLarge, WorkTree, type FolderListing } from "./work-tree.js";
 
 /** A path the sandbox replaces: an unreadable empty folder, or an unreadable empty file. */
@@ -63,8 +64,6 @@ interface Memo {
 // Rules sets whose judgements are kept: a session's agent and runtime rules make a set of their own.
 const MEMO_KEYS = 8;
 
-// The sandbox has its own /tmp, /dev and /proc: host paths under them are not there to hide.
-const PRIVATE_ROOTS = ["/tmp", "/dev", "/proc"];
 const OUTSIDE_WALK_LIMIT = 20_000;
 
 const identity = (p: string) => p;
@@ -80,24 +79,19 @@ function judgeFolder(dir: string, listing: FolderListing, ctx: DecideContext, is
   const found: Found = { masked: [], readOnly: [] };
   let dangling = false;
   const plain = { ...ctx, resolveRealPath: identity };
-  const note = (target: string, dir: boolean, access: PathAccess) => {
-    if (access.readDenied) found.masked.push({ path: target, dir });
-    else if (access.writeDenied) found.readOnly.push(target);
+  const note = (target: string, dir: boolean, judged: Judgement) => {
+    if (judged === "masked") found.masked.push({ path: target, dir });
+    else if (judged === "read-only") found.readOnly.push(target);
   };
-  const judgeDir = (abs: string) => {
-    note(abs, true, pathAccess(abs, plain));
-    note(abs, true, contentsAccess(abs, plain));
-  };
-  if (isRoot) judgeDir(dir);
+  if (isRoot) note(dir, true, judgePath(dir, true, plain));
   for (const e of listing.entries) {
     const abs = path.join(dir, e.name);
-    if (e.kind === "dir") judgeDir(abs);
-    else if (e.kind !== "symlink") note(abs, false, pathAccess(abs, plain));
+    if (e.kind !== "symlink") note(abs, e.kind === "dir", judgePath(abs, e.kind === "dir", plain));
     else {
       // A symlink is judged as the rules judge it (its real path counts), and what it leads to is masked.
       const real = resolveRealPath(abs);
       const kind = kindAt(real);
-      if (kind) note(real, kind === "dir", pathAccess(abs, ctx));
+      if (kind) note(real, kind === "dir", judgePath(abs, false, ctx));
       else dangling = true;
     }
   }
@@ -274,7 +268,7 @@ export class ProfileBuilder {
 
   /** Whether a host path is what the sandbox shows at that place (not under its private /tmp, say). */
   private visible(p: string): boolean {
-    return isInside(p, this.workDir) || !PRIVATE_ROOTS.some((r) => isInside(p, r));
+    return underPrivateRoot(p, this.workDir) === undefined;
   }
 
   /** The folders between the work directory and each path, parents first. */

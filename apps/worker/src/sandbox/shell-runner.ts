@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import { silentLog, type Log } from "@gatehouse/log";
-import type { SandboxInfo } from "@gatehouse/protocol";
+import type { Granted, SandboxInfo } from "@gatehouse/protocol";
 import type { FileGuard } from "../file-guard.js";
 import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
@@ -66,8 +66,8 @@ export class ShellRunner {
   }
 
   /** Starts `command`; rejects with ToolRefused (from the guard) or SandboxRefused before anything runs. */
-  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model"): Promise<ChildProcess> {
-    if (origin === "model") guard.checkShell(command);
+  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules"): Promise<ChildProcess> {
+    if (origin === "model") guard.checkShell(command, granted);
     return this.start(command, guard, origin);
   }
 

@@ -1,19 +1,30 @@
-import fsSync from "node:fs";
-import fs from "node:fs/promises";
-import path from "node:path";
+import fs from "node:fs";
+import { closeDescriptor, readHead, readLines, type ReadText } from "@gatehouse/fs-guard";
 import { z } from "zod";
-import { defineTool, limitedResult } from "../tool.js";
+import { openChecked, openToWrite } from "../checked-open.js";
+import { defineTool, limitedResult, OUTPUT_LIMIT, type ToolResult } from "../tool.js";
 
 const filePath = z.string({ error: "path must be a string" }).min(1, "path must not be empty");
 
-/** Files up to this size are read in one blocking call: four thread-pool trips cost more. */
-const SMALL_FILE = 256 * 1024;
+/** The most read_file reads of one file: enough to cut its output exactly, never the whole of a huge file. */
+export const READ_LIMIT = 4 * 1024 * 1024;
+/** The largest file edit_file rewrites: it holds the file and its new text in memory at once. */
+export const EDIT_LIMIT = 16 * 1024 * 1024;
 
-/** A regular file's text; anything else (a folder, a FIFO that would block) is refused. */
-async function readText(file: string, shown: string): Promise<string> {
-  const stat = fsSync.statSync(file);
-  if (!stat.isFile()) throw new Error(`${shown} is not a regular file`);
-  return stat.size <= SMALL_FILE ? fsSync.readFileSync(file, "utf8") : fs.readFile(file, "utf8");
+/** Runs `use` on an open descriptor, closing it after. */
+async function using<T>(fd: number, use: (fd: number) => Promise<T>): Promise<T> {
+  try {
+    return await use(fd);
+  } finally {
+    closeDescriptor(fd);
+  }
+}
+
+function shown(read: ReadText, shownPath: string): ToolResult {
+  if (!read.more) return limitedResult(true, read.text);
+  const cut = limitedResult(true, read.text);
+  const note = `\n… [read_file read the first ${READ_LIMIT} bytes of ${shownPath}; give offset and limit to read further]`;
+  return { ...cut, output: cut.output + note, truncated: true };
 }
 
 export const readFile = defineTool({
@@ -22,13 +33,15 @@ export const readFile = defineTool({
   tier: "read",
   input: z.object({ path: filePath, offset: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional(), raw: z.boolean().optional() }),
   async run(args, ctx) {
-    const file = ctx.guard.check("read_file", args.path);
-    const text = await readText(file, args.path);
-    if (args.raw) return { ok: true, output: text };
-    if (args.offset === undefined && args.limit === undefined) return limitedResult(true, text);
-    const lines = text.split("\n");
-    const start = (args.offset ?? 1) - 1;
-    return limitedResult(true, lines.slice(start, args.limit ? start + args.limit : undefined).join("\n"));
+    const file = openChecked(ctx, "read_file", args.path);
+    return using(file.fd, async (fd) => {
+      if (args.raw) {
+        const read = await readHead(fd, READ_LIMIT, file.stats.size);
+        return read.more ? { ok: false, output: `${args.path} is larger than ${READ_LIMIT} bytes` } : { ok: true, output: read.text };
+      }
+      if (args.offset === undefined && args.limit === undefined) return shown(await readHead(fd, READ_LIMIT, file.stats.size), args.path);
+      return shown(await readLines(fd, (args.offset ?? 1) - 1, args.limit ?? Infinity, Math.min(READ_LIMIT, 4 * OUTPUT_LIMIT)), args.path);
+    });
   },
 });
 
@@ -38,10 +51,12 @@ export const writeFile = defineTool({
   tier: "write",
   input: z.object({ path: filePath, content: z.string({ error: "content must be a string" }) }),
   async run(args, ctx) {
-    const file = ctx.guard.check("write_file", args.path);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, args.content);
-    return { ok: true, output: `wrote ${Buffer.byteLength(args.content)} bytes to ${args.path}` };
+    const file = openToWrite(ctx, "write_file", args.path);
+    return using(file.fd, async (fd) => {
+      fs.ftruncateSync(fd, 0);
+      fs.writeFileSync(fd, args.content);
+      return { ok: true, output: `wrote ${Buffer.byteLength(args.content)} bytes to ${args.path}` };
+    });
   },
 });
 
@@ -56,14 +71,19 @@ export const editFile = defineTool({
     replace_all: z.boolean().optional(),
   }),
   async run(args, ctx) {
-    const file = ctx.guard.check("edit_file", args.path);
-    const text = await readText(file, args.path);
-    const count = text.split(args.old_string).length - 1;
-    if (count === 0) return { ok: false, output: `edit_file ${args.path}: old_string was not found in the file` };
-    if (count > 1 && !args.replace_all)
-      return { ok: false, output: `edit_file ${args.path}: old_string occurs ${count} times; give more context to make it unique, or set replace_all` };
-    const next = args.replace_all ? text.split(args.old_string).join(args.new_string) : text.replace(args.old_string, () => args.new_string);
-    await fs.writeFile(file, next);
-    return { ok: true, output: `replaced ${args.replace_all ? count : 1} occurrence(s) in ${args.path}` };
+    const file = openChecked(ctx, "edit_file", args.path, true);
+    return using(file.fd, async (fd) => {
+      const read = await readHead(fd, EDIT_LIMIT, file.stats.size);
+      if (read.more) return { ok: false, output: `edit_file ${args.path}: the file is larger than ${EDIT_LIMIT} bytes` };
+      const text = read.text;
+      const count = text.split(args.old_string).length - 1;
+      if (count === 0) return { ok: false, output: `edit_file ${args.path}: old_string was not found in the file` };
+      if (count > 1 && !args.replace_all)
+        return { ok: false, output: `edit_file ${args.path}: old_string occurs ${count} times; give more context to make it unique, or set replace_all` };
+      const next = args.replace_all ? text.split(args.old_string).join(args.new_string) : text.replace(args.old_string, () => args.new_string);
+      fs.ftruncateSync(fd, 0);
+      fs.writeFileSync(fd, next);
+      return { ok: true, output: `replaced ${args.replace_all ? count : 1} occurrence(s) in ${args.path}` };
+    });
   },
 });

@@ -1,10 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { closeDescriptor, openRegular, readHead } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, limitedResult, type ToolContext } from "../tool.js";
 
 const MAX_FILES = 20_000;
+/** The most of one file grep searches. */
+const GREP_FILE_LIMIT = 4 * 1024 * 1024;
 const SKIP_DIRS = new Set([".git", "node_modules"]);
 
 /** What a search could not look at, counted so that its output can say so. */
@@ -42,6 +45,29 @@ async function* walk(root: string, signal: AbortSignal, unreadable: Unreadable):
 function skippedNote(n: number, unreadable: Unreadable): string {
   const denied = n > 0 ? `\n(${n} file(s) skipped: read_file does not allow them)` : "";
   return unreadable.count > 0 ? `${denied}\n(${unreadable.count} file(s) or folder(s) could not be read)` : denied;
+}
+
+const SKIPPED = Symbol("skipped");
+const UNREADABLE = Symbol("unreadable");
+
+/**
+ * A file's text for grep, read from the object really opened and checked as read_file would be;
+ * SKIPPED when read_file's rules or the sandbox keep it from view, UNREADABLE when it cannot be
+ * opened or is no regular file.
+ */
+async function searchable(ctx: ToolContext, file: string): Promise<string | typeof SKIPPED | typeof UNREADABLE> {
+  let opened;
+  try {
+    opened = openRegular(file, path.relative(ctx.workDir, file), false, ctx.guard.workDevice);
+  } catch {
+    return UNREADABLE;
+  }
+  try {
+    if (!ctx.guard.mayRead(file, opened.real)) return SKIPPED;
+    return (await readHead(opened.fd, GREP_FILE_LIMIT, opened.stats.size)).text;
+  } finally {
+    closeDescriptor(opened.fd);
+  }
 }
 
 export const glob = defineTool({
@@ -90,15 +116,10 @@ export const grep = defineTool({
     const unreadable = { count: 0 };
     for await (const file of walk(root, ctx.signal, unreadable)) {
       if (include && !include(path.basename(file))) continue;
-      if (!ctx.guard.mayRead(file)) {
-        skipped++;
-        continue;
-      }
-      const text = await fs.readFile(file, "utf8").catch(() => {
-        unreadable.count++;
-        return "";
-      });
-      if (text.includes("\0")) continue;
+      const text = await searchable(ctx, file);
+      if (text === SKIPPED) skipped++;
+      if (text === UNREADABLE) unreadable.count++;
+      if (typeof text !== "string" || text.includes("\0")) continue;
       text.split("\n").forEach((line, i) => {
         if (re.test(line)) lines.push(`${path.relative(ctx.workDir, file)}:${i + 1}:${line}`);
       });

@@ -1,0 +1,43 @@
+import path from "node:path";
+import { closeDescriptor, createIn, makeFolderIn, openDeepestFolder, openRegular, type OpenedFile, type OpenedFolder } from "@gatehouse/fs-guard";
+import type { ToolContext } from "./tool.js";
+
+/**
+ * Opens the file a tool names and checks the object really opened: the name is checked first,
+ * then the path read back from the descriptor, so a symlink swapped in between changes nothing.
+ * The caller closes the descriptor.
+ */
+export function openChecked(ctx: ToolContext, tool: string, requested: string, write = false): OpenedFile {
+  const named = ctx.guard.check(tool, requested, ctx.granted);
+  const opened = openRegular(named, requested, write, ctx.guard.workDevice);
+  try {
+    ctx.guard.checkOpened(tool, requested, named, opened.real, ctx.granted);
+  } catch (err) {
+    closeDescriptor(opened.fd);
+    throw err;
+  }
+  return opened;
+}
+
+/**
+ * The file to write, opened: an existing one as openChecked does; a new one made in its folder by
+ * descriptor (and the folders on the way), after the check on the real path it will have.
+ */
+export function openToWrite(ctx: ToolContext, tool: string, requested: string): OpenedFile {
+  try {
+    return openChecked(ctx, tool, requested, true);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  const named = ctx.guard.check(tool, requested, ctx.granted);
+  const { folder, missing } = openDeepestFolder(path.dirname(named));
+  const open = [folder];
+  try {
+    ctx.guard.checkOpened(tool, requested, named, path.join(folder.real, ...missing, path.basename(named)), ctx.granted);
+    let parent: OpenedFolder = folder;
+    for (const name of missing) open.push((parent = makeFolderIn(parent, name)));
+    return createIn(parent, path.basename(named), requested);
+  } finally {
+    for (const f of open) closeDescriptor(f.fd);
+  }
+}
