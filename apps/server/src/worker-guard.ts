@@ -1,9 +1,13 @@
-import { FILE_TOOLS, isToolGlob, toolKeyMatches, type Ruleset } from "@gatehouse/policy";
+import { FILE_TOOLS, isToolGlob, NETWORK_TOOL, toolKeyMatches, type Ruleset } from "@gatehouse/policy";
 import type { Guard, SessionInfo } from "@gatehouse/protocol";
 import { homeOf, type RuleSources } from "./evaluation-context.js";
 
-/** A glob key (`*_file`) reaches the worker as one rule for each file tool it covers. */
-const toolsOf = (key: string) => (key === "*" || FILE_TOOLS.has(key) ? [key] : isToolGlob(key) ? [...FILE_TOOLS].filter((t) => toolKeyMatches(key, t)) : []);
+/** The tools whose rules the worker applies itself: the file tools, and the proxy's network rules. */
+const GUARDED_TOOLS: ReadonlySet<string> = new Set([...FILE_TOOLS, NETWORK_TOOL]);
+
+/** A glob key (`*_file`) reaches the worker as one rule for each guarded tool it covers. */
+const toolsOf = (key: string) =>
+  key === "*" || GUARDED_TOOLS.has(key) ? [key] : isToolGlob(key) ? [...GUARDED_TOOLS].filter((t) => toolKeyMatches(key, t)) : [];
 
 const fileRules = (set: Ruleset | undefined) =>
   (set?.rules ?? []).flatMap((r) => toolsOf(r.tool).map((tool) => ({ tool, pattern: r.pattern, action: r.action, origin: r.origin })));
@@ -22,7 +26,7 @@ function remembered<K extends object, V>(map: WeakMap<K, V>, key: K, make: () =>
   return found;
 }
 
-/** The file-tool rules of every layer and the protected paths, which the worker applies again on real paths. */
+/** The file-tool and network rules of every layer and the protected paths, which the worker applies itself. */
 export function workerGuard(session: SessionInfo, sources: RuleSources): Guard {
   const rules = sources.permissions.load(session.workerId, homeOf(sources.registry.get(session.workerId)));
   const agent = sources.agentLayer(session);
