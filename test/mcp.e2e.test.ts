@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import { createRequire } from "node:module";
+import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
@@ -37,6 +39,13 @@ async function session(c: Cluster, client: GatehouseClient, steps: unknown[]) {
 
 /** The tier the gate sees for a tool: `read` only while the worker offers it with readOnlyHint. */
 const tierOf = async (client: GatehouseClient, tool: string) => (await client.permissions.explain.query({ workerId: "w1", tool, args: {} })).decision.tier;
+
+/** A host stood for by an HTTP server on a 127.0.0.1 port, answering with `text`. */
+async function serve(text: string): Promise<http.Server> {
+  const server = http.createServer((_req, res) => res.end(text));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return server;
+}
 
 const results = (events: Events) => events.of("tool_result").map((r) => [r.toolName, r.ok, r.output]);
 
@@ -102,7 +111,8 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
       init: string;
       wrote: string;
     };
-    expect(probe.pid).toBeLessThan(10);
+    // A PID namespace of its own: low numbers, after the network relay that starts it and its threads.
+    expect(probe.pid).toBeLessThan(50);
     // bubblewrap's options came on a descriptor: its command line shows no mask layout.
     expect(probe.init).toMatch(/^bwrap --args 3 -- /);
     expect(probe.init).not.toContain("--ro-bind");
@@ -110,11 +120,38 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     fs.rmSync(outside, { force: true });
     expect([probe.wrote, escaped]).toEqual(["EROFS", false]);
     expect(probe.env).not.toContain("WORKER_SECRET");
-    // The SDK's safe list, and the directory bubblewrap starts it in.
-    expect(probe.env.filter((k) => !["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD"].includes(k))).toEqual([]);
+    // The SDK's safe list, the directory bubblewrap starts it in, and the variables that name its proxy.
+    const proxy = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"].flatMap((k) => [k, k.toLowerCase()]);
+    expect(probe.env.filter((k) => ![...proxy, "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD"].includes(k))).toEqual([]);
     await waitUntil(() => fs.existsSync(path.join(cluster!.workDir, "slow-started.txt")), 20_000, "the slow call to start");
     await client.agent.abort.mutate({ sessionId: s.id });
     await waitUntil(() => fs.existsSync(path.join(cluster!.workDir, "slow-cancelled.txt")), 20_000, "the server to see the cancellation");
+  });
+
+  it("a stdio server's connections go through the worker's proxy under the network rules", async () => {
+    const hosts = await Promise.all(["allowed", "denied"].map((name) => serve(`${name} host`)));
+    const [allowed, denied] = hosts.map((h) => (h.address() as net.AddressInfo).port);
+    try {
+      cluster = await Cluster.start({ mcpServers: demo, rules: `{"*": "allow", "network": {"127.0.0.1:${allowed}": "allow", "127.0.0.1:${denied}": "deny"}}` });
+      const s = await session(cluster, cluster.client(), [
+        {
+          toolCalls: [
+            call("demo_fetch", { url: `http://127.0.0.1:${allowed}/a` }),
+            call("demo_fetch", { url: `http://127.0.0.1:${denied}/d` }),
+            call("demo_fetch", { url: `http://127.0.0.1:${allowed}/a`, direct: true }),
+          ],
+        },
+        { text: "done" },
+      ]);
+      await s.events.next("turn_ended", undefined, 20_000);
+      expect(results(s.events)).toEqual([
+        ["demo_fetch", true, "200 allowed host"],
+        ["demo_fetch", true, expect.stringMatching(/^403 gatehouse refused 127\.0\.0\.1:\d+: static rule network "127\.0\.0\.1:\d+": deny/)],
+        ["demo_fetch", true, "error ECONNREFUSED"],
+      ]);
+    } finally {
+      for (const h of hosts) h.close();
+    }
   });
 
   it("a Streamable HTTP server, with a header secret taken from the worker's environment", async () => {

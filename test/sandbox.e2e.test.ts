@@ -32,7 +32,12 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     cluster = await Cluster.start();
     const workers = await cluster.client().workers.list.query();
     expect(workers).toMatchObject([
-      { id: "w1", workDir: cluster.workDir, connected: true, sandbox: { mode: "auto", active: true, network: true, detail: "bubblewrap" } },
+      {
+        id: "w1",
+        workDir: cluster.workDir,
+        connected: true,
+        sandbox: { mode: "auto", active: true, network: true, egress: "proxy", detail: "bubblewrap, network through the worker's proxy under the rules" },
+      },
     ]);
   });
 
@@ -146,6 +151,27 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     await client.agent.abort.mutate({ sessionId: s.id });
     await s.events.next("turn_ended", (e) => e.reason === "aborted");
     await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 5000, "every process of the call to be gone");
+  });
+
+  it("a command under rules that open every host cannot reach the server's own port, directly or through the proxy", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "network": {"*": "allow"}}` });
+    const url = `http://127.0.0.1:${cluster.port}/`;
+    const s = await yoloSession(cluster, cluster.client(), [
+      {
+        text: "x",
+        toolCalls: [
+          shell(
+            `NO_PROXY= no_proxy= curl -sS --max-time 5 ${url}; node -e 'require("net").connect(${cluster.port},"127.0.0.1").on("connect",()=>console.log("CONNECTED")).on("error",e=>console.log(e.code))'`,
+          ),
+        ],
+      },
+      { text: "done" },
+    ]);
+    await s.events.next("turn_ended", () => true, 15_000);
+    const result = s.events.of("tool_result")[0]!;
+    expect(result.output).toMatch(/gatehouse refused 127\.0\.0\.1:\d+: it reaches the Gatehouse server \(127\.0\.0\.1\)/);
+    expect(result.output).toMatch(/ECONNREFUSED/);
+    expect(result.output).not.toMatch(/CONNECTED/);
   });
 });
 

@@ -88,6 +88,25 @@ const TOOLS = {
       return { content: [{ type: "text", text: JSON.stringify({ pid: process.pid, env: Object.keys(process.env).sort(), init, wrote }) }] };
     },
   },
+  fetch: {
+    description: "Gets an http:// URL through the proxy HTTP_PROXY names, or directly when `direct`; says what came back.",
+    inputSchema: object({ url: { type: "string" }, direct: { type: "boolean" } }, ["url"]),
+    annotations: { readOnlyHint: true },
+    run: ({ url, direct }) =>
+      new Promise((resolve) => {
+        const proxy = process.env.HTTP_PROXY && !direct ? new URL(process.env.HTTP_PROXY) : null;
+        const target = new URL(url);
+        const options = proxy ? { host: proxy.hostname, port: proxy.port, path: url } : { host: target.hostname, port: target.port, path: target.pathname };
+        const said = (text) => resolve({ content: [{ type: "text", text }] });
+        http
+          .get(options, (res) => {
+            let body = "";
+            res.on("data", (d) => (body += d));
+            res.on("end", () => said(`${res.statusCode} ${body}`));
+          })
+          .on("error", (err) => said(`error ${err.code}`));
+      }),
+  },
   fails: {
     description: "Reports an error result.",
     inputSchema: object(),

@@ -1,7 +1,7 @@
 import { SANDBOX_FALLBACKS, SANDBOX_MODES } from "@gatehouse/worker/sandbox";
 import type { OptionTable } from "./options.js";
 
-/** The worker's sandbox options: `--sandbox required|auto|off`, `--sandbox-fallback fail|no-shell`, `--network on|off`. */
+/** The worker's sandbox options: `--sandbox required|auto|off`, `--sandbox-fallback fail|no-shell`, `--network on|off|host`. */
 export const SANDBOX_OPTIONS = {
   sandbox: { value: "MODE", help: "how shell commands are confined (default: auto)", choices: SANDBOX_MODES, env: "GATEHOUSE_SANDBOX" },
   "sandbox-fallback": {
@@ -10,5 +10,10 @@ export const SANDBOX_OPTIONS = {
     choices: SANDBOX_FALLBACKS,
     env: "GATEHOUSE_SANDBOX_FALLBACK",
   },
-  network: { value: "ON_OFF", help: "whether sandboxed commands reach the network (default: on)", choices: ["on", "off"], env: "GATEHOUSE_SANDBOX_NETWORK" },
+  network: {
+    value: "ON_OFF_HOST",
+    help: "sandboxed commands' network: on (through the worker's proxy under the network rules; default), off, or host (the host's whole network)",
+    choices: ["on", "off", "host"],
+    env: "GATEHOUSE_SANDBOX_NETWORK",
+  },
 } as const satisfies OptionTable;

@@ -121,7 +121,7 @@ export class ApprovalGate {
     refuseChanged(input.digest, p.call, p.event.presentation);
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
     const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
-    if (scope !== "once") refuseToSave(p.event.decision.critical, patterns);
+    if (scope !== "once") refuseToSave(p.event.decision.critical, patterns, p.call.tool);
     const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") };
     // The call is let go only once its rule is in place, so what it leads to already sees the rule.
     const claimed = await this.pending.settle(input.approvalId, resolution, false);
@@ -208,11 +208,11 @@ export class ApprovalGate {
 }
 
 /** What an "always" or "session" answer may save: nothing for a critical call, never a pattern that matches everything. */
-function refuseToSave(critical: string | null, patterns: readonly string[]): void {
+function refuseToSave(critical: string | null, patterns: readonly string[], tool: string): void {
   if (critical) throw new GatehouseError("REFUSED", `this call matched a critical pattern (${critical}); it can only be approved once`);
   if (patterns.length === 0) throw new GatehouseError("REFUSED", "this call offers no pattern to save; it can only be approved once");
   for (const pattern of patterns) {
-    const why = overbroadPattern(pattern);
+    const why = overbroadPattern(pattern, tool);
     if (why) throw new GatehouseError("REFUSED", `the pattern ${JSON.stringify(pattern)} is never saved: ${why}`);
   }
 }

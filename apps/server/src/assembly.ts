@@ -23,6 +23,7 @@ import { systemPrompt } from "./system-prompt.js";
 import { taskTool } from "./task-tool.js";
 import { WorkerPermissions } from "./worker-permissions.js";
 import { WorkerRegistry } from "./worker-registry.js";
+import { NetworkAsks } from "./network-asks.js";
 import { now } from "./clock.js";
 
 const FALLBACK_SCENARIO = parseScenario(
@@ -35,6 +36,8 @@ export interface Assembly {
   store: Store;
   registry: WorkerRegistry;
   gate: ApprovalGate;
+  /** Connections that workers' commands make and the rules ask about. */
+  networkAsks: NetworkAsks;
   handlers: Handlers;
   /** Resolves once the notices to sessions that their worker came or went are written. */
   noticesWritten: () => Promise<void>;
@@ -140,6 +143,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     log,
   });
   const shell = new PersonShell({ registry, hub, store, guard: (s) => gate.guard(s), timeoutMs: config.toolTimeoutMs });
+  const networkAsks = new NetworkAsks({ gate, store, registry, log });
   const handlers = createHandlers({
     store,
     hub,
@@ -158,7 +162,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
   });
   if (!cluster) {
     await carryOnAfterRestart(store, runner, log);
-    return { store, registry, gate, handlers, noticesWritten };
+    return { store, registry, gate, networkAsks, handlers, noticesWritten };
   }
   registry.shareWith(cluster.otherInstances());
   const routed = routeToOwners(handlers, cluster);
@@ -176,7 +180,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     release: (ids) => runner.release(ids),
     abortShells: (sessionId, by) => shell.abort(sessionId, by),
   });
-  return { store, registry, gate, handlers: routed.handlers, noticesWritten };
+  return { store, registry, gate, networkAsks, handlers: routed.handlers, noticesWritten };
 }
 
 /** Turns that were running when this server last stopped (their sessions say so) are carried on. */

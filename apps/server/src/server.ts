@@ -70,7 +70,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
   const cluster = opts.store ? undefined : await joinCluster(config.store, log);
   const store = opts.store ?? cluster?.store ?? (await openStore(config.store, config.dataDir));
   sayIfFull(config.dataDir, log);
-  const { registry, gate, handlers, noticesWritten } = await assemble(config, log, store, cluster);
+  const { registry, gate, networkAsks, handlers, noticesWritten } = await assemble(config, log, store, cluster);
   const stopPruning = keepAuditFor(store, config.auditRetentionDays, log);
   let tokens = new Tokens(config.workerTokens, config.clientTokens);
   let limits = config.limits;
@@ -132,7 +132,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       const refused = connections.admit(admitted, ws);
       if (refused) return ws.close(1008, closeReason(refused));
       ws.once("close", () => connections.drop(admitted));
-      serveWorkerLink(ws, { registry, principal: admitted, limits: tokenLimits, backlogBytes: () => limits.subscriberBacklogBytes, log });
+      serveWorkerLink(ws, { registry, principal: admitted, limits: tokenLimits, backlogBytes: () => limits.subscriberBacklogBytes, networkAsks, log });
     });
   });
   const authenticated = new WeakSet<WebSocket>();

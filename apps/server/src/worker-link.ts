@@ -5,6 +5,7 @@ import { coversWorker, type Tokens } from "./auth.js";
 import { closeReason } from "./connections.js";
 import type { TokenLimits } from "./limits.js";
 import type { Log } from "./log.js";
+import type { NetworkAsks } from "./network-asks.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
 /** The worker behind an upgrade to the worker link, or why it is refused as an HTTP status. */
@@ -33,6 +34,8 @@ export interface WorkerLinkOptions {
   limits: TokenLimits;
   /** Bytes queued for the worker past which its link is cut off as too slow. */
   backlogBytes: () => number;
+  /** Where the connections that the worker's commands make are asked about; refused when absent. */
+  networkAsks?: NetworkAsks | undefined;
   log: Log;
 }
 
@@ -45,7 +48,7 @@ export interface WorkerLinkOptions {
  * nothing it sent is dropped.
  */
 export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): void {
-  const { registry, principal, limits, backlogBytes, log } = options;
+  const { registry, principal, limits, backlogBytes, networkAsks, log } = options;
   let workerId: string | null = null;
   let detach = () => undefined as void;
   const send = (message: LinkToWorker) => {
@@ -101,6 +104,11 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     }
     if (message.type === "tools") registry.setTools(workerId, message.tools);
     else if (message.type === "output") registry.output(workerId, message.requestId, message.text);
+    else if (message.type === "network_ask") {
+      const { askId } = message;
+      const answer = networkAsks ? networkAsks.ask(workerId, message) : Promise.resolve({ allow: false, reason: "this server does not take network asks" });
+      void answer.then((a) => socket.readyState === socket.OPEN && send({ type: "network_answer", askId, ...a }));
+    } else if (message.type === "network_ask_cancel") void networkAsks?.cancel(workerId, message.askId);
     else {
       const { type: _type, requestId, ...output } = message;
       return registry.result(workerId, requestId, output);

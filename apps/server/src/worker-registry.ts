@@ -211,6 +211,11 @@ export class WorkerRegistry {
     });
   }
 
+  /** The session of a call in flight on a worker connected here; undefined when it is not running. */
+  sessionOf(workerId: string, requestId: string): string | undefined {
+    return this.connections.get(workerId)?.inflight.get(requestId)?.sessionId;
+  }
+
   /** Output of a call in flight, as the worker streams it; dropped when nobody waits for the call. */
   output(workerId: string, requestId: string, text: string): void {
     this.connections.get(workerId)?.inflight.get(requestId)?.onOutput?.(text);

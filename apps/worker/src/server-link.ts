@@ -7,6 +7,7 @@ import {
   WORKER_LINK_PATH,
   type LinkFromWorker,
   type LinkToWorker,
+  type NetworkAnswerMessage,
   type WorkerMessage,
   type WorkerRegisterInput,
 } from "@gatehouse/protocol";
@@ -21,6 +22,8 @@ export interface ServerLinkOptions {
   trust?: TrustOptions;
   registration: WorkerRegisterInput;
   onMessage(message: WorkerMessage): void;
+  /** The server's answer to a network ask. */
+  onNetworkAnswer?(message: NetworkAnswerMessage): void;
   /** The connection is gone; calls in flight cannot report back on it. */
   onLost(): void;
   log: Log;
@@ -129,6 +132,7 @@ export class ServerLink {
     const parsed = LinkRequest.safeParse(message);
     if (!parsed.success) return this.opts.log.warn("ignored a malformed request from the server", { issues: describeIssues(parsed.error) });
     if (parsed.data.type === "cancel") return this.opts.onMessage(parsed.data);
+    if (parsed.data.type === "network_answer") return this.opts.onNetworkAnswer?.(parsed.data);
     const run = this.guards.resolve(parsed.data);
     if (run) return this.opts.onMessage(run);
     // Never run without the rules: the call fails, and says why.

@@ -4,7 +4,7 @@ import { FileRefused } from "@gatehouse/fs-guard";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type RunMessage, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
-import { loadShellParser } from "@gatehouse/policy";
+import { loadShellParser, type Layers } from "@gatehouse/policy";
 import { z } from "zod";
 import { type FileGuard, ToolRefused } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
@@ -22,6 +22,8 @@ import { McpServers } from "./mcp/servers.js";
 import { resolveSandbox, type SandboxSettings } from "./sandbox/detect.js";
 import { SandboxRefused } from "./sandbox/profile.js";
 import { ShellRunner } from "./sandbox/shell-runner.js";
+import { NetworkAskLink } from "./network/ask-link.js";
+import { serverFloors } from "./network/server-floors.js";
 
 export interface WorkerOptions {
   server: string;
@@ -100,7 +102,7 @@ export async function runTool(
         granted: msg.granted ?? "rules",
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
-        spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model", msg.granted),
+        spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model", msg.granted, msg.requestId),
         onOutput,
       }),
       halted,
@@ -123,12 +125,24 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const agents = workerAgents(workDir, opts.agentsDir, (problem) => log.warn(problem));
   const sandbox = resolveSandbox(opts.sandbox ?? { mode: "auto", network: true });
   if (!sandbox.active && sandbox.mode !== "off") log.warn(`no OS sandbox: ${sandbox.detail}`);
+  if (sandbox.active && sandbox.egress === "host")
+    log.warn(
+      "--network host: sandboxed commands reach the host's whole network, its loopback services and the server included; the network rules are not applied",
+    );
   const offered = opts.tools ?? BUILTIN_TOOLS;
   const builtins = sandbox.mode === "required" && !sandbox.active ? offered.filter((t) => t.name !== "shell_exec") : offered;
   const ownSecrets = ownSecretPaths(opts.ownSecrets ?? [], opts.trust);
-  const shell = new ShellRunner(workDir, sandbox, { log, ownSecrets });
-  await loadShellParser();
+  const server = await serverFloors(opts.server);
+  if (server.problem) log.warn(server.problem);
   let link: ServerLink | undefined;
+  const asks = new NetworkAskLink((message) => link?.send(message) ?? false);
+  let standing: Layers | undefined;
+  const shell = new ShellRunner(workDir, sandbox, {
+    log,
+    ownSecrets,
+    egress: { floors: server.floors, ask: (request, signal) => asks.ask(request, signal), standingRules: () => standing },
+  });
+  await loadShellParser();
   const mcp = new McpServers(opts.mcpServers ?? [], {
     reserved: new Set([...offered.map((t) => t.name), "task"]),
     maxTools: MAX_WORKER_TOOLS - builtins.length,
@@ -154,7 +168,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     running.set(msg.requestId, controller);
     log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
     const output = msg.streamOutput ? new OutputStream((text) => link?.send({ type: "output", requestId: msg.requestId, text })) : undefined;
-    void runTool(tools(), msg, guards.get(msg.guard), controller.signal, log, shell, output && ((text) => output.write(text))).then((result) => {
+    const guard = guards.get(msg.guard);
+    standing = { static: guard.context.layers.static };
+    void runTool(tools(), msg, guard, controller.signal, log, shell, output && ((text) => output.write(text))).then((result) => {
       output?.flush();
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
       if (!link?.send({ type: "result", requestId: msg.requestId, ...result }))
@@ -179,7 +195,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     heartbeatMs: opts.heartbeatMs ?? 1000,
     log,
     onMessage: handle,
+    onNetworkAnswer: (message) => asks.answer(message),
     onLost: () => {
+      asks.lost();
       if (running.size > 0) log.warn("connection lost: killing the running calls", { calls: running.size });
       abortAll();
     },

@@ -34,7 +34,7 @@ it("a server that cannot start neither stops the others nor the worker, and is t
     ["demo_crash", "exec"],
   ]);
   expect(log).toContainEqual(expect.stringMatching(/^MCP server broken could not start: .*ENOENT/));
-  expect(log).toContainEqual("the MCP servers offer 7 tools; only the first 3 are offered");
+  expect(log).toContainEqual("the MCP servers offer 8 tools; only the first 3 are offered");
   expect(changes).toBeGreaterThan(0);
   await new Promise((r) => setTimeout(r, 400));
   expect(delays.slice(0, 3)).toEqual([0, 1, 2]);

@@ -1,4 +1,6 @@
 import type { CommandInfo, Decision } from "./decision.js";
+import { networkSuggestion, overbroadHost } from "./network/host-suggestion.js";
+import { NETWORK_TOOL } from "./network/network-tool.js";
 import { prefixLength } from "./shell/arity.js";
 
 const GLOB_CHARS = /[*?[\]{}()!+@\\]/g;
@@ -38,7 +40,8 @@ const RUNS_ANYTHING = new RegExp(
  * Why a pattern may never be saved by an "always" answer: it matches every command or path (`*`,
  * `**`, `/**`), or a program that runs other programs followed only by globs (`sudo *`).
  */
-export function overbroadPattern(pattern: string): string | null {
+export function overbroadPattern(pattern: string, tool?: string): string | null {
+  if (tool === NETWORK_TOOL) return overbroadHost(pattern);
   const trimmed = pattern.trim();
   if (trimmed === "") return "an empty pattern";
   if (/^[\s*?/.~]*$/.test(trimmed)) return `"${trimmed}" matches every command or path`;
@@ -56,6 +59,7 @@ export function overbroadPattern(pattern: string): string | null {
  */
 export function suggestPatterns(decision: Decision): string[] {
   if (decision.critical) return [];
+  if (decision.tool === NETWORK_TOOL) return networkSuggestion(decision.subject);
   const candidates =
     decision.tool !== "shell_exec"
       ? [escapeGlob(decision.subject)]

@@ -46,6 +46,24 @@ export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker
   "glob": "allow",
   "grep": "allow",
   "skill": "ask",
-  "shell_exec": "ask"
+  "shell_exec": "ask",
+  // Hosts that commands connect to, through the worker's proxy: "host", "host:port",
+  // "*.example.org:443", "10.0.0.0/8". Loopback, link-local and metadata addresses, and the
+  // server's own, are reached only by an allow rule that names them exactly.
+  "network": {
+    "*": "ask",
+    "registry.npmjs.org:443": "allow",
+    "registry.yarnpkg.com:443": "allow",
+    "pypi.org:443": "allow",
+    "files.pythonhosted.org:443": "allow",
+    "crates.io:443": "allow",
+    "index.crates.io:443": "allow",
+    "static.crates.io:443": "allow",
+    "proxy.golang.org:443": "allow",
+    "sum.golang.org:443": "allow",
+    "rubygems.org:443": "allow",
+    "repo.maven.apache.org:443": "allow",
+    "repo1.maven.org:443": "allow"
+  }
 }
 `;

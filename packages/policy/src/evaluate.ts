@@ -2,6 +2,7 @@ import { criticalInFile } from "./critical.js";
 import { decideFile, decideSubject, namesProcessFiles, type DecideContext } from "./decide.js";
 import type { Decision, Verdict } from "./decision.js";
 import { applyMode, type Mode } from "./modes.js";
+import { decideNetworkCall, NETWORK_TOOL } from "./network/decide-network.js";
 import { absolutePath, unusablePath } from "./paths.js";
 import { decideShell, decidingVerdict } from "./shell/decide-shell.js";
 import { defaultTier, type Tier } from "./tiers.js";
@@ -37,6 +38,8 @@ export function subjectArgument(call: ToolCall): { kind: "path" | "text"; value:
       return { kind: "text", value: str(a.agent) ?? "" };
     case "shell_exec":
       return { kind: "text", value: str(a.command) ?? "" };
+    case NETWORK_TOOL:
+      return { kind: "text", value: `${str(a.host) ?? ""}:${String(a.port ?? "")}` };
     default:
       return { kind: "text", value: call.tool };
   }
@@ -47,6 +50,10 @@ function decideCall(call: ToolCall, ctx: EvaluationContext): { verdicts: Verdict
   if (call.tool === "shell_exec") {
     const { verdicts, critical } = decideShell(subject.value, ctx);
     return { verdicts, critical, subject: subject.value };
+  }
+  if (call.tool === NETWORK_TOOL) {
+    const verdict = decideNetworkCall(call.args, ctx.layers);
+    return { verdicts: [verdict], critical: null, subject: verdict.subject };
   }
   if (subject.kind === "path") {
     const unusable = unusablePath(subject.value);

@@ -1,3 +1,4 @@
+import { compileHostPattern } from "./network/host-pattern.js";
 import { compilePattern } from "./pattern.js";
 import { parseRules, type ParseOptions, type RulesIssue } from "./rules-file.js";
 import type { Rule } from "./rule.js";
@@ -10,7 +11,7 @@ export interface LintReport {
 
 const GLOB_CHARS = /[*?[\]{}()!+@]/;
 const PATH_TOOLS = new Set(["read_file", "write_file", "edit_file", "grep"]);
-const NAME_ONLY_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob", "grep", "skill", "shell_exec"]);
+const NAME_ONLY_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob", "grep", "skill", "shell_exec", "network"]);
 
 function at(rule: Rule): { line: number; column: number } {
   return { line: rule.source?.line ?? 1, column: rule.source?.column ?? 1 };
@@ -29,6 +30,10 @@ function neverMatches(rule: Rule): string | null {
     if (/(^|\/)\.\.?(\/|$)/.test(p)) return "paths are normalised before matching, so a pattern with . or .. segments never matches";
     if (p.length > 1 && p.endsWith("/")) return "paths are matched without a trailing slash";
     if (p.includes("//")) return "paths are matched with single slashes";
+  }
+  if (rule.tool === "network") {
+    const host = compileHostPattern(p);
+    if ("error" in host) return host.error;
   }
   if (rule.tool === "shell_exec" && p !== p.trim()) return "commands are matched without leading or trailing spaces";
   if (rule.tool === "shell_exec" && /\s{2,}/.test(p)) return "command words are matched joined by single spaces";

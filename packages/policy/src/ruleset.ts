@@ -1,5 +1,7 @@
 import { commandHead, compilePattern, headOf, literalFolder, type CompiledPattern } from "./pattern.js";
 import type { PathSubject } from "./paths.js";
+import { hostPattern } from "./network/host-pattern-cache.js";
+import type { NetworkTarget } from "./network/host-pattern.js";
 import { describeRule, ruleRef, type LayerName, type Rule, type RuleRef } from "./rule.js";
 
 /** Tool names never hold these (model APIs allow letters, digits, `_` and `-`), so a key with one is a glob. */
@@ -14,8 +16,8 @@ export function toolKeyMatches(key: string, tool: string): boolean {
   return key === "*" || key === tool || (isToolGlob(key) && compilePattern(key, false).test(tool));
 }
 
-/** What a rule's pattern is tested against: a normalised path, or plain text (command, name). */
-export type Subject = { kind: "path"; path: PathSubject } | { kind: "text"; text: string };
+/** What a rule's pattern is tested against: a normalised path, plain text (command, name), or a network host and port. */
+export type Subject = { kind: "path"; path: PathSubject } | { kind: "text"; text: string } | { kind: "host"; target: NetworkTarget };
 
 export class CompiledRule {
   private pathMatcher: CompiledPattern | undefined;
@@ -68,6 +70,7 @@ export class CompiledRule {
   }
 
   matches(subject: Subject): boolean {
+    if (subject.kind === "host") return hostPattern(this.rule.pattern)?.test(subject.target) ?? false;
     if (subject.kind === "text") {
       this.textMatcher ??= compilePattern(this.rule.pattern, false);
       return this.textMatcher.test(subject.text);
@@ -117,6 +120,7 @@ export class Ruleset {
 
   /** The rules of a tool a subject may match. */
   forSubject(tool: string, subject: Subject): readonly CompiledRule[] {
+    if (subject.kind === "host") return this.forTool(tool);
     return subject.kind === "text" ? this.forHead(tool, headOf(subject.text)) : this.forPath(tool, subject.path.absolute);
   }
 

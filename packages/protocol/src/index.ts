@@ -8,7 +8,17 @@ export * from "./show.js";
 // Types only: the router itself (tRPC's server setup) is `@gatehouse/protocol/router`, for the server.
 export type { AppRouter, Context, Handlers, Principal, Role, TrackedEvent } from "./router.js";
 export { closeClient, createGatehouseClient, type ClientOptions, type GatehouseClient } from "./client.js";
-export { LINK_GUARDS, LinkFromWorker, LinkRequest, LinkRun, OUTPUT_CHUNK_CHARS, WORKER_LINK_PATH, type LinkToWorker } from "./worker-link.js";
+export {
+  LINK_GUARDS,
+  LinkFromWorker,
+  LinkRequest,
+  LinkRun,
+  NetworkAnswerMessage,
+  NetworkAskMessage,
+  OUTPUT_CHUNK_CHARS,
+  WORKER_LINK_PATH,
+  type LinkToWorker,
+} from "./worker-link.js";
 export { ReceivedGuards, SentGuards } from "./link-guards.js";
 export { compactionNotice } from "./context-compaction.js";
 export { REAL_PATHS_REQUEST, RealPathsAnswer, RealPathsRequest } from "./real-paths.js";

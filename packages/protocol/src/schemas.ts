@@ -173,6 +173,8 @@ export const SandboxInfo = z.object({
   mode: z.enum(["required", "auto", "off"]),
   active: z.boolean(),
   network: z.boolean(),
+  /** With network: through the worker's proxy under the `network` rules, or the host's whole network. */
+  egress: z.enum(["proxy", "host"]).optional(),
   detail: z.string().max(1000),
 });
 export type SandboxInfo = z.infer<typeof SandboxInfo>;

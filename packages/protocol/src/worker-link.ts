@@ -14,6 +14,24 @@ export const WORKER_LINK_PATH = "/worker-link";
 /** The most characters one `output` message of the worker link carries. */
 export const OUTPUT_CHUNK_CHARS = 16_000;
 
+/**
+ * A connection that a running call's command makes and the rules ask about: the server raises it
+ * as an approval of the call's session (tool `network`) and answers with `network_answer`.
+ */
+export const NetworkAskMessage = z.object({
+  type: z.literal("network_ask"),
+  askId: z.string().min(1).max(100),
+  requestId: z.string().min(1).max(100),
+  host: z.string().min(1).max(255),
+  port: z.number().int().min(1).max(65535),
+  command: z.string().max(10_000),
+});
+export type NetworkAskMessage = z.infer<typeof NetworkAskMessage>;
+
+/** The server's answer to a `network_ask`: the connection is made, or refused for the reason given. */
+export const NetworkAnswerMessage = z.object({ type: z.literal("network_answer"), askId: z.string(), allow: z.boolean(), reason: z.string() });
+export type NetworkAnswerMessage = z.infer<typeof NetworkAnswerMessage>;
+
 /** What a worker sends: its registration first, then results (and output as it comes), heartbeats and its tool list when that changes. */
 export const LinkFromWorker = z.discriminatedUnion("type", [
   z.object({ type: z.literal("register"), registration: WorkerRegisterInput }),
@@ -22,6 +40,9 @@ export const LinkFromWorker = z.discriminatedUnion("type", [
   z.object({ type: z.literal("output"), requestId: z.string(), text: z.string().max(OUTPUT_CHUNK_CHARS) }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools }),
+  NetworkAskMessage,
+  /** The command ended, or the connection was given up, before the answer came. */
+  z.object({ type: z.literal("network_ask_cancel"), askId: z.string().min(1).max(100) }),
 ]);
 export type LinkFromWorker = z.infer<typeof LinkFromWorker>;
 
@@ -36,8 +57,8 @@ export const LINK_GUARDS = 32;
 export const LinkRun = RunMessage.omit({ guard: true }).extend({ guardId: z.number().int().nonnegative(), guard: Guard.optional() });
 export type LinkRun = z.infer<typeof LinkRun>;
 
-/** The requests of the link: tool calls and cancels. */
-export const LinkRequest = z.discriminatedUnion("type", [LinkRun, CancelMessage]);
+/** The requests of the link: tool calls and cancels, and answers to network asks. */
+export const LinkRequest = z.discriminatedUnion("type", [LinkRun, CancelMessage, NetworkAnswerMessage]);
 export type LinkRequest = z.infer<typeof LinkRequest>;
 
 /** What the server sends: tool requests and cancels, the registration's answer, and errors. */

@@ -10,7 +10,13 @@ import { trustOptions } from "../trust-flags.js";
 
 /** `gatehouse worker`: registers with a server and runs its tool calls in a folder until SIGINT or SIGTERM. */
 export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>): Promise<number> {
-  const sandbox = { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: values.network !== "off" } as const;
+  const network = values.network ?? "on";
+  const sandbox = {
+    mode: values.sandbox ?? "auto",
+    fallback: values["sandbox-fallback"] ?? "fail",
+    network: network !== "off",
+    egress: network === "host" ? "host" : "proxy",
+  } as const;
   const dir = existingDir("dir", values.dir ?? process.cwd());
   const log = createLog().child({ component: "worker" });
   const say = (line: string) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`);

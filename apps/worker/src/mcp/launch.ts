@@ -3,8 +3,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig, StdioServerConfig } from "./config.js";
 
-/** The worker's sandbox as a way to start a process in it; null when it has none. */
-export type ProcessWrapper = (argv: readonly string[], cwd: string) => { command: string; args: string[] } | null;
+/** The worker's sandbox as a way to start a process in it, and the variables it adds (its proxy's); null when it has none. */
+export type ProcessWrapper = (argv: readonly string[], cwd: string) => { command: string; args: string[]; env?: Record<string, string> } | null;
 
 /**
  * How a stdio server's process is started: the one place that decides it. In the worker's
@@ -14,8 +14,8 @@ export type ProcessWrapper = (argv: readonly string[], cwd: string) => { command
  */
 export function stdioLaunch(config: StdioServerConfig, wrap?: ProcessWrapper): StdioServerParameters {
   const wrapped = wrap?.([config.command, ...config.args], config.cwd);
-  const program = wrapped ?? { command: config.command, args: config.args };
-  return { ...program, env: config.env, cwd: config.cwd, stderr: "pipe" };
+  if (!wrapped) return { command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: "pipe" };
+  return { command: wrapped.command, args: wrapped.args, env: { ...config.env, ...wrapped.env }, cwd: config.cwd, stderr: "pipe" };
 }
 
 /** A fresh transport for one connection to the server; stdio ones report their stderr lines. */

@@ -3,6 +3,16 @@ import { fileURLToPath } from "node:url";
 import { BWRAP } from "./detect.js";
 import type { Mask, SandboxProfile } from "./profile.js";
 
+/**
+ * A command's way out through the worker's proxy: its own network namespace, the proxy's socket
+ * bound at `inside`, and the relay program that offers it on a loopback port and then runs the command.
+ */
+export interface EgressBinding {
+  socket: string;
+  inside: string;
+  relay: readonly string[];
+}
+
 /** Namespaces and limits every sandboxed command gets. */
 const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
 
@@ -17,8 +27,8 @@ function mask(m: Mask, emptyFile: string): string[] {
  * over masked files. They are handed to bubblewrap on a descriptor (`--args`), never on its
  * command line, which every process in the sandbox could read at /proc/1/cmdline.
  */
-export function bwrapOptions(profile: SandboxProfile, cwd: string, emptyFile: string): string[] {
-  return [...confinement(profile, emptyFile), "--chdir", cwd];
+export function bwrapOptions(profile: SandboxProfile, cwd: string, emptyFile: string, egress?: EgressBinding): string[] {
+  return [...confinement(profile, emptyFile, egress), "--chdir", cwd];
 }
 
 /** The descriptor bubblewrap reads its options from. */
@@ -54,7 +64,7 @@ export function bwrapLauncher(options: readonly string[], program: readonly stri
 const INSTALL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 
-function confinement(profile: SandboxProfile, emptyFile: string): string[] {
+function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   for (const p of UNDER_TMP) args.push("--ro-bind", p, p);
   args.push("--bind", profile.workDir, profile.workDir);
@@ -63,6 +73,7 @@ function confinement(profile: SandboxProfile, emptyFile: string): string[] {
   for (const m of profile.masked) args.push(...mask(m, emptyFile));
   for (const m of profile.hidden) args.push(...mask(m, emptyFile));
   args.push(...ISOLATION);
-  if (!profile.network) args.push("--unshare-net");
+  if (egress) args.push("--unshare-net", "--bind", egress.socket, egress.inside);
+  else if (!profile.network) args.push("--unshare-net");
   return args;
 }

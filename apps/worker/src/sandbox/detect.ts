@@ -58,6 +58,8 @@ export function bubblewrapProblem(): string | null {
 export interface SandboxSettings {
   mode: SandboxMode;
   network: boolean;
+  /** With network on: through the worker's proxy under the rules (the default), or the host's own network. */
+  egress?: "proxy" | "host";
   fallback?: SandboxFallback;
 }
 
@@ -68,10 +70,17 @@ export interface SandboxSettings {
  */
 export function resolveSandbox(settings: SandboxSettings, problem: () => string | null = bubblewrapProblem): SandboxInfo {
   const { mode, network } = settings;
-  if (mode === "off") return { mode, active: false, network, detail: "off by the worker's setting: shell_exec runs without the OS sandbox" };
+  const egress = network ? (settings.egress ?? "proxy") : undefined;
+  const base = { mode, network, ...(egress ? { egress } : {}) };
+  if (mode === "off") return { ...base, active: false, detail: "off by the worker's setting: shell_exec runs without the OS sandbox" };
   const why = problem();
-  if (why === null) return { mode, active: true, network, detail: `bubblewrap${network ? "" : ", no network"}` };
+  if (why === null) return { ...base, active: true, detail: `bubblewrap, ${networkWords(egress)}` };
   if (mode === "required" && settings.fallback !== "no-shell") throw new SandboxUnavailable(`the sandbox is required but ${why}`);
-  if (mode === "required") return { mode, active: false, network, detail: `${why}: shell_exec is not offered` };
-  return { mode, active: false, network, detail: `${why}: shell_exec runs WITHOUT the OS sandbox` };
+  if (mode === "required") return { ...base, active: false, detail: `${why}: shell_exec is not offered` };
+  return { ...base, active: false, detail: `${why}: shell_exec runs WITHOUT the OS sandbox` };
+}
+
+function networkWords(egress: "proxy" | "host" | undefined): string {
+  if (!egress) return "no network";
+  return egress === "proxy" ? "network through the worker's proxy under the rules" : "the host's whole network (--network host)";
 }

@@ -5,8 +5,14 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import { silentLog, type Log } from "@gatehouse/log";
 import type { Granted, SandboxInfo } from "@gatehouse/protocol";
+import type { Layers } from "@gatehouse/policy";
 import type { FileGuard } from "../file-guard.js";
-import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData } from "./bwrap-args.js";
+import type { AskRequest } from "../network/ask-link.js";
+import { EgressGate, type AskAnswer, type GateOptions } from "../network/egress-gate.js";
+import { EgressProxy } from "../network/egress-proxy.js";
+import { egressBinding, findRelay, type Relay } from "../network/relay-command.js";
+import { proxyEnvironment } from "../network/relay-ports.js";
+import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData, type EgressBinding } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { removeMade } from "./git-execution-parts.js";
 import { spawnWatched } from "./group-watchdog.js";
@@ -14,6 +20,15 @@ import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { safeEnvironment } from "./safe-env.js";
 
 export type ShellOrigin = "model" | "person";
+
+/** How commands' connections are judged beyond their rules: the server's addresses, and who answers an ask. */
+export interface EgressOptions extends Pick<GateOptions, "floors"> {
+  ask?: (request: AskRequest, signal: AbortSignal) => Promise<AskAnswer>;
+  /** The rules for processes that outlive calls (MCP servers): the worker's rules file as last received; undefined before any. */
+  standingRules?: () => Layers | undefined;
+  /** What offers the proxy inside the sandbox; found on the PATH when absent. */
+  relay?: Relay;
+}
 
 /**
  * Starts shell commands for the worker: inside bubblewrap with a profile derived from the call's
@@ -28,6 +43,10 @@ export class ShellRunner {
   private readonly log: Log;
   /** The worker's own secrets: hidden from MCP servers too, which run under no call's guard. */
   private readonly ownSecrets: readonly string[];
+  private readonly egress: EgressOptions;
+  private readonly relay: Relay;
+  /** The proxies of long-lived processes, one per program and folder, kept across its restarts. */
+  private readonly standing = new Map<string, EgressProxy>();
 
   /**
    * With `watch` (the default) the work directory is kept current from change notices rather than
@@ -36,10 +55,12 @@ export class ShellRunner {
   constructor(
     readonly workDir: string,
     readonly info: SandboxInfo,
-    options: { log?: Log; watch?: boolean; ownSecrets?: readonly string[] } = {},
+    options: { log?: Log; watch?: boolean; ownSecrets?: readonly string[]; egress?: EgressOptions } = {},
   ) {
     this.profiles = new ProfileBuilder(workDir, info.network);
     this.ownSecrets = options.ownSecrets ?? [];
+    this.egress = options.egress ?? {};
+    this.relay = this.egress.relay ?? findRelay();
     this.log = options.log ?? silentLog;
     if (info.active && options.watch !== false) this.profiles.workTree.watchChanges((reason) => this.log.warn(reason));
   }
@@ -52,6 +73,8 @@ export class ShellRunner {
   /** Stops watching the work directory. */
   close(): void {
     this.profiles.workTree.stopWatching();
+    for (const proxy of this.standing.values()) proxy.close();
+    this.standing.clear();
   }
 
   /** Folders judged against the rules so far (for tests and diagnostics). */
@@ -65,25 +88,64 @@ export class ShellRunner {
     return this.profiles.build(guard.fileKey, guard.context, guard.rules);
   }
 
-  /** Starts `command`; rejects with ToolRefused (from the guard) or SandboxRefused before anything runs. */
-  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules"): Promise<ChildProcess> {
+  /**
+   * Starts `command`; rejects with ToolRefused (from the guard) or SandboxRefused before anything
+   * runs. `requestId` names the call, for the network asks its connections raise.
+   */
+  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules", requestId?: string): Promise<ChildProcess> {
     if (origin === "model") guard.checkShell(command, granted);
-    return this.start(command, guard, origin);
+    return this.start(command, guard, origin, requestId);
   }
 
   /** As spawn, without the worker's own check of the command: what the sandbox alone lets through. */
-  async start(command: string, guard: FileGuard, origin: ShellOrigin = "model"): Promise<ChildProcess> {
+  async start(command: string, guard: FileGuard, origin: ShellOrigin = "model", requestId?: string): Promise<ChildProcess> {
     const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     if (!this.info.active) return spawnWatched(command, options);
     const profile = await this.profile(guard, origin);
-    const child = spawn(BWRAP, bwrapCommandLine(["bash", "-c", command]), { ...options, stdio: [...options.stdio, "pipe"] });
+    if (!this.throughProxy) return this.sandboxed(profile, ["bash", "-c", command], options);
+    const ended = new AbortController();
+    const proxy = await EgressProxy.open(this.gate(guard, origin, command, requestId, ended.signal), this.log);
+    const binding = egressBinding(proxy.socketPath, this.relay);
+    const child = this.sandboxed(profile, [...binding.relay, "bash", "-c", command], { ...options, env: { ...options.env, ...proxyEnvironment() } }, binding);
+    const close = () => {
+      ended.abort();
+      proxy.close();
+    };
+    child.once("close", close);
+    child.once("error", close);
+    return child;
+  }
+
+  /** bubblewrap running `program` under the profile, its options on a descriptor of their own. */
+  private sandboxed(
+    profile: SandboxProfile,
+    program: readonly string[],
+    options: { cwd: string; detached: boolean; env: NodeJS.ProcessEnv; stdio: ["ignore", "pipe", "pipe"] },
+    egress?: EgressBinding,
+  ): ChildProcess {
+    const child = spawn(BWRAP, bwrapCommandLine(program), { ...options, stdio: [...options.stdio, "pipe"] });
     const optionsPipe = child.stdio[OPTIONS_FD] as Writable;
     // A bubblewrap that fails before reading its options closes the pipe: its exit says why.
     optionsPipe.on("error", () => undefined);
-    optionsPipe.end(optionsData(bwrapOptions(profile, this.workDir, this.mask())));
+    optionsPipe.end(optionsData(bwrapOptions(profile, this.workDir, this.mask(), egress)));
     // The sandbox's processes end with it: what they made is removed before the result is read.
     if (profile.gitUnmade.length > 0) child.once("exit", () => this.undoGitParts(profile.gitUnmade));
     return child;
+  }
+
+  /** The rules for one command's connections; its asks go to the server when it belongs to a call. */
+  private gate(guard: FileGuard, origin: ShellOrigin, command: string, requestId: string | undefined, ended: AbortSignal): EgressGate {
+    const { ask, floors } = this.egress;
+    return new EgressGate({
+      layers: origin === "person" ? null : guard.context.layers,
+      ...(floors ? { floors } : {}),
+      ...(ask && requestId ? { ask: (a) => ask({ requestId, command, host: a.target.host, port: a.target.port }, ended) } : {}),
+    });
+  }
+
+  /** Whether commands reach the network only through the worker's proxy (`--network on`), rather than the host's (`host`) or not at all. */
+  private get throughProxy(): boolean {
+    return this.info.network && this.info.egress !== "host";
   }
 
   private undoGitParts(paths: readonly string[]): void {
@@ -100,9 +162,18 @@ export class ShellRunner {
    * base profile (a server outlives any one call's rules), `argv` run in `cwd`. Null when the
    * sandbox is not active.
    */
-  wrapProcess(argv: readonly string[], cwd: string): { command: string; args: string[] } | null {
+  wrapProcess(argv: readonly string[], cwd: string): { command: string; args: string[]; env?: Record<string, string> } | null {
     if (!this.info.active) return null;
-    return bwrapLauncher(bwrapOptions(this.profiles.base(this.ownSecrets), cwd, this.mask()), argv);
+    const profile = this.profiles.base(this.ownSecrets);
+    if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask()), argv);
+    const key = JSON.stringify([argv, cwd]);
+    let proxy = this.standing.get(key);
+    if (!proxy) {
+      const gate = new EgressGate({ layers: this.egress.standingRules ?? (() => undefined), ...(this.egress.floors ? { floors: this.egress.floors } : {}) });
+      this.standing.set(key, (proxy = EgressProxy.openNow(gate, this.log)));
+    }
+    const binding = egressBinding(proxy.socketPath, this.relay);
+    return { ...bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), binding), [...binding.relay, ...argv]), env: proxyEnvironment() };
   }
 
   /** An empty file that no sandboxed process may read, bound over masked files; made again if a cleaner removed it. */

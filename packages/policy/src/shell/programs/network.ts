@@ -19,7 +19,7 @@ export const NETWORK_PROGRAMS: Record<string, SpecInput> = {
       "--continue-at:text --url:text --cacert:read --capath:path --cert:read -E:read --key:read " +
       "--netrc-file:read -n --netrc --limit-rate:text --max-filesize:text --resolve:text --connect-to:text " +
       "--interface:text --unix-socket:path --abstract-unix-socket:text -z:text --time-cond:text " +
-      "--oauth2-bearer:text --variable:data --expand-url:text",
+      "--oauth2-bearer:text --variable:data --expand-url:text --noproxy:text --socks5:text --socks5-hostname:text",
     operands: "text",
   },
   wget: {

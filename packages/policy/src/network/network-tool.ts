@@ -1,0 +1,2 @@
+/** The tool name of network rules: `"network": { "api.example.com": "allow" }`. */
+export const NETWORK_TOOL = "network";
