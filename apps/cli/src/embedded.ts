@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { createLog } from "@gatehouse/log";
 import { seedRulesFile } from "@gatehouse/policy/node";
-import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
+import { guardProcess, loadScenario, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
 import { CliError } from "./cli-error.js";
@@ -122,7 +122,8 @@ export interface Local extends Embedded {
  */
 export async function startLocal(opts: LocalOptions): Promise<Local> {
   const scenario = opts.scenario ? path.resolve(opts.scenario) : path.join(DEMO_DIR, "scenario.yaml");
-  if (!fs.existsSync(scenario)) throw new GatehouseError("CONFIG", `--scenario: ${scenario} does not exist`);
+  // Read now, so that a missing and a malformed file are both a bad argument (exit 2), said before anything starts.
+  if (opts.scenario) loadScenario(scenario);
   const project = opts.demo ? createDemoProject() : null;
   const dir = project ?? existingDir("dir", opts.dir ?? process.cwd());
   const scripted = loadServerConfig(undefined, { model: opts.model?.model }).model === "scripted";

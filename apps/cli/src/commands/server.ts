@@ -1,5 +1,5 @@
 import { createLog } from "@gatehouse/log";
-import { guardProcess, loadServerConfig, startServer, storeFromText, watchConfig } from "@gatehouse/server";
+import { guardProcess, loadScenario, loadServerConfig, startServer, storeFromText, watchConfig } from "@gatehouse/server";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { SERVER_OPTIONS } from "../program.js";
@@ -22,6 +22,8 @@ export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>)
     ...modelChoice(values),
   };
   const config = loadServerConfig(values.config, overrides);
+  // Sessions would fail one by one on a scenario that cannot be played: say so before listening.
+  if (config.scenario) loadScenario(config.scenario);
   const log = createLog().child({ component: "server" });
   guardProcess(log);
   const server = await startServer(config, { log });
