@@ -324,3 +324,28 @@ describe("gatehouse run", () => {
     expect(unreachable).toMatchObject({ status: 1, stderr: "gatehouse: cannot reach the server at ws://127.0.0.1:9\n" });
   });
 });
+
+describe("gatehouse's sandbox settings, as gatehouse worker takes them", () => {
+  it("GATEHOUSE_SANDBOX=off runs shell commands unconfined, and says so in the banner", async () => {
+    const marker = `outside-${process.pid}`;
+    const s = setup([{ text: "Touching.", toolCalls: [shell(`touch ${os.tmpdir()}/${marker}`)] }, { text: "Touched." }]);
+    const outside = path.join(os.tmpdir(), marker);
+    try {
+      const t = (tmux = new Tmux(`GATEHOUSE_SANDBOX=off node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario} --mode yolo`));
+      await t.waitFor(/Sandbox: OFF \(off by the worker's setting/, "the banner");
+      t.type("go");
+      t.keys("Enter");
+      await t.waitFor(/Touched\./, "the call to run");
+      // Inside the sandbox /tmp is private, so the file would not be here.
+      expect(fs.existsSync(outside)).toBe(true);
+    } finally {
+      fs.rmSync(outside, { force: true });
+    }
+  });
+
+  it("--network off and --sandbox required are taken as flags", async () => {
+    const s = setup([{ text: "Nothing to do." }]);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario} --sandbox required --network off`));
+    await t.waitFor(/Sandbox: shell commands run in bubblewrap without\s+network\./, "the banner");
+  });
+});

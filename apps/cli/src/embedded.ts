@@ -7,9 +7,11 @@ import { seedRulesFile } from "@gatehouse/policy/node";
 import { guardProcess, loadScenario, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
+import type { SandboxSettings } from "@gatehouse/worker/sandbox";
 import { CliError } from "./cli-error.js";
 import { existingDir, type ModelChoice } from "./flags.js";
 import { mcpServersFlag } from "./mcp-flag.js";
+import { sandboxRefusal } from "./sandbox-flags.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
@@ -25,6 +27,8 @@ export interface EmbeddedOptions {
   seedRules?: string;
   model?: ModelChoice;
   mcpServers?: McpServerConfig[];
+  /** How the worker confines shell commands (default: auto, with network). */
+  sandbox?: SandboxSettings | undefined;
 }
 
 export interface Embedded {
@@ -71,9 +75,10 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     dir: opts.dir,
     mcpServers: opts.mcpServers ?? [],
     log: log.child({ component: "worker" }),
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
   }).catch(async (err: unknown) => {
     await server.close();
-    throw err;
+    throw sandboxRefusal(err);
   });
   return {
     url: server.url,
@@ -105,6 +110,7 @@ export interface LocalOptions {
   model?: ModelChoice;
   /** A file of MCP servers for the worker (`--mcp`). */
   mcp?: string | undefined;
+  sandbox?: SandboxSettings | undefined;
   /** False where nobody watches (`gatehouse run`): with no model and no scenario, refuse rather than play the tour. */
   tour?: boolean;
 }
@@ -147,6 +153,7 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
     workerId: demoRules ? "demo" : "local",
     scenario,
     mcpServers,
+    sandbox: opts.sandbox,
     ...(opts.model ? { model: opts.model } : {}),
     ...(demoRules ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
   }).catch((err: unknown) => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { MODES } from "@gatehouse/policy/modes";
 import { CliError } from "./cli-error.js";
 import type { OptionTable } from "./options.js";
+import { SANDBOX_OPTIONS } from "./sandbox-flags.js";
 
 /** A directory flag made absolute; a path that is not an existing directory is a usage error. */
 export function existingDir(flag: string, value: string): string {
@@ -35,6 +36,7 @@ export const LOCAL_OPTIONS = {
   scenario: { value: "FILE", help: "a scenario the scripted model plays" },
   mcp: { value: "FILE", help: "MCP servers whose tools the worker offers (docs/mcp.md)" },
   ...MODEL_OPTIONS,
+  ...SANDBOX_OPTIONS,
 } as const satisfies OptionTable;
 
 export interface ModelChoice {

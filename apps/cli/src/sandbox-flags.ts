@@ -1,4 +1,5 @@
-import { SANDBOX_FALLBACKS, SANDBOX_MODES } from "@gatehouse/worker/sandbox";
+import { SANDBOX_FALLBACKS, SANDBOX_MODES, SandboxUnavailable, type SandboxFallback, type SandboxMode } from "@gatehouse/worker/sandbox";
+import { CliError } from "./cli-error.js";
 import type { OptionTable } from "./options.js";
 
 /** The worker's sandbox options: `--sandbox required|auto|off`, `--sandbox-fallback fail|no-shell`, `--network on|off`. */
@@ -12,3 +13,19 @@ export const SANDBOX_OPTIONS = {
   },
   network: { value: "ON_OFF", help: "whether sandboxed commands reach the network (default: on)", choices: ["on", "off"], env: "GATEHOUSE_SANDBOX_NETWORK" },
 } as const satisfies OptionTable;
+
+interface SandboxValues {
+  sandbox?: SandboxMode | undefined;
+  "sandbox-fallback"?: SandboxFallback | undefined;
+  network?: "on" | "off" | undefined;
+}
+
+/** The worker's sandbox settings from its options (flags, else their environment variables). */
+export function sandboxSettings(values: SandboxValues): { mode: SandboxMode; fallback: SandboxFallback; network: boolean } {
+  return { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: values.network !== "off" };
+}
+
+/** A worker that would not start without its required sandbox: one line, exit code 1. */
+export function sandboxRefusal(err: unknown): unknown {
+  return err instanceof SandboxUnavailable ? new CliError(err.message, 1) : err;
+}

@@ -4,6 +4,7 @@ import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { sandboxNote } from "../sandbox-note.js";
+import { sandboxSettings } from "../sandbox-flags.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { START_OPTIONS } from "../program.js";
@@ -23,6 +24,7 @@ export async function startCommand(values: OptionValues<typeof START_OPTIONS>): 
     scenario: values.scenario,
     mcp: values.mcp,
     model: modelChoice(values),
+    sandbox: sandboxSettings(values),
   });
   const client = createNodeClient({ url: local.url, token: local.clientToken });
   try {

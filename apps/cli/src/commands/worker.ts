@@ -1,16 +1,15 @@
 import { createLog } from "@gatehouse/log";
-import { SandboxUnavailable, startWorker } from "@gatehouse/worker";
-import { CliError } from "../cli-error.js";
+import { startWorker } from "@gatehouse/worker";
 import { existingDir } from "../flags.js";
 import { mcpServersFlag } from "../mcp-flag.js";
 import type { OptionValues } from "../options.js";
 import type { WORKER_OPTIONS } from "../program.js";
 import { requiredToken, WORKER_TOKEN } from "../token-flags.js";
+import { sandboxRefusal, sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 /** `gatehouse worker`: registers with a server and runs its tool calls in a folder until SIGINT or SIGTERM. */
 export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>): Promise<number> {
-  const sandbox = { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: values.network !== "off" } as const;
   const dir = existingDir("dir", values.dir ?? process.cwd());
   const log = createLog().child({ component: "worker" });
   const say = (line: string) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`);
@@ -22,11 +21,10 @@ export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>)
     dir,
     mcpServers: mcpServersFlag(values.mcp, dir),
     log,
-    sandbox,
+    sandbox: sandboxSettings(values),
     ownSecrets: [values["token-file"], values.mcp, ...values.protect].filter((f): f is string => f !== undefined),
   }).catch((err: unknown) => {
-    if (err instanceof SandboxUnavailable) throw new CliError(err.message, 1);
-    throw err;
+    throw sandboxRefusal(err);
   });
   log.info(`sandbox: ${worker.sandbox.active ? "on" : "OFF"} (${worker.sandbox.detail})`, { sandbox: worker.sandbox });
   await new Promise<void>((resolve) => {
