@@ -165,6 +165,46 @@ describe("an invalid permissions file", () => {
   });
 });
 
+describe("the demo's own data directory", () => {
+  it("keeps an always answer of the tour in the demo's rules, never a real worker's, and plays the tour again at the next start", async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));
+    const work = path.join(root, "work");
+    fs.mkdirSync(work);
+    const start = () => new Tmux(`node ${BIN} --dir ${work} --data-dir ${root}`);
+    let t = (tmux = start());
+    await t.waitFor(/approval +write_file tier write[\s\S]*a always/, "the write's ask");
+    expect(t.screen()).not.toMatch(/Gatehouse checkout itself/);
+    t.keys("a");
+    await t.waitFor(/always allow pattern/, "the pattern editor");
+    t.keys("Enter");
+    await t.waitFor(/✓ done write_file gatehouse-demo\.md/, "the write to run");
+    const demoRules = path.join(root, "demo", "workers", "demo", "permissions.jsonc");
+    expect(fs.readFileSync(demoRules, "utf8")).toMatch(/"gatehouse-demo\.md": "allow" \/\/ approved by /);
+    expect(fs.existsSync(path.join(root, "workers"))).toBe(false);
+    await t.waitFor(/approval +edit_file/, "the next ask");
+    t.keys("C-c");
+    await t.waitFor(/turn ended: aborted/, "the abort");
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+    t.kill();
+
+    fs.rmSync(path.join(work, "gatehouse-demo.md"));
+    t = tmux = start();
+    await t.waitFor(/approval +write_file tier write[\s\S]*a always/, "the write's ask again");
+    expect(fs.readFileSync(demoRules, "utf8")).not.toMatch(/approved by/);
+  });
+
+  it("says so when the work directory is the Gatehouse checkout itself", async () => {
+    const s = setup([{ text: "Nothing to do." }]);
+    const checkout = path.resolve(import.meta.dirname, "..");
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${checkout} --data-dir ${s.data} --scenario ${s.scenario}`));
+    const screen = await t.waitFor(/throwaway\s+copy\)\./, "the banner");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      "The work directory is this Gatehouse checkout itself: what you approve changes it (./gatehouse --demo plays in a throwaway copy).",
+    );
+  });
+});
+
 describe("gatehouse --demo", () => {
   it(
     "plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's " +

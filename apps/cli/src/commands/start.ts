@@ -2,12 +2,14 @@ import { createNodeClient } from "@gatehouse/protocol/node";
 import { closeClient } from "@gatehouse/protocol";
 import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
-import { startLocal } from "../embedded.js";
+import { inThisCheckout, startLocal } from "../embedded.js";
 import { sandboxNote } from "../sandbox-note.js";
 import { sandboxSettings } from "../sandbox-flags.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { START_OPTIONS } from "../program.js";
+
+const CHECKOUT_NOTE = "The work directory is this Gatehouse checkout itself: what you approve changes it (./gatehouse --demo plays in a throwaway copy).";
 
 /**
  * `gatehouse [--demo] [--dir DIR] [--model provider:model] [--scenario FILE] [--mode MODE] [--mcp FILE]`: a
@@ -36,6 +38,7 @@ export async function startCommand(values: OptionValues<typeof START_OPTIONS>): 
         ? `Gatehouse on ${local.dir}. The scripted model plays ${local.scenario}.`
         : `Gatehouse on ${local.dir} with the model ${local.model} (rules: ${local.rulesFile}).`;
     banner = `${banner} ${sandboxNote(local.sandbox)}`;
+    if (!values.demo && inThisCheckout(local.dir)) banner = `${banner} ${CHECKOUT_NOTE}`;
     if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
   } catch (err) {
