@@ -18,6 +18,18 @@ export function wholeNumber(text: string, source: string): number {
   return Number(text);
 }
 
+export type TlsFlag = "auto" | "self-signed" | "off" | { cert: string; key: string };
+
+/** `--tls`: a mode, or the certificate and key files as `CERT,KEY`. */
+export function tlsSetting(text: string, source: string): TlsFlag {
+  if (text === "auto" || text === "self-signed" || text === "off") return text;
+  const files = text.split(",");
+  if (files.length !== 2 || files.some((f) => f.trim() === "")) {
+    throw new CliError(`${source} must be auto, self-signed, off or CERT,KEY (two PEM files, separated by a comma; got "${text}")`);
+  }
+  return { cert: path.resolve(files[0]!.trim()), key: path.resolve(files[1]!.trim()) };
+}
+
 export const MODE_OPTION = {
   mode: { value: "MODE", help: "the session's permission mode", choices: MODES },
 } as const satisfies OptionTable;
