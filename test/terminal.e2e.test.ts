@@ -3,6 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { closeClient } from "@gatehouse/protocol";
+import { connectNodeClient } from "@gatehouse/protocol/node";
 import { CLIENT_TOKEN, Cluster, waitUntil } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
 import { Tmux } from "./support/tmux.js";
@@ -202,6 +204,23 @@ describe("the demo's own data directory", () => {
     expect(screen.replace(/\s+/g, " ")).toContain(
       "The work directory is this Gatehouse checkout itself: what you approve changes it (./gatehouse --demo plays in a throwaway copy).",
     );
+  });
+});
+
+describe("the browser console of gatehouse's own server", () => {
+  it("is named on the first lines with a token that signs in to it", async () => {
+    const s = setup([{ text: "Nothing to do." }]);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
+    const screen = (await t.waitFor(/Browser console: [\s\S]*as long as this run\)\./, "the console's line")).replace(/\s+/g, " ");
+    const [, url, token] = /Browser console: (http:\/\/127\.0\.0\.1:\d+\/) \(sign in with the token (\S+); it lasts as long as this run\)\./.exec(screen)!;
+    const page = await fetch(url!);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("<html")]);
+    const client = await connectNodeClient({ url: url!.replace(/^http/, "ws").replace(/\/$/, ""), token: token! });
+    try {
+      expect(await client.auth.whoami.query()).toMatchObject({ role: "admin" });
+    } finally {
+      await closeClient(client);
+    }
   });
 });
 

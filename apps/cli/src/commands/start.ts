@@ -11,6 +11,11 @@ import type { START_OPTIONS } from "../program.js";
 
 const CHECKOUT_NOTE = "The work directory is this Gatehouse checkout itself: what you approve changes it (./gatehouse --demo plays in a throwaway copy).";
 
+/** Where the embedded server's browser console is, and the token to sign in with (made for this run, on loopback only). */
+function consoleNote(url: string, token: string): string {
+  return `Browser console: ${url.replace(/^ws/, "http")}/ (sign in with the token ${token}; it lasts as long as this run).`;
+}
+
 /**
  * `gatehouse [--demo] [--dir DIR] [--model provider:model] [--scenario FILE] [--mode MODE] [--mcp FILE]`: a
  * server and a worker in this process and the terminal client on top. With no model configured,
@@ -39,6 +44,7 @@ export async function startCommand(values: OptionValues<typeof START_OPTIONS>): 
         : `Gatehouse on ${local.dir} with the model ${local.model} (rules: ${local.rulesFile}).`;
     banner = `${banner} ${sandboxNote(local.sandbox)}`;
     if (!values.demo && inThisCheckout(local.dir)) banner = `${banner} ${CHECKOUT_NOTE}`;
+    banner = `${banner}\n${consoleNote(local.url, local.clientToken)}`;
     if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
   } catch (err) {
