@@ -203,10 +203,10 @@ describe("gatehouse server --tls, without a config file", () => {
 
       const plain = await serve("off", path.join(root, "plain-data"));
       expect(plain.url).toMatch(/^ws:\/\//);
-      const env = { GATEHOUSE_KNOWN_SERVERS: path.join(root, "known_servers") };
-      const toTls = cli(["audit", "--server", secure.url.replace(/^wss/, "ws"), "--token", ADMIN], env);
+      const env = { GATEHOUSE_KNOWN_SERVERS: path.join(root, "known_servers"), GATEHOUSE_CLIENT_TOKEN: ADMIN };
+      const toTls = cli(["audit", "--server", secure.url.replace(/^wss/, "ws")], env);
       expect([toTls.status, toTls.stderr]).toEqual([1, `gatehouse: ${secure.url.slice("wss://".length)} speaks TLS: use wss:// instead of ws://\n`]);
-      const toPlain = cli(["audit", "--server", plain.url.replace(/^ws/, "wss"), "--token", ADMIN], env);
+      const toPlain = cli(["audit", "--server", plain.url.replace(/^ws/, "wss")], env);
       expect([toPlain.status, toPlain.stderr]).toEqual([
         1,
         `gatehouse: ${plain.url.slice("ws://".length)} answers in plain text, not TLS: use ws:// instead of wss:// (or start the server with --tls self-signed)\n`,
