@@ -54,6 +54,39 @@ describe("gatehouse run", () => {
     expect(fs.existsSync(path.join(dir, "data"))).toBe(false);
   });
 
+  it("a missing and a malformed scenario file both exit 2, naming the file, before anything starts", () => {
+    const dir = folder();
+    fs.writeFileSync(path.join(dir, "bad.yaml"), "{ nope\n");
+    fs.writeFileSync(path.join(dir, "bad.json"), JSON.stringify({ steps: 3 }));
+    const results = ["missing.yaml", "bad.yaml", "bad.json"].map((name) => {
+      const args = ["--prompt", "hi", "--dir", dir, "--data-dir", path.join(dir, "data"), "--scenario", path.join(dir, name)];
+      return spawnSync(process.execPath, [BIN, "run", ...args], { encoding: "utf8", env: NO_MODEL, timeout: 20_000 });
+    });
+    expect(results.map((r) => r.status)).toEqual([2, 2, 2]);
+    expect(results.map((r) => r.stderr.split("\n").length)).toEqual([2, 2, 2]);
+    expect(results[0]!.stderr).toMatch(/^gatehouse: cannot read scenario .*missing\.yaml: ENOENT/);
+    expect(results[1]!.stderr).toMatch(/^gatehouse: .*bad\.yaml: Flow map must end/);
+    expect(results[2]!.stderr).toMatch(/^gatehouse: .*bad\.json: steps: /);
+    expect(fs.existsSync(path.join(dir, "data"))).toBe(false);
+  });
+
+  it("gatehouse server refuses a scenario it could not play, with exit 2, before listening", () => {
+    const dir = folder();
+    fs.writeFileSync(path.join(dir, "bad.yaml"), "{ nope\n");
+    const r = spawnSync(
+      process.execPath,
+      [BIN, "server", "--port", "0", "--store", "memory", "--data-dir", path.join(dir, "data"), "--scenario", path.join(dir, "bad.yaml")],
+      {
+        encoding: "utf8",
+        env: NO_MODEL,
+        timeout: 20_000,
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^gatehouse: .*bad\.yaml: Flow map must end/);
+    expect(r.stdout).toBe("");
+  });
+
   it("--json writes a message's streamed text as one line, not one per word", async () => {
     const dir = folder();
     const scenario = path.join(dir, "scenario.json");

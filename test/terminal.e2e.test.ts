@@ -3,6 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { closeClient } from "@gatehouse/protocol";
+import { connectNodeClient } from "@gatehouse/protocol/node";
 import { CLIENT_TOKEN, Cluster, waitUntil } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
 import { Tmux } from "./support/tmux.js";
@@ -165,6 +167,63 @@ describe("an invalid permissions file", () => {
   });
 });
 
+describe("the demo's own data directory", () => {
+  it("keeps an always answer of the tour in the demo's rules, never a real worker's, and plays the tour again at the next start", async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-demo-")));
+    const work = path.join(root, "work");
+    fs.mkdirSync(work);
+    const start = () => new Tmux(`node ${BIN} --dir ${work} --data-dir ${root}`);
+    let t = (tmux = start());
+    await t.waitFor(/approval +write_file tier write[\s\S]*a always/, "the write's ask");
+    expect(t.screen()).not.toMatch(/Gatehouse checkout itself/);
+    t.keys("a");
+    await t.waitFor(/always allow pattern/, "the pattern editor");
+    t.keys("Enter");
+    await t.waitFor(/✓ done write_file gatehouse-demo\.md/, "the write to run");
+    const demoRules = path.join(root, "demo", "workers", "demo", "permissions.jsonc");
+    expect(fs.readFileSync(demoRules, "utf8")).toMatch(/"gatehouse-demo\.md": "allow" \/\/ approved by /);
+    expect(fs.existsSync(path.join(root, "workers"))).toBe(false);
+    await t.waitFor(/approval +edit_file/, "the next ask");
+    t.keys("C-c");
+    await t.waitFor(/turn ended: aborted/, "the abort");
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+    t.kill();
+
+    fs.rmSync(path.join(work, "gatehouse-demo.md"));
+    t = tmux = start();
+    await t.waitFor(/approval +write_file tier write[\s\S]*a always/, "the write's ask again");
+    expect(fs.readFileSync(demoRules, "utf8")).not.toMatch(/approved by/);
+  });
+
+  it("says so when the work directory is the Gatehouse checkout itself", async () => {
+    const s = setup([{ text: "Nothing to do." }]);
+    const checkout = path.resolve(import.meta.dirname, "..");
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${checkout} --data-dir ${s.data} --scenario ${s.scenario}`));
+    const screen = await t.waitFor(/throwaway\s+copy\)\./, "the banner");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      "The work directory is this Gatehouse checkout itself: what you approve changes it (./gatehouse --demo plays in a throwaway copy).",
+    );
+  });
+});
+
+describe("the browser console of gatehouse's own server", () => {
+  it("is named on the first lines with a token that signs in to it", async () => {
+    const s = setup([{ text: "Nothing to do." }]);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
+    const screen = (await t.waitFor(/Browser console: [\s\S]*as long as this run\)\./, "the console's line")).replace(/\s+/g, " ");
+    const [, url, token] = /Browser console: (http:\/\/127\.0\.0\.1:\d+\/) \(sign in with the token (\S+); it lasts as long as this run\)\./.exec(screen)!;
+    const page = await fetch(url!);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("<html")]);
+    const client = await connectNodeClient({ url: url!.replace(/^http/, "ws").replace(/\/$/, ""), token: token! });
+    try {
+      expect(await client.auth.whoami.query()).toMatchObject({ role: "admin" });
+    } finally {
+      await closeClient(client);
+    }
+  });
+});
+
 describe("gatehouse --demo", () => {
   it(
     "plays the whole tour: an allowed read, a write and an edit with diffs, a shell ask with its pattern, a rule's " +
@@ -322,5 +381,30 @@ describe("gatehouse run", () => {
   it("exits 1 with one line when the server cannot be reached", () => {
     const unreachable = run(["--prompt", "x", "--server", "ws://127.0.0.1:9", "--token", "t".repeat(20), "--worker", "w1"], os.tmpdir());
     expect(unreachable).toMatchObject({ status: 1, stderr: "gatehouse: cannot reach the server at ws://127.0.0.1:9\n" });
+  });
+});
+
+describe("gatehouse's sandbox settings, as gatehouse worker takes them", () => {
+  it("GATEHOUSE_SANDBOX=off runs shell commands unconfined, and says so in the banner", async () => {
+    const marker = `outside-${process.pid}`;
+    const s = setup([{ text: "Touching.", toolCalls: [shell(`touch ${os.tmpdir()}/${marker}`)] }, { text: "Touched." }]);
+    const outside = path.join(os.tmpdir(), marker);
+    try {
+      const t = (tmux = new Tmux(`GATEHOUSE_SANDBOX=off node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario} --mode yolo`));
+      await t.waitFor(/Sandbox: OFF \(off by the worker's setting/, "the banner");
+      t.type("go");
+      t.keys("Enter");
+      await t.waitFor(/Touched\./, "the call to run");
+      // Inside the sandbox /tmp is private, so the file would not be here.
+      expect(fs.existsSync(outside)).toBe(true);
+    } finally {
+      fs.rmSync(outside, { force: true });
+    }
+  });
+
+  it("--network off and --sandbox required are taken as flags", async () => {
+    const s = setup([{ text: "Nothing to do." }]);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario} --sandbox required --network off`));
+    await t.waitFor(/Sandbox: shell commands run in bubblewrap without\s+network\./, "the banner");
   });
 });

@@ -1,8 +1,11 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { Events, waitUntil } from "./support/cluster.js";
-import { ServerProcess } from "./support/server-process.js";
+import { BIN, Output, ServerProcess } from "./support/server-process.js";
 
 const W1 = "worker-one-token-00000001";
 const W2 = "worker-two-token-00000002";
@@ -160,5 +163,72 @@ describe("identity and roles", () => {
     s.server.kill("SIGHUP");
     await waitUntil(() => s.log.lines.filter((l) => /tokens reloaded/.test(l)).length === 3, 5000, "the reload on SIGHUP");
     expect(await (await s.client(VIEWER)).session.list.query()).toEqual([]);
+  });
+});
+
+describe("gatehouse server --tls, without a config file", () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill("SIGKILL");
+  });
+
+  /** `gatehouse server --tls MODE` on a free loopback port: its stdout line and its stderr lines. */
+  async function serve(tls: string, dataDir: string) {
+    const child = spawn(process.execPath, [BIN, "server", "--port", "0", "--store", "memory", "--data-dir", dataDir, "--tls", tls], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    const err = new Output(child.stderr!);
+    const first = await new Promise<{ url: string; console: string; fingerprint?: string }>((resolve) =>
+      readline.createInterface({ input: child.stdout! }).once("line", (line) => resolve(JSON.parse(line))),
+    );
+    return { ...first, err };
+  }
+
+  const cli = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...env }, timeout: 20_000 });
+
+  it("serves TLS on loopback with a self-signed certificate, prints the console's URL and the fingerprint, and a wrong scheme is one line with the fix", async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-tls-flag-")));
+    try {
+      const secure = await serve("self-signed", path.join(root, "tls-data"));
+      expect(secure.url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+$/);
+      expect(secure.console).toBe(`${secure.url.replace(/^wss/, "https")}/`);
+      expect(secure.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+      await secure.err.next(
+        new RegExp(
+          `^gatehouse: the browser console is at ${secure.console}; the certificate's SHA-256 fingerprint, to compare with the browser's: ${secure.fingerprint}$`,
+        ),
+      );
+
+      const plain = await serve("off", path.join(root, "plain-data"));
+      expect(plain.url).toMatch(/^ws:\/\//);
+      const env = { GATEHOUSE_KNOWN_SERVERS: path.join(root, "known_servers"), GATEHOUSE_CLIENT_TOKEN: ADMIN };
+      const toTls = cli(["audit", "--server", secure.url.replace(/^wss/, "ws")], env);
+      expect([toTls.status, toTls.stderr]).toEqual([1, `gatehouse: ${secure.url.slice("wss://".length)} speaks TLS: use wss:// instead of ws://\n`]);
+      const toPlain = cli(["audit", "--server", plain.url.replace(/^ws/, "wss")], env);
+      expect([toPlain.status, toPlain.stderr]).toEqual([
+        1,
+        `gatehouse: ${plain.url.slice("ws://".length)} answers in plain text, not TLS: use ws:// instead of wss:// (or start the server with --tls self-signed)\n`,
+      ]);
+      expect(fs.existsSync(env.GATEHOUSE_KNOWN_SERVERS)).toBe(false);
+
+      const tlsDir = path.join(root, "tls-data", "tls");
+      const own = await serve(`${path.join(tlsDir, "cert.pem")},${path.join(tlsDir, "key.pem")}`, path.join(root, "own-data"));
+      expect([own.url.startsWith("wss://"), own.fingerprint]).toEqual([true, secure.fingerprint]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a --tls it does not take with the forms it takes, and CERT,KEY files that cannot be read", () => {
+    const r = cli(["server", "--tls", "mine.pem"], {});
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      'gatehouse: --tls must be auto, self-signed, off or CERT,KEY (two PEM files, separated by a comma; got "mine.pem")\n',
+    ]);
+    const missing = cli(["server", "--port", "0", "--store", "memory", "--tls", "/nonexistent/c.pem,/nonexistent/k.pem"], {});
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/\/nonexistent\/c\.pem/);
   });
 });

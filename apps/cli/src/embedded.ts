@@ -3,13 +3,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createLog } from "@gatehouse/log";
-import { seedRulesFile } from "@gatehouse/policy/node";
-import { GatehouseError, guardProcess, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
+import { guardProcess, loadScenario, loadServerConfig, startServer, workerRulesFile } from "@gatehouse/server";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { startWorker, type McpServerConfig } from "@gatehouse/worker";
+import type { SandboxSettings } from "@gatehouse/worker/sandbox";
 import { CliError } from "./cli-error.js";
 import { existingDir, type ModelChoice } from "./flags.js";
 import { mcpServersFlag } from "./mcp-flag.js";
+import { sandboxRefusal } from "./sandbox-flags.js";
 
 /** The demo's own files: its scenario, its rules and the project it plays in. */
 export const DEMO_DIR = path.resolve(import.meta.dirname, "../demo");
@@ -21,10 +22,12 @@ export interface EmbeddedOptions {
   workerId: string;
   /** The scenario the scripted model plays. */
   scenario: string;
-  /** Written as the worker's rules file when it has none yet. */
-  seedRules?: string;
+  /** Written as the worker's rules file at every start, over what it holds (the demo's tour plays the same each time). */
+  resetRules?: string;
   model?: ModelChoice;
   mcpServers?: McpServerConfig[];
+  /** How the worker confines shell commands (default: auto, with network). */
+  sandbox?: SandboxSettings | undefined;
 }
 
 export interface Embedded {
@@ -59,7 +62,10 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     clientTokens: [{ token: clientToken, name: os.userInfo().username, role: "admin" }],
   });
   const rulesFile = workerRulesFile(config.dataDir, opts.workerId);
-  if (opts.seedRules) seedRulesFile(rulesFile, opts.seedRules);
+  if (opts.resetRules) {
+    fs.mkdirSync(path.dirname(rulesFile), { recursive: true });
+    fs.writeFileSync(rulesFile, opts.resetRules);
+  }
   const log = createLog({ destination: path.join(config.dataDir, "gatehouse.log"), format: "json" });
   const serverLog = log.child({ component: "server" });
   guardProcess(serverLog);
@@ -71,9 +77,10 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
     dir: opts.dir,
     mcpServers: opts.mcpServers ?? [],
     log: log.child({ component: "worker" }),
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
   }).catch(async (err: unknown) => {
     await server.close();
-    throw err;
+    throw sandboxRefusal(err);
   });
   return {
     url: server.url,
@@ -88,6 +95,24 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Embedded> {
       await server.close();
     },
   };
+}
+
+/** The Gatehouse checkout this CLI runs from, when it is one. */
+const CHECKOUT = path.resolve(import.meta.dirname, "../../..");
+
+/** Whether `dir` is in the Gatehouse checkout this CLI runs from (someone trying it where they cloned it). */
+export function inThisCheckout(dir: string): boolean {
+  const relative = path.relative(CHECKOUT, dir);
+  const inside = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  return inside && fs.existsSync(path.join(CHECKOUT, "pnpm-workspace.yaml")) && fs.existsSync(path.join(CHECKOUT, "apps", "cli", "demo"));
+}
+
+/**
+ * The demo's data directory: its own folder under the one given, so that "always" answers given
+ * in the demo never reach a real worker's rules, or a real worker's sessions the demo's.
+ */
+export function demoDataDir(dataDir: string | undefined): string {
+  return path.join(loadServerConfig(undefined, { dataDir }).dataDir, "demo");
 }
 
 /** A fresh copy of the demo project in a temporary folder. */
@@ -105,6 +130,7 @@ export interface LocalOptions {
   model?: ModelChoice;
   /** A file of MCP servers for the worker (`--mcp`). */
   mcp?: string | undefined;
+  sandbox?: SandboxSettings | undefined;
   /** False where nobody watches (`gatehouse run`): with no model and no scenario, refuse rather than play the tour. */
   tour?: boolean;
 }
@@ -122,7 +148,8 @@ export interface Local extends Embedded {
  */
 export async function startLocal(opts: LocalOptions): Promise<Local> {
   const scenario = opts.scenario ? path.resolve(opts.scenario) : path.join(DEMO_DIR, "scenario.yaml");
-  if (!fs.existsSync(scenario)) throw new GatehouseError("CONFIG", `--scenario: ${scenario} does not exist`);
+  // Read now, so that a missing and a malformed file are both a bad argument (exit 2), said before anything starts.
+  if (opts.scenario) loadScenario(scenario);
   const project = opts.demo ? createDemoProject() : null;
   const dir = project ?? existingDir("dir", opts.dir ?? process.cwd());
   const scripted = loadServerConfig(undefined, { model: opts.model?.model }).model === "scripted";
@@ -142,12 +169,13 @@ export async function startLocal(opts: LocalOptions): Promise<Local> {
   }
   const embedded = await startEmbedded({
     dir,
-    dataDir: opts.dataDir,
+    dataDir: demoRules ? demoDataDir(opts.dataDir) : opts.dataDir,
     workerId: demoRules ? "demo" : "local",
     scenario,
     mcpServers,
+    sandbox: opts.sandbox,
     ...(opts.model ? { model: opts.model } : {}),
-    ...(demoRules ? { seedRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
+    ...(demoRules ? { resetRules: fs.readFileSync(path.join(DEMO_DIR, "permissions.jsonc"), "utf8") } : {}),
   }).catch((err: unknown) => {
     removeProject();
     throw err;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { MODES } from "@gatehouse/policy/modes";
 import { CliError } from "./cli-error.js";
 import type { OptionTable } from "./options.js";
+import { SANDBOX_OPTIONS } from "./sandbox-flags.js";
 
 /** A directory flag made absolute; a path that is not an existing directory is a usage error. */
 export function existingDir(flag: string, value: string): string {
@@ -15,6 +16,18 @@ export function existingDir(flag: string, value: string): string {
 export function wholeNumber(text: string, source: string): number {
   if (!/^\d+$/.test(text)) throw new CliError(`${source} must be a whole number (got "${text}")`);
   return Number(text);
+}
+
+export type TlsFlag = "auto" | "self-signed" | "off" | { cert: string; key: string };
+
+/** `--tls`: a mode, or the certificate and key files as `CERT,KEY`. */
+export function tlsSetting(text: string, source: string): TlsFlag {
+  if (text === "auto" || text === "self-signed" || text === "off") return text;
+  const files = text.split(",");
+  if (files.length !== 2 || files.some((f) => f.trim() === "")) {
+    throw new CliError(`${source} must be auto, self-signed, off or CERT,KEY (two PEM files, separated by a comma; got "${text}")`);
+  }
+  return { cert: path.resolve(files[0]!.trim()), key: path.resolve(files[1]!.trim()) };
 }
 
 export const MODE_OPTION = {
@@ -35,6 +48,7 @@ export const LOCAL_OPTIONS = {
   scenario: { value: "FILE", help: "a scenario the scripted model plays" },
   mcp: { value: "FILE", help: "MCP servers whose tools the worker offers (docs/mcp.md)" },
   ...MODEL_OPTIONS,
+  ...SANDBOX_OPTIONS,
 } as const satisfies OptionTable;
 
 export interface ModelChoice {

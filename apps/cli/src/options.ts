@@ -56,13 +56,19 @@ export function addOptions(command: Command, table: OptionTable): void {
   }
 }
 
-/** A usage line: required options bare, the rest in brackets (or `[options]` when the line would be long), then the arguments. */
+/** A usage line: required options bare, the rest in brackets as far as the line has room (then `[options]`), then the arguments. */
 export function usageTerms(table: OptionTable, args: string[]): string {
   const entries = Object.entries(table);
   const optional = entries.filter(([, spec]) => !spec.required).map(([name, spec]) => `[${flagTerm(name, spec)}]${spec.multiple ? "..." : ""}`);
   const required = entries.filter(([, spec]) => spec.required).map(([name, spec]) => flagTerm(name, spec));
   const full = [...required, ...optional, ...args].join(" ");
-  return full.length <= 150 ? full : [...required, "[options]", ...args].join(" ");
+  if (full.length <= 150) return full;
+  const shown = [...required];
+  for (const term of optional) {
+    if ([...shown, term, "[options]", ...args].join(" ").length > 150) break;
+    shown.push(term);
+  }
+  return [...shown, "[options]", ...args].join(" ");
 }
 
 function convert(spec: OptionSpec, text: string, source: string): unknown {

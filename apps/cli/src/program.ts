@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { CliError } from "./cli-error.js";
-import { LOCAL_OPTIONS, MODE_OPTION, MODEL_OPTIONS, wholeNumber } from "./flags.js";
+import { LOCAL_OPTIONS, MODE_OPTION, MODEL_OPTIONS, tlsSetting, wholeNumber } from "./flags.js";
 import { addOptions, readOptions, usageTerms, type OptionTable, type OptionValues } from "./options.js";
 import { SANDBOX_OPTIONS } from "./sandbox-flags.js";
 import { CLIENT_TOKEN, tokenOptions, WORKER_TOKEN } from "./token-flags.js";
@@ -39,6 +39,12 @@ export const SERVER_OPTIONS = {
   config: { value: "FILE", help: "the server's config (JSONC); reloaded when it changes (docs/operations.md)" },
   port: { value: "N", help: "the port (0 picks a free one)", env: "GATEHOUSE_PORT", parse: wholeNumber },
   host: { value: "HOST", help: "the address to listen on", env: "GATEHOUSE_HOST" },
+  tls: {
+    value: "TLS",
+    help: "auto (TLS off loopback), self-signed, off, or CERT,KEY (PEM files); over the config's tls",
+    env: "GATEHOUSE_TLS",
+    parse: tlsSetting,
+  },
   "data-dir": LOCAL_OPTIONS["data-dir"],
   postgres: { value: "URL", help: "keep state in this PostgreSQL database, which several servers can share", env: "GATEHOUSE_POSTGRES_URL" },
   scenario: LOCAL_OPTIONS.scenario,

@@ -1,4 +1,5 @@
-import { SANDBOX_FALLBACKS, SANDBOX_MODES } from "@gatehouse/worker/sandbox";
+import { SANDBOX_FALLBACKS, SANDBOX_MODES, SandboxUnavailable, type SandboxFallback, type SandboxMode } from "@gatehouse/worker/sandbox";
+import { CliError } from "./cli-error.js";
 import type { OptionTable } from "./options.js";
 
 /** The worker's sandbox options: `--sandbox required|auto|off`, `--sandbox-fallback fail|no-shell`, `--network on|off|host`. */
@@ -17,3 +18,20 @@ export const SANDBOX_OPTIONS = {
     env: "GATEHOUSE_SANDBOX_NETWORK",
   },
 } as const satisfies OptionTable;
+
+interface SandboxValues {
+  sandbox?: SandboxMode | undefined;
+  "sandbox-fallback"?: SandboxFallback | undefined;
+  network?: "on" | "off" | "host" | undefined;
+}
+
+/** The worker's sandbox settings from its options (flags, else their environment variables). */
+export function sandboxSettings(values: SandboxValues): { mode: SandboxMode; fallback: SandboxFallback; network: boolean; egress: "proxy" | "host" } {
+  const network = values.network ?? "on";
+  return { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: network !== "off", egress: network === "host" ? "host" : "proxy" };
+}
+
+/** A worker that would not start without its required sandbox: one line, exit code 1. */
+export function sandboxRefusal(err: unknown): unknown {
+  return err instanceof SandboxUnavailable ? new CliError(err.message, 1) : err;
+}

@@ -32,6 +32,7 @@ describe("gatehouse permissions eval", () => {
       '{"tool": "shell_exec", "args": {"command": "ls -la"}}',
       '{"tool": "x", "args": [1]}',
       '{"tool": "glob", "args": {"pattern": "**/*.ts"}}',
+      '{"tool": "shell_exec"}',
     ].join("\n");
     const r = run(["permissions", "eval", "--rules", EXAMPLE, "--cwd", dir], input);
     expect(r.code).toBe(0);
@@ -39,7 +40,7 @@ describe("gatehouse permissions eval", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    expect(out).toHaveLength(7);
+    expect(out).toHaveLength(8);
     expect(out[0]).toMatchObject({ action: "deny", rule: { tool: "read_file", pattern: "*.env", line: 8 } });
     expect(out[1].error).toMatch(/^line 2: not JSON/);
     expect(out[2]).toMatchObject({ action: "deny" });
@@ -47,6 +48,7 @@ describe("gatehouse permissions eval", () => {
     expect(out[4]).toMatchObject({ action: "allow", rule: { pattern: "ls *" } });
     expect(out[5].error).toMatch(/^line 7: "args" must be an object/);
     expect(out[6]).toMatchObject({ action: "allow", rule: { tool: "glob", pattern: "*" } });
+    expect(out[7].error).toMatch(/^line 9: "args" is missing: give the call's arguments/);
     for (const o of out) expect(Object.keys(o).sort()).toEqual(o.error ? ["error"] : ["action", "reason", "rule"]);
   });
 
@@ -98,6 +100,19 @@ describe("gatehouse permissions lint", () => {
     const r = run(["permissions", "lint", p]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${p}:2:17: warning: read_file "*.env" (deny) is shadowed by read_file "*" (allow)`);
+  });
+
+  it("warns about a tool name no worker has, and not about built-in (task included) or MCP tool names", () => {
+    const p = file(
+      "names.jsonc",
+      `{\n  "read_fiel": {"*": "allow"},\n  "bash": {"*": "ask"},\n  "github_create_issue": "ask",\n  "files-2_read": "allow",\n  "task": {"explore": "allow"},\n  "grep": "allow"\n}\n`,
+    );
+    const r = run(["permissions", "lint", p]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split("\n")).toEqual([
+      `${p}:2:17: warning: no worker has a tool named "read_fiel": did you mean read_file?`,
+      `${p}:3:12: warning: no worker has a tool named "bash": the built-in tools are read_file, write_file, edit_file, glob, grep, skill, shell_exec, task; MCP tools are named {server}_{tool}`,
+    ]);
   });
 
   it("says so when there is nothing to report", () => {

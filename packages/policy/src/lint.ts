@@ -1,8 +1,10 @@
 import { compileHostPattern } from "./network/host-pattern.js";
+import { NETWORK_TOOL } from "./network/network-tool.js";
 import { compilePattern } from "./pattern.js";
 import { parseRules, type ParseOptions, type RulesIssue } from "./rules-file.js";
 import type { Rule } from "./rule.js";
 import { isToolGlob, toolKeyMatches } from "./ruleset.js";
+import { BUILT_IN_TOOLS, unknownToolName } from "./tool-names.js";
 
 export interface LintReport {
   errors: RulesIssue[];
@@ -11,7 +13,6 @@ export interface LintReport {
 
 const GLOB_CHARS = /[*?[\]{}()!+@]/;
 const PATH_TOOLS = new Set(["read_file", "write_file", "edit_file", "grep"]);
-const NAME_ONLY_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob", "grep", "skill", "shell_exec", "network"]);
 
 function at(rule: Rule): { line: number; column: number } {
   return { line: rule.source?.line ?? 1, column: rule.source?.column ?? 1 };
@@ -37,17 +38,21 @@ function neverMatches(rule: Rule): string | null {
   }
   if (rule.tool === "shell_exec" && p !== p.trim()) return "commands are matched without leading or trailing spaces";
   if (rule.tool === "shell_exec" && /\s{2,}/.test(p)) return "command words are matched joined by single spaces";
-  if (rule.tool !== "*" && !isToolGlob(rule.tool) && !NAME_ONLY_TOOLS.has(rule.tool) && p !== "*" && !compilePattern(p, false).test(rule.tool)) {
+  if (rule.tool !== "*" && !isToolGlob(rule.tool) && !BUILT_IN_TOOLS.includes(rule.tool) && rule.tool !== NETWORK_TOOL && p !== "*" && !compilePattern(p, false).test(rule.tool)) {
     return `${rule.tool} is matched by its name only, and "${p}" does not match it`;
   }
   return null;
 }
 
-/** Errors with their positions; warnings for shadowed rules and patterns that can never match. */
+/** Errors with their positions; warnings for unknown tool names, shadowed rules and patterns that can never match. */
 export function lintRules(text: string, opts: ParseOptions): LintReport {
   const { rules, errors } = parseRules(text, opts);
   const warnings: RulesIssue[] = [];
+  const named = new Set<string>();
   rules.forEach((rule, i) => {
+    const unknown = rule.tool === "*" || isToolGlob(rule.tool) || named.has(rule.tool) ? null : unknownToolName(rule.tool);
+    named.add(rule.tool);
+    if (unknown) warnings.push({ ...at(rule), message: unknown });
     const never = neverMatches(rule);
     if (never) warnings.push({ ...at(rule), message: `${rule.tool} "${rule.pattern}" can never match: ${never}` });
     const pathLike = PATH_TOOLS.has(rule.tool);

@@ -22,6 +22,18 @@ describe("lint", () => {
     expect(warnings[0]!.message).toMatch(/shadowed by \* "\*" \(allow\)/);
   });
 
+  it("warns once about a tool name no worker has, with the built-in name it is probably a slip for", () => {
+    const { warnings } = lint(
+      `{\n "Read_File": {"*.env": "deny", "*": "allow"},\n "write_files": "ask",\n "shell": "ask",\n "bash": "ask",\n "github_*": "ask",\n "linear_search-issues": "allow"\n}`,
+    );
+    expect(warnings.filter((w) => w.message.startsWith("no worker")).map((w) => [w.line, w.message])).toEqual([
+      [2, 'no worker has a tool named "Read_File": did you mean read_file?'],
+      [3, 'no worker has a tool named "write_files": did you mean write_file?'],
+      [4, 'no worker has a tool named "shell": did you mean shell_exec?'],
+      [5, expect.stringMatching(/^no worker has a tool named "bash": the built-in tools are read_file, .*; MCP tools are named \{server\}_\{tool\}$/)],
+    ]);
+  });
+
   it("warns about patterns that can never match", () => {
     const { warnings } = lint(
       [

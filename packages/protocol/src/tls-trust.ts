@@ -57,10 +57,31 @@ function presented(host: string, port: number, timeoutMs: number): Promise<Prese
       resolve({ authorized: socket.authorized, fingerprint: cert.fingerprint256, pem });
       socket.end();
     });
-    socket.once("error", (err) => {
+    socket.once("error", (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new TrustError(`cannot reach ${host}:${port} over TLS: ${err.message}`));
+      if (err.code === "ERR_SSL_WRONG_VERSION_NUMBER") {
+        reject(new TrustError(`${host}:${port} answers in plain text, not TLS: use ws:// instead of wss:// (or start the server with --tls self-signed)`));
+      } else reject(new TrustError(`cannot reach ${host}:${port} over TLS: ${err.message}`));
     });
+  });
+}
+
+/**
+ * Whether the server at a ws:// address speaks TLS, which would end the plain connection without
+ * a word: a TLS handshake that completes says so. Anything else (plain text, no server) is left to
+ * the connection itself to report.
+ */
+function speaksTls(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host, port, rejectUnauthorized: false });
+    const done = (answer: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once("secureConnect", () => done(true));
+    socket.once("error", () => done(false));
   });
 }
 
@@ -73,8 +94,13 @@ function presented(host: string, port: number, timeoutMs: number): Promise<Prese
 export async function trustServer(url: string, opts: TrustOptions = {}): Promise<TlsClientOptions> {
   const u = new URL(url);
   if (u.protocol === "ws:" || u.protocol === "http:") {
-    if (isLoopbackHost(u.hostname) || opts.allowPlain) return {};
-    throw new TrustError(`${url} is plain text to another machine: the token would cross the network in clear; use wss:// (or allow plain text explicitly)`);
+    if (!isLoopbackHost(u.hostname) && !opts.allowPlain) {
+      throw new TrustError(`${url} is plain text to another machine: the token would cross the network in clear; use wss:// (or allow plain text explicitly)`);
+    }
+    const host = u.hostname.replace(/^\[|\]$/g, "");
+    const port = Number(u.port || 80);
+    if (await speaksTls(host, port, opts.timeoutMs ?? 5000)) throw new TrustError(`${u.hostname}:${port} speaks TLS: use wss:// instead of ws://`);
+    return {};
   }
   if (opts.ca) return { ca: opts.ca };
   const host = u.hostname.replace(/^\[|\]$/g, "");

@@ -11,8 +11,10 @@ function parseCall(line: string): ToolCall {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error('expected an object {"tool": "...", "args": {...}}');
   const { tool, args } = value as Record<string, unknown>;
   if (typeof tool !== "string" || tool === "") throw new Error('"tool" must be a non-empty string');
-  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) throw new Error('"args" must be an object');
-  return { tool, args: (args ?? {}) as Record<string, unknown> };
+  // A call without its arguments has no subject to judge: a decision for it would describe no real call.
+  if (args === undefined) throw new Error(`"args" is missing: give the call's arguments, {"tool": "${tool}", "args": {...}}`);
+  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error('"args" must be an object');
+  return { tool, args: args as Record<string, unknown> };
 }
 
 /** Reads JSON-lines tool calls and writes one JSON-line decision per input line, in order. */

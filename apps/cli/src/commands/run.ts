@@ -20,6 +20,7 @@ import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { RUN_OPTIONS } from "../program.js";
 import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
+import { sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
@@ -50,6 +51,7 @@ async function target(flags: RunValues): Promise<Target> {
     scenario: flags.scenario,
     mcp: flags.mcp,
     model: modelChoice(flags),
+    sandbox: sandboxSettings(flags),
     tour: false,
   });
   const client = await connectClient(local.url, local.clientToken).catch(async (err: unknown) => {

@@ -1,15 +1,22 @@
 import { createLog } from "@gatehouse/log";
-import { guardProcess, loadServerConfig, startServer, storeFromText, watchConfig } from "@gatehouse/server";
+import { guardProcess, loadScenario, loadServerConfig, startServer, storeFromText, watchConfig } from "@gatehouse/server";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
 import type { SERVER_OPTIONS } from "../program.js";
 import { embeddedTelegram } from "./telegram.js";
+
+/** For the person who started the server: where the console is, and the certificate to check there. */
+function consoleLine(url: string, fingerprint: string | null | undefined): string {
+  const certificate = fingerprint ? `; the certificate's SHA-256 fingerprint, to compare with the browser's: ${fingerprint}` : "";
+  return `gatehouse: the browser console is at ${url}${certificate}`;
+}
 
 /** `gatehouse server`: runs until SIGINT or SIGTERM. */
 export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>): Promise<number> {
   const overrides = {
     port: values.port,
     host: values.host,
+    tls: values.tls,
     dataDir: values["data-dir"],
     scenario: values.scenario,
     approvalTimeoutMs: values["approval-timeout-ms"],
@@ -22,20 +29,25 @@ export async function serverCommand(values: OptionValues<typeof SERVER_OPTIONS>)
     ...modelChoice(values),
   };
   const config = loadServerConfig(values.config, overrides);
+  // Sessions would fail one by one on a scenario that cannot be played: say so before listening.
+  if (config.scenario) loadScenario(config.scenario);
   const log = createLog().child({ component: "server" });
   guardProcess(log);
   const server = await startServer(config, { log });
   const stopWatching = values.config ? watchConfig(values.config, () => loadServerConfig(values.config, overrides), server, log) : () => undefined;
+  const local = ["0.0.0.0", "::"].includes(config.host) ? server.url.replace(/\/\/[^/]+:(\d+)$/, "//127.0.0.1:$1") : server.url;
+  const consoleUrl = `${local.replace(/^ws/, "http")}/`;
   const listening = {
     msg: "gatehouse server listening",
     url: server.url,
+    console: consoleUrl,
     port: server.port,
     dataDir: config.dataDir,
     model: config.model,
     ...(server.fingerprint ? { fingerprint: server.fingerprint } : {}),
   };
   process.stdout.write(`${JSON.stringify(listening)}\n`);
-  const local = ["0.0.0.0", "::"].includes(config.host) ? server.url.replace(/\/\/[^/]+:(\d+)$/, "//127.0.0.1:$1") : server.url;
+  process.stderr.write(`${consoleLine(consoleUrl, server.fingerprint)}\n`);
   let telegram: Awaited<ReturnType<typeof embeddedTelegram>> = null;
   try {
     telegram = await embeddedTelegram(config.telegram, values.config, { url: local, fingerprint: server.fingerprint }, config.dataDir, log);

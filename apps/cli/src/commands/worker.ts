@@ -1,22 +1,16 @@
 import { createLog } from "@gatehouse/log";
-import { AgentsFolderRefused, SandboxUnavailable, startWorker } from "@gatehouse/worker";
+import { AgentsFolderRefused, startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
 import { existingDir } from "../flags.js";
 import { mcpServersFlag } from "../mcp-flag.js";
 import type { OptionValues } from "../options.js";
 import type { WORKER_OPTIONS } from "../program.js";
 import { requiredToken, WORKER_TOKEN } from "../token-flags.js";
+import { sandboxRefusal, sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
 /** `gatehouse worker`: registers with a server and runs its tool calls in a folder until SIGINT or SIGTERM. */
 export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>): Promise<number> {
-  const network = values.network ?? "on";
-  const sandbox = {
-    mode: values.sandbox ?? "auto",
-    fallback: values["sandbox-fallback"] ?? "fail",
-    network: network !== "off",
-    egress: network === "host" ? "host" : "proxy",
-  } as const;
   const dir = existingDir("dir", values.dir ?? process.cwd());
   const log = createLog().child({ component: "worker" });
   const say = (line: string) => process.stderr.write(`${JSON.stringify({ msg: line, worker: values.id })}\n`);
@@ -29,11 +23,11 @@ export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>)
     mcpServers: mcpServersFlag(values.mcp, dir),
     ...(values.agents ? { agentsDir: values.agents } : {}),
     log,
-    sandbox,
+    sandbox: sandboxSettings(values),
     ownSecrets: [values["token-file"], values.mcp, ...values.protect].filter((f): f is string => f !== undefined),
   }).catch((err: unknown) => {
-    if (err instanceof SandboxUnavailable || err instanceof AgentsFolderRefused) throw new CliError(err.message, 1);
-    throw err;
+    if (err instanceof AgentsFolderRefused) throw new CliError(err.message, 1);
+    throw sandboxRefusal(err);
   });
   log.info(`sandbox: ${worker.sandbox.active ? "on" : "OFF"} (${worker.sandbox.detail})`, { sandbox: worker.sandbox });
   await new Promise<void>((resolve) => {
