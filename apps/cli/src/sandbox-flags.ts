@@ -28,7 +28,12 @@ interface SandboxValues {
 /** The worker's sandbox settings from its options (flags, else their environment variables). */
 export function sandboxSettings(values: SandboxValues): { mode: SandboxMode; fallback: SandboxFallback; network: boolean; egress: "proxy" | "host" } {
   const network = values.network ?? "on";
-  return { mode: values.sandbox ?? "auto", fallback: values["sandbox-fallback"] ?? "fail", network: network !== "off", egress: network === "host" ? "host" : "proxy" };
+  return {
+    mode: values.sandbox ?? "auto",
+    fallback: values["sandbox-fallback"] ?? "fail",
+    network: network !== "off",
+    egress: network === "host" ? "host" : "proxy",
+  };
 }
 
 /** A worker that would not start without its required sandbox: one line, exit code 1. */

@@ -38,7 +38,14 @@ function neverMatches(rule: Rule): string | null {
   }
   if (rule.tool === "shell_exec" && p !== p.trim()) return "commands are matched without leading or trailing spaces";
   if (rule.tool === "shell_exec" && /\s{2,}/.test(p)) return "command words are matched joined by single spaces";
-  if (rule.tool !== "*" && !isToolGlob(rule.tool) && !BUILT_IN_TOOLS.includes(rule.tool) && rule.tool !== NETWORK_TOOL && p !== "*" && !compilePattern(p, false).test(rule.tool)) {
+  if (
+    rule.tool !== "*" &&
+    !isToolGlob(rule.tool) &&
+    !BUILT_IN_TOOLS.includes(rule.tool) &&
+    rule.tool !== NETWORK_TOOL &&
+    p !== "*" &&
+    !compilePattern(p, false).test(rule.tool)
+  ) {
     return `${rule.tool} is matched by its name only, and "${p}" does not match it`;
   }
   return null;
