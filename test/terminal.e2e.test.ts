@@ -343,8 +343,8 @@ describe("gatehouse connect", () => {
 });
 
 describe("gatehouse run", () => {
-  const run = (args: string[], cwd: string) =>
-    spawnSync(process.execPath, [BIN, "run", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) =>
+    spawnSync(process.execPath, [BIN, "run", ...args], { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
 
   it("without a terminal, denies what asks (strict), says which call and why, and exits 3", () => {
     const s = setup([{ text: "Reading, then pushing.", toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }, shell("git push")] }, { text: "done" }]);
@@ -379,7 +379,8 @@ describe("gatehouse run", () => {
   });
 
   it("exits 1 with one line when the server cannot be reached", () => {
-    const unreachable = run(["--prompt", "x", "--server", "ws://127.0.0.1:9", "--token", "t".repeat(20), "--worker", "w1"], os.tmpdir());
+    const env = { ...process.env, GATEHOUSE_CLIENT_TOKEN: "t".repeat(20) };
+    const unreachable = run(["--prompt", "x", "--server", "ws://127.0.0.1:9", "--worker", "w1"], os.tmpdir(), env);
     expect(unreachable).toMatchObject({ status: 1, stderr: "gatehouse: cannot reach the server at ws://127.0.0.1:9\n" });
   });
 });

@@ -97,6 +97,10 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
     if (!isLoopbackHost(u.hostname) && !opts.allowPlain) {
       throw new TrustError(`${url} is plain text to another machine: the token would cross the network in clear; use wss:// (or allow plain text explicitly)`);
     }
+    // A server on this machine that speaks TLS would end a plain connection without a word: one
+    // handshake tells. Another machine is reached in plain text only when allowed explicitly, and
+    // then nothing but the connection itself is sent to it.
+    if (!isLoopbackHost(u.hostname)) return {};
     const host = u.hostname.replace(/^\[|\]$/g, "");
     const port = Number(u.port || 80);
     if (await speaksTls(host, port, opts.timeoutMs ?? 5000)) throw new TrustError(`${u.hostname}:${port} speaks TLS: use wss:// instead of ws://`);
