@@ -33,6 +33,31 @@ async function session(c: Cluster, client: GatehouseClient, steps: unknown[], mo
   return { id: info.id, events };
 }
 
+/** The session's audit entries for network connections, once there are `count` of them (or after 10 s). */
+async function auditOf(client: GatehouseClient, sessionId: string, count: number) {
+  for (let waited = 0; ; waited += 100) {
+    const entries = await client.audit.query.query({ sessionId, toolName: "network" });
+    if (entries.length >= count || waited >= 10_000) return entries;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("connections the rules decide without asking are audited", () => {
+  it("an allowed and a denied connection each leave an entry with the rule's reason", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow", "network": {"127.0.0.1:${port}": "allow", "127.0.0.2:${port}": "deny"}}` });
+    const denied = { tool: "shell_exec", args: { command: `${CURL} http://127.0.0.2:${port}/no; true` } };
+    const client = cluster.client();
+    const s = await session(cluster, client, [{ text: "x", toolCalls: [fetchWeb("/yes"), denied] }, { text: "done" }]);
+    await s.events.next("turn_ended", () => true, 20_000);
+    const audit = await auditOf(client, s.id, 2);
+    expect(audit.map((a) => [a.action, JSON.parse(a.arguments).host])).toEqual([
+      ["allow", "127.0.0.1"],
+      ["deny", "127.0.0.2"],
+    ]);
+    expect(audit[1]!.reason).toMatch(/network "127\.0\.0\.2:\d+": deny/);
+  });
+});
+
 describe("a connection the rules ask about reaches a person while it waits", () => {
   it("an answer from a second client lets the waiting connection through; session scope covers the next command", async () => {
     cluster = await Cluster.start({ rules: RULES() });
@@ -52,8 +77,9 @@ describe("a connection the rules ask about reaches a person while it waits", () 
     const results = s.events.of("tool_result");
     expect(results.map((r) => r.output)).toEqual(["web says hello to /one\n", "web says hello to /two\n"]);
     expect(s.events.of("tool_approval_required").filter((e) => e.toolName === "network")).toHaveLength(1);
-    const audit = await answerer.audit.query.query({ sessionId: s.id, toolName: "network" });
-    expect(audit.map((a) => a.action)).toEqual(["ask", "approved"]);
+    // The second connection is allowed by the session's rule on the worker, and audited as such.
+    const audit = await auditOf(answerer, s.id, 3);
+    expect(audit.map((a) => a.action)).toEqual(["ask", "approved", "allow"]);
   });
 
   it("a denial refuses the connection with the reason; strict mode refuses without asking", async () => {

@@ -1,5 +1,5 @@
 import { NETWORK_TOOL, type Decision, type ToolCall } from "@gatehouse/policy";
-import type { NetworkAskMessage, SessionInfo } from "@gatehouse/protocol";
+import type { NetworkAskMessage, NetworkDecidedMessage, SessionInfo } from "@gatehouse/protocol";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
 import { now } from "./clock.js";
 import type { Log } from "./log.js";
@@ -64,6 +64,17 @@ export class NetworkAsks {
     const r = await settled.finally(() => this.held.delete(key));
     await this.audit(session, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
     return r.outcome === "approved" ? { allow: true, reason: `approved by ${r.by ?? "a person"}` } : { allow: false, reason: refusal(label, r) };
+  }
+
+  /** A connection the worker's rules allowed or denied without asking: audited like any decision. */
+  async decided(workerId: string, message: NetworkDecidedMessage): Promise<void> {
+    const sessionId = this.options.registry.sessionOf(workerId, message.requestId);
+    const session = sessionId ? await this.options.store.getSession(sessionId) : null;
+    if (!session) return;
+    const call: ToolCall = { tool: NETWORK_TOOL, args: { host: message.host, port: message.port, command: message.command } };
+    await this.audit(session, call, message.allowed ? "allow" : "deny", message.reason, null).catch((err: unknown) =>
+      this.options.log.warn("a network decision could not be audited", { err, sessionId: session.id }),
+    );
   }
 
   /** The worker gave the connection up (its command ended): the question is withdrawn. */

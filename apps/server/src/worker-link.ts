@@ -108,7 +108,8 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
       const { askId } = message;
       const answer = networkAsks ? networkAsks.ask(workerId, message) : Promise.resolve({ allow: false, reason: "this server does not take network asks" });
       void answer.then((a) => socket.readyState === socket.OPEN && send({ type: "network_answer", askId, ...a }));
-    } else if (message.type === "network_ask_cancel") void networkAsks?.cancel(workerId, message.askId);
+    } else if (message.type === "network_decided") void networkAsks?.decided(workerId, message);
+    else if (message.type === "network_ask_cancel") void networkAsks?.cancel(workerId, message.askId);
     else {
       const { type: _type, requestId, ...output } = message;
       return registry.result(workerId, requestId, output);

@@ -140,7 +140,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const shell = new ShellRunner(workDir, sandbox, {
     log,
     ownSecrets,
-    egress: { floors: server.floors, ask: (request, signal) => asks.ask(request, signal), standingRules: () => standing },
+    egress: {
+      floors: server.floors,
+      ask: (request, signal) => asks.ask(request, signal),
+      decided: (request, allowed, reason) => asks.decided(request, allowed, reason),
+      standingRules: () => standing,
+    },
   });
   await loadShellParser();
   const mcp = new McpServers(opts.mcpServers ?? [], {

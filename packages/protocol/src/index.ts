@@ -15,6 +15,7 @@ export {
   LinkRun,
   NetworkAnswerMessage,
   NetworkAskMessage,
+  NetworkDecidedMessage,
   OUTPUT_CHUNK_CHARS,
   WORKER_LINK_PATH,
   type LinkToWorker,

@@ -28,6 +28,18 @@ export const NetworkAskMessage = z.object({
 });
 export type NetworkAskMessage = z.infer<typeof NetworkAskMessage>;
 
+/** A connection of a running call's command that the worker's rules allowed or denied without asking: the server audits it. */
+export const NetworkDecidedMessage = z.object({
+  type: z.literal("network_decided"),
+  requestId: z.string().min(1).max(100),
+  host: z.string().min(1).max(255),
+  port: z.number().int().min(1).max(65535),
+  command: z.string().max(10_000),
+  allowed: z.boolean(),
+  reason: z.string().max(2_000),
+});
+export type NetworkDecidedMessage = z.infer<typeof NetworkDecidedMessage>;
+
 /** The server's answer to a `network_ask`: the connection is made, or refused for the reason given. */
 export const NetworkAnswerMessage = z.object({ type: z.literal("network_answer"), askId: z.string(), allow: z.boolean(), reason: z.string() });
 export type NetworkAnswerMessage = z.infer<typeof NetworkAnswerMessage>;
@@ -41,6 +53,7 @@ export const LinkFromWorker = z.discriminatedUnion("type", [
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools }),
   NetworkAskMessage,
+  NetworkDecidedMessage,
   /** The command ended, or the connection was given up, before the answer came. */
   z.object({ type: z.literal("network_ask_cancel"), askId: z.string().min(1).max(100) }),
 ]);

@@ -1,4 +1,4 @@
-import type { NetworkAnswerMessage, NetworkAskMessage } from "@gatehouse/protocol";
+import type { NetworkAnswerMessage, NetworkAskMessage, NetworkDecidedMessage } from "@gatehouse/protocol";
 import { randomUUID } from "node:crypto";
 import type { AskAnswer } from "./egress-gate.js";
 
@@ -18,7 +18,12 @@ export class NetworkAskLink {
   private readonly waiting = new Map<string, (answer: AskAnswer) => void>();
 
   /** `send` puts a message on the link; false when the link is down. */
-  constructor(private readonly send: (message: NetworkAskMessage | { type: "network_ask_cancel"; askId: string }) => boolean) {}
+  constructor(private readonly send: (message: NetworkAskMessage | NetworkDecidedMessage | { type: "network_ask_cancel"; askId: string }) => boolean) {}
+
+  /** What the rules decided without asking, for the server's audit log; lost with the link, as it changes nothing. */
+  decided(request: AskRequest, allowed: boolean, reason: string): void {
+    this.send({ type: "network_decided", ...request, allowed, reason });
+  }
 
   ask(request: AskRequest, signal: AbortSignal): Promise<AskAnswer> {
     const askId = randomUUID();

@@ -45,6 +45,8 @@ export interface GateOptions {
   floors?: readonly ExtraFloor[];
   /** Who answers an ask; without one an ask is refused, saying how to allow the host. */
   ask?: (ask: NetworkAsk) => Promise<AskAnswer>;
+  /** Told once per host and port and outcome of what the rules decided without asking, for the audit log. */
+  decided?: (target: NetworkTarget, allowed: boolean, reason: string) => void;
   resolve?: Resolve;
 }
 
@@ -60,6 +62,7 @@ const MAX_WAITING = 16;
  */
 export class EgressGate {
   private readonly answers = new Map<string, Promise<AskAnswer>>();
+  private readonly reported = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
   private waiting = 0;
 
@@ -72,7 +75,7 @@ export class EgressGate {
     const layers = typeof this.opts.layers === "function" ? this.opts.layers() : this.opts.layers;
     if (layers === undefined) return { ok: false, label, reason: "the worker has no rules from its server yet" };
     const byName = layers ? decideNetworkTarget(layers, target) : { ...PERSON, subject: label };
-    if (byName.action === "deny") return { ok: false, label, reason: byName.reason };
+    if (byName.action === "deny") return this.report(target, label, { ok: false, label, reason: byName.reason });
     let addresses: IpBytes[];
     try {
       addresses = target.ip ? [target.ip] : await (this.opts.resolve ?? resolveHost)(target.host);
@@ -81,12 +84,21 @@ export class EgressGate {
     }
     if (addresses.length === 0) return { ok: false, label, reason: `${target.host} has no address` };
     const verdict = decideNetworkAddresses(layers ?? { static: Ruleset.empty }, target, byName, addresses, this.opts.floors);
-    if (verdict.action === "deny") return { ok: false, label, reason: verdict.reason };
-    if (verdict.action === "ask") {
-      const answer = await this.askFor({ target, label, verdict });
-      if (!answer.allow) return { ok: false, label, reason: answer.reason };
+    if (verdict.action === "deny") return this.report(target, label, { ok: false, label, reason: verdict.reason });
+    const through: GateAnswer = { ok: true, address: formatIp(addresses[0]!), label };
+    if (verdict.action === "allow") return this.report(target, label, through, verdict.reason);
+    const answer = await this.askFor({ target, label, verdict });
+    return answer.allow ? through : { ok: false, label, reason: answer.reason };
+  }
+
+  /** What the rules decided without a person, told once per host, port and outcome. */
+  private report(target: NetworkTarget, label: string, answer: GateAnswer, allowedBecause = ""): GateAnswer {
+    const key = `${answer.ok ? "+" : "-"}${label}`;
+    if (this.opts.decided && !this.reported.has(key)) {
+      this.reported.add(key);
+      this.opts.decided(target, answer.ok, answer.ok ? allowedBecause : answer.reason);
     }
-    return { ok: true, address: formatIp(addresses[0]!), label };
+    return answer;
   }
 
   private askFor(ask: NetworkAsk): Promise<AskAnswer> {

@@ -24,6 +24,8 @@ export type ShellOrigin = "model" | "person";
 /** How commands' connections are judged beyond their rules: the server's addresses, and who answers an ask. */
 export interface EgressOptions extends Pick<GateOptions, "floors"> {
   ask?: (request: AskRequest, signal: AbortSignal) => Promise<AskAnswer>;
+  /** Told what the rules decided about a call's connection without asking, for the audit log. */
+  decided?: (request: AskRequest, allowed: boolean, reason: string) => void;
   /** The rules for processes that outlive calls (MCP servers): the worker's rules file as last received; undefined before any. */
   standingRules?: () => Layers | undefined;
   /** What offers the proxy inside the sandbox; found on the PATH when absent. */
@@ -135,11 +137,12 @@ export class ShellRunner {
 
   /** The rules for one command's connections; its asks go to the server when it belongs to a call. */
   private gate(guard: FileGuard, origin: ShellOrigin, command: string, requestId: string | undefined, ended: AbortSignal): EgressGate {
-    const { ask, floors } = this.egress;
+    const { ask, decided, floors } = this.egress;
     return new EgressGate({
       layers: origin === "person" ? null : guard.context.layers,
       ...(floors ? { floors } : {}),
       ...(ask && requestId ? { ask: (a) => ask({ requestId, command, host: a.target.host, port: a.target.port }, ended) } : {}),
+      ...(decided && requestId ? { decided: (t, allowed, reason) => decided({ requestId, command, host: t.host, port: t.port }, allowed, reason) } : {}),
     });
   }
 
