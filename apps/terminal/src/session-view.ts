@@ -66,9 +66,14 @@ interface Scope {
 
 const OWN: Scope = { title: (t) => t, key: (id) => id };
 
-function updateCall(view: SessionView, callId: string, make: () => CallItem, change: (c: CallItem) => Partial<CallItem>): Item[] {
-  const at = view.items.findIndex((i) => i.kind === "call" && i.callId === callId);
-  if (at === -1) return [...view.items, { ...make(), ...change(make()) }];
+/**
+ * The call's line changed as its events come, the latest line of that id. An event that names the
+ * call's arguments (`titled`) and shows another call than that line is a call of its own: ids come
+ * from the model, which may give two calls one id, and a line never shows one call for another.
+ */
+function updateCall(view: SessionView, callId: string, make: () => CallItem, change: (c: CallItem) => Partial<CallItem>, titled = false): Item[] {
+  const at = view.items.findLastIndex((i) => i.kind === "call" && i.callId === callId);
+  if (at === -1 || (titled && (view.items[at] as CallItem).title !== make().title)) return [...view.items, { ...make(), ...change(make()) }];
   const items = [...view.items];
   items[at] = { ...(items[at] as CallItem), ...change(items[at] as CallItem) };
   return items;
@@ -200,10 +205,10 @@ function applySubagentEvent(view: SessionView, e: GatehouseEvent): SessionView {
 
 function queuedCalls(view: SessionView, message: Extract<GatehouseEvent, { type: "assistant_message" }>["message"], scope: Scope): CallItem[] {
   if (message.role !== "assistant") return [];
-  const known = new Set(view.items.flatMap((i) => (i.kind === "call" ? [i.callId] : [])));
+  const known = new Set(view.items.flatMap((i) => (i.kind === "call" ? [`${i.callId}\n${i.title}`] : [])));
   return message.toolCalls
-    .filter((c) => !known.has(scope.key(c.callId)))
-    .map((c): CallItem => ({ ...newCall(scope.key(c.callId), scope.title(describeCall(c.toolName, c.arguments)))(), status: "queued" }));
+    .map((c): CallItem => ({ ...newCall(scope.key(c.callId), scope.title(describeCall(c.toolName, c.arguments)))(), status: "queued" }))
+    .filter((c) => !known.has(`${c.callId}\n${c.title}`));
 }
 
 function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): SessionView {
@@ -222,17 +227,20 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
     case "tool_call_started":
       return {
         ...view,
-        items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), (c) => ({
-          status: "running",
-          because: c.because ?? describeRule(e.decision),
-        })),
+        items: updateCall(
+          view,
+          scope.key(e.callId),
+          call(e.callId, e.toolName, e.arguments),
+          (c) => ({ status: "running", because: c.because ?? describeRule(e.decision) }),
+          true,
+        ),
       };
     case "tool_approval_required":
       if (view.pending.some((p) => p.approvalId === e.approvalId)) return view;
       return {
         ...view,
         pending: [...view.pending, e],
-        items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" })),
+        items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" }), true),
       };
     case "tool_approval_resolved": {
       const because = safeLine(

@@ -60,6 +60,41 @@ describe("the session view", () => {
     ]);
   });
 
+  it("never shows one call for another when the model gives two calls one id", () => {
+    const started = (command: string): GatehouseEvent => ({
+      type: "tool_call_started",
+      ...base,
+      callId: "c1",
+      toolName: "shell_exec",
+      arguments: JSON.stringify({ command }),
+      decision: decision({ action: "allow" }),
+    });
+    const result = (output: string): GatehouseEvent => ({
+      type: "tool_result",
+      ...base,
+      callId: "c1",
+      toolName: "shell_exec",
+      outcome: "ok",
+      ok: true,
+      output,
+      elapsedMs: 1,
+    });
+    const v = fold([
+      assistant("First.", [["c1", "shell_exec", { command: "ls" }]]),
+      started("ls"),
+      result("a b"),
+      assistant("Second.", [["c1", "shell_exec", { command: "mv build .trash" }]]),
+      started("mv build .trash"),
+      started("mv build .trash"),
+      result("moved"),
+    ]);
+    const calls = v.items.filter((i) => i.kind === "call");
+    expect(calls.map((c) => [c.title, c.status, c.output])).toEqual([
+      ["shell_exec ls", "done", "a b"],
+      ["shell_exec mv build .trash", "done", "moved"],
+    ]);
+  });
+
   it("queues approvals once each, even when a reconnect sends them again, and drops them when resolved", () => {
     const a = approval({ callId: "c1" });
     const b = approval({ callId: "c2" });
@@ -121,7 +156,7 @@ describe("the session view", () => {
         ["c1", "shell_exec", { command: "rm x" }],
         ["c2", "shell_exec", { command: "ls" }],
       ]),
-      approval({ callId: "c1", approvalId: "a1" }),
+      approval({ callId: "c1", approvalId: "a1", arguments: JSON.stringify({ command: "rm x" }) }),
       { type: "tool_approval_resolved", ...base, approvalId: "a1", callId: "c1", outcome: "denied", by: "ada", scope: null, pattern: null, feedback: null },
       { type: "tool_result", ...base, callId: "c1", toolName: "shell_exec", outcome: "rejected", ok: false, output: "ToolRejectedError: no", elapsedMs: 1 },
       { type: "tool_result", ...base, callId: "c2", toolName: "shell_exec", outcome: "rejected", ok: false, output: "ToolRejectedError: batch", elapsedMs: 1 },
@@ -153,7 +188,7 @@ describe("the session view", () => {
       [
         { type: "user_message", ...base, text: "go" },
         assistant("", [["t1", "task", { agent: "explore", prompt: "look" }]]),
-        { type: "tool_call_started", ...base, callId: "t1", toolName: "task", arguments: "{}", decision: null },
+        { type: "tool_call_started", ...base, callId: "t1", toolName: "task", arguments: JSON.stringify({ agent: "explore", prompt: "look" }), decision: null },
         { type: "session_created", ...child, session: info },
         {
           type: "assistant_message",
