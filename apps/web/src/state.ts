@@ -85,9 +85,13 @@ export class ConsoleState {
     return undefined;
   }
 
-  private ensureCall(sessionId: string, callId: string, toolName: string, args: string) {
+  /**
+   * The latest entry of a call id, or a new one. Ids come from the model, which may give two calls
+   * one id: an event that names other arguments than that entry shows is a call of its own.
+   */
+  private ensureCall(sessionId: string, callId: string, toolName: string, args: string, argsKnown = true) {
     const found = this.call(sessionId, callId);
-    if (found) return found;
+    if (found && (!argsKnown || (found.toolName === toolName && sameArguments(found.args, args)))) return found;
     const entry: Extract<Entry, { kind: "tool" }> = { kind: "tool", callId, toolName, args, status: "queued", why: null, output: null, childId: null };
     this.transcript(sessionId).push(entry);
     return entry;
@@ -157,7 +161,7 @@ export class ConsoleState {
         return;
       }
       case "tool_result": {
-        const c = this.ensureCall(e.sessionId, e.callId, e.toolName, "{}");
+        const c = this.ensureCall(e.sessionId, e.callId, e.toolName, "{}", false);
         c.status = RESULT_STATUS[e.outcome];
         c.output = [e.output, e.stderr ? `--- stderr ---\n${e.stderr}` : "", e.exitCode !== undefined ? `exit code: ${e.exitCode ?? "none"}` : ""]
           .filter(Boolean)
@@ -193,5 +197,15 @@ export class ConsoleState {
         list.push({ kind: "notice", text: `${e.file}:${e.line}:${e.column}: ${e.message}`, tone: "error" });
         return;
     }
+  }
+}
+
+/** Two JSON texts of one call's arguments, however they are spaced. */
+function sameArguments(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
   }
 }

@@ -68,6 +68,28 @@ describe("the console's state", () => {
     expect(s.transcript("p")).toMatchObject([{ kind: "tool", status: "running", why: "approved by ada" }]);
   });
 
+  it("gives a call whose id the model reused an entry of its own, and matches arguments however they are spaced", () => {
+    const s = new ConsoleState();
+    s.apply({ type: "session_created", sessionId: "p", at, session: session("p") });
+    const started = (args: string): GatehouseEvent => ({
+      type: "tool_call_started",
+      sessionId: "p",
+      at,
+      callId: "c1",
+      toolName: "shell_exec",
+      arguments: args,
+      decision: null,
+    });
+    s.apply(started('{"command": "ls"}'));
+    s.apply(started('{"command":"ls"}'));
+    s.apply({ type: "tool_result", sessionId: "p", at, callId: "c1", toolName: "shell_exec", outcome: "ok", ok: true, output: "a", elapsedMs: 1 });
+    s.apply(started('{"command":"mv build .trash"}'));
+    expect(s.transcript("p").map((e) => (e.kind === "tool" ? [e.args, e.status] : e.kind))).toEqual([
+      ['{"command": "ls"}', "done"],
+      ['{"command":"mv build .trash"}', "running"],
+    ]);
+  });
+
   it("names a subagent's approval by its agent path and counts it in its top session's family", () => {
     const s = new ConsoleState();
     s.putSessions([session("p"), session("c", "p", "explore"), session("g", "c", "general"), session("other")]);
