@@ -249,10 +249,13 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
           : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`,
       );
       const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
+      // A connection a person let through has no result to wait for: it is done when approved.
+      const network = view.pending.find((p) => p.approvalId === e.approvalId)?.toolName === "network";
+      const status = network && e.outcome === "approved" ? "done" : RESOLVED_STATUS[e.outcome];
       return {
         ...view,
         pending,
-        items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status: RESOLVED_STATUS[e.outcome], because })),
+        items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status, because })),
       };
     }
     case "tool_result":

@@ -60,6 +60,31 @@ describe("the session view", () => {
     ]);
   });
 
+  it("shows a connection a person let through as done, not cancelled when the turn ends", () => {
+    const ask = approval({
+      callId: "network-1",
+      approvalId: "n1",
+      toolName: "network",
+      arguments: JSON.stringify({ host: "example.org", port: 443, command: "curl" }),
+    });
+    const v = fold([
+      ask,
+      {
+        type: "tool_approval_resolved",
+        ...base,
+        approvalId: "n1",
+        callId: "network-1",
+        outcome: "approved",
+        by: "ada",
+        scope: "once",
+        pattern: null,
+        feedback: null,
+      },
+      { type: "turn_ended", ...base, reason: "completed", usage },
+    ]);
+    expect(v.items.find((i) => i.kind === "call")).toMatchObject({ status: "done", because: "approved by ada" });
+  });
+
   it("never shows one call for another when the model gives two calls one id", () => {
     const started = (command: string): GatehouseEvent => ({
       type: "tool_call_started",
