@@ -21,6 +21,7 @@ import { now } from "./clock.js";
 import { mayMovePaths, RunTimeDecisions, type Since } from "./run-time-decision.js";
 import { workerRealPaths } from "./worker-real-paths.js";
 import { grantedBy } from "./granted.js";
+import { auditEntry, ruleLabel } from "./audit-entry.js";
 
 export interface RunnerOptions {
   store: Store;
@@ -491,22 +492,11 @@ export class AgentRunner {
   }
 
   private auditDecision(session: SessionInfo, call: ModelToolCall, decision: Decision): Promise<void> {
-    const rule = decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null;
-    return this.audit(session, call, decision.action, decision.reason, rule);
+    return this.audit(session, call, decision.action, decision.reason, ruleLabel(decision));
   }
 
   private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): Promise<void> {
-    return this.options.store.appendAudit({
-      at: now(),
-      sessionId: session.id,
-      workerId: session.workerId,
-      toolName: call.toolName,
-      arguments: JSON.stringify(call.args),
-      action,
-      reason,
-      rule,
-      ...(by ? { by } : {}),
-    });
+    return this.options.store.appendAudit(auditEntry(session, { tool: call.toolName, args: call.args }, action, reason, rule, by));
   }
 }
 

@@ -1,7 +1,7 @@
-import { NETWORK_TOOL, type Decision, type ToolCall } from "@gatehouse/policy";
+import { NETWORK_TOOL, type ToolCall } from "@gatehouse/policy";
 import type { NetworkAskMessage, NetworkDecidedMessage, SessionInfo } from "@gatehouse/protocol";
 import type { ApprovalGate, Resolution } from "./approval-gate.js";
-import { now } from "./clock.js";
+import { auditEntry, ruleLabel } from "./audit-entry.js";
 import type { Log } from "./log.js";
 import type { Store } from "./store.js";
 import type { WorkerRegistry } from "./worker-registry.js";
@@ -41,10 +41,9 @@ export class NetworkAsks {
 
   async ask(workerId: string, message: NetworkAskMessage): Promise<NetworkAnswer> {
     const label = `${message.host}:${message.port}`;
-    const sessionId = this.options.registry.sessionOf(workerId, message.requestId);
-    const session = sessionId ? await this.options.store.getSession(sessionId) : null;
-    if (!session) return { allow: false, reason: `${label}: the call that connects is not running on this server` };
-    const call: ToolCall = { tool: NETWORK_TOOL, args: { host: message.host, port: message.port, command: message.command } };
+    const found = await this.connecting(workerId, message);
+    if (!found) return { allow: false, reason: `${label}: the call that connects is not running on this server` };
+    const { session, call } = found;
     try {
       return await this.decide(workerId, message.askId, session, call, label);
     } catch (err) {
@@ -56,7 +55,7 @@ export class NetworkAsks {
   private async decide(workerId: string, askId: string, session: SessionInfo, call: ToolCall, label: string): Promise<NetworkAnswer> {
     const { gate } = this.options;
     const decision = gate.evaluate(session, call);
-    await this.audit(session, call, decision.action, decision.reason, ruleText(decision));
+    await this.audit(session, call, decision.action, decision.reason, ruleLabel(decision));
     if (decision.action !== "ask") return { allow: decision.action === "allow", reason: decision.reason };
     const { approvalId, settled } = await gate.raise(session, `network-${askId}`, call, decision, ONE_CALL, await gate.presentation(session, call));
     const key = `${workerId}\n${askId}`;
@@ -68,10 +67,9 @@ export class NetworkAsks {
 
   /** A connection the worker's rules allowed or denied without asking: audited like any decision. */
   async decided(workerId: string, message: NetworkDecidedMessage): Promise<void> {
-    const sessionId = this.options.registry.sessionOf(workerId, message.requestId);
-    const session = sessionId ? await this.options.store.getSession(sessionId) : null;
-    if (!session) return;
-    const call: ToolCall = { tool: NETWORK_TOOL, args: { host: message.host, port: message.port, command: message.command } };
+    const found = await this.connecting(workerId, message);
+    if (!found) return;
+    const { session, call } = found;
     await this.audit(session, call, message.allowed ? "allow" : "deny", message.reason, null).catch((err: unknown) =>
       this.options.log.warn("a network decision could not be audited", { err, sessionId: session.id }),
     );
@@ -83,21 +81,14 @@ export class NetworkAsks {
     if (approvalId) await this.options.gate.cancel(approvalId, "the command ended");
   }
 
-  private audit(session: SessionInfo, call: ToolCall, action: string, reason: string, rule: string | null, by?: string): Promise<void> {
-    return this.options.store.appendAudit({
-      at: now(),
-      sessionId: session.id,
-      workerId: session.workerId,
-      toolName: call.tool,
-      arguments: JSON.stringify(call.args),
-      action,
-      reason,
-      rule,
-      ...(by ? { by } : {}),
-    });
+  /** The session of the running call whose command connects, and the connection as a `network` call of it. */
+  private async connecting(workerId: string, m: NetworkDecidedMessage | NetworkAskMessage): Promise<{ session: SessionInfo; call: ToolCall } | null> {
+    const sessionId = this.options.registry.sessionOf(workerId, m.requestId);
+    const session = sessionId ? await this.options.store.getSession(sessionId) : null;
+    return session ? { session, call: { tool: NETWORK_TOOL, args: { host: m.host, port: m.port, command: m.command } } } : null;
   }
-}
 
-function ruleText(decision: Decision): string | null {
-  return decision.rule ? `${decision.rule.layer} ${decision.rule.tool} "${decision.rule.pattern}"` : null;
+  private audit(session: SessionInfo, call: ToolCall, action: string, reason: string, rule: string | null, by?: string): Promise<void> {
+    return this.options.store.appendAudit(auditEntry(session, call, action, reason, rule, by));
+  }
 }

@@ -4,6 +4,7 @@ import type { EventHub } from "./event-hub.js";
 import type { Store } from "./store.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 import { now } from "./clock.js";
+import { auditEntry } from "./audit-entry.js";
 
 /** What the person's command printed and how it ended (`session.shell`'s answer). */
 export interface ShellRun {
@@ -97,16 +98,7 @@ export class PersonShell {
   }
 
   private audit(session: SessionInfo, command: string, by: string): Promise<void> {
-    return this.options.store.appendAudit({
-      at: now(),
-      sessionId: session.id,
-      workerId: session.workerId,
-      toolName: "shell_exec",
-      arguments: JSON.stringify({ command }),
-      action: "user_shell",
-      reason: "typed by a person (!command), not gated",
-      rule: null,
-      by,
-    });
+    const call = { tool: "shell_exec", args: { command } };
+    return this.options.store.appendAudit(auditEntry(session, call, "user_shell", "typed by a person (!command), not gated", null, by));
   }
 }
