@@ -2,7 +2,7 @@ import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
 import type { Verdict } from "../decision.js";
-import type { LayerName, RuleRef } from "../rule.js";
+import type { RuleRef } from "../rule.js";
 import { headOf } from "../pattern.js";
 import { inFolder, ORDER_LAST_FIRST, type AbsoluteDeny, type CompiledRule, type Layers, type Ruleset } from "../ruleset.js";
 import { analyzeShell, programName, type AnalyzedCommand, type ShellAnalysis } from "./analyze.js";
@@ -146,7 +146,8 @@ function looseVerdict(layers: Layers, words: readonly string[], subject: string)
 /**
  * Whether a rule found under another reading of a command may tighten what the command as written
  * matched: a person's rule written later than it wins, as last-match-wins says
- * (`{"rm *": "deny", "*": "allow"}` allows `rm --version`); an approval-made allow never does.
+ * (`{"shell_exec": {"rm *": "deny"}, "*": "allow"}` allows `rm --version`); an approval-made
+ * allow never does.
  */
 function mayOverride(layers: Layers, found: RuleRef | null, asWritten: RuleRef | null): boolean {
   if (!found || !asWritten || asWritten.origin === "approval") return true;
@@ -159,12 +160,11 @@ function namesWithProgram(pattern: string, words: readonly ShellWord[]): boolean
   return parts.length > words.length && words.every((w, i) => isLiteral(w) && parts[i] === w.text && !/[*?[\]{}\\]/.test(parts[i]!));
 }
 
-const LAYER_RANK: Readonly<Record<LayerName, number>> = { agent: 0, static: 1, runtime: 2 };
-
-/** A rule's place in the concatenated layers. */
+/** A rule's place in the concatenated layers (ORDER_LAST_FIRST, read backwards). */
 function positionOf(layers: Layers, ref: RuleRef): number {
+  const rank = ORDER_LAST_FIRST.length - 1 - ORDER_LAST_FIRST.indexOf(ref.layer);
   const index = layers[ref.layer]?.compiled.findIndex((c) => c.refIn(ref.layer) === ref) ?? -1;
-  return LAYER_RANK[ref.layer] * 2 ** 32 + index;
+  return rank * 2 ** 32 + index;
 }
 
 /** As written, by basename, without options before the subcommand, options anywhere; the stricter counts. */
