@@ -1,5 +1,6 @@
 import type { Classified } from "./classify.js";
 import { extractCommands, type Assignment, type FileRedirects, type SubCommand } from "./extract.js";
+import { tooDeepToAnalyse, tooLargeToParse } from "./limits.js";
 import { parseShell } from "./parser.js";
 import { classifyCommand, classifyModule } from "./programs/index.js";
 import { SHELLS } from "./programs/runners.js";
@@ -59,6 +60,8 @@ export interface ShellAnalysis {
   /** Variables read in arithmetic, where the shell evaluates their values as expressions. */
   arithmetic: string[];
   parseError: boolean;
+  /** Why (a part of) the script was too large or too deep to analyse, or null. */
+  tooLarge: string | null;
   /** The text analysed. */
   source: string;
 }
@@ -77,6 +80,7 @@ class Analyzer {
     functions: [],
     arithmetic: [],
     parseError: false,
+    tooLarge: null,
     source: "",
   };
 
@@ -86,7 +90,14 @@ class Analyzer {
     const { assignments, unmodelled, functions, arithmetic } = this.out;
     const loose = { writes: this.out.loose.writes, reads: this.out.loose.reads, stdin: null };
     const into = { commands: [], heredocs: [], parseError: false, assignments, loose, unmodelled, functions, arithmetic };
-    const ex = extractCommands(parseShell(source), source, heredoc, into);
+    const large = tooLargeToParse(source);
+    const tree = large === null ? parseShell(source) : null;
+    const deep = tree && tooDeepToAnalyse(tree.depth);
+    if (!tree || deep) {
+      this.out.tooLarge ??= large ?? deep;
+      return;
+    }
+    const ex = extractCommands(tree, source, heredoc, into);
     this.out.parseError ||= ex.parseError;
     for (const cmd of ex.commands) {
       if (heredoc && cmd.words[0]?.raw === HEREDOC_SENTINEL) continue;
@@ -178,6 +189,12 @@ class Analyzer {
 export function analyzeShell(text: string): ShellAnalysis {
   const analyzer = new Analyzer();
   analyzer.out.source = text;
-  analyzer.script(text, 0, null);
+  try {
+    analyzer.script(text, 0, null);
+  } catch (err) {
+    // The bounds in limits.ts keep the stack from running out; should one not, the command asks.
+    if (!(err instanceof RangeError)) throw err;
+    return { ...new Analyzer().out, source: text, tooLarge: "the command is too complex for the gate to analyse" };
+  }
   return analyzer.out;
 }

@@ -737,13 +737,14 @@ export function decideShell(command: string, ctx: DecideContext): ShellDecision 
   for (const cmd of analysis.commands) judge.push(judge.command(cmd));
   judge.loose();
   judge.constructs();
-  if (analysis.parseError) {
+  const unknown = analysis.tooLarge ?? (analysis.parseError ? "the command does not parse cleanly" : null);
+  if (unknown) {
     const guard = ctx.protectedPaths?.find((p) => command.includes(p));
     judge.push({
       action: guard ? "deny" : "ask",
       subject: command,
       rule: null,
-      reason: `the command does not parse cleanly, so what it runs cannot be known${guard ? `, and it names the protected path ${guard}` : ""}`,
+      reason: `${unknown}, so what it runs cannot be known${guard ? `, and it names the protected path ${guard}` : ""}`,
     });
   }
   if (judge.verdicts.length === 0) {

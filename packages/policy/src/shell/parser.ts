@@ -70,6 +70,8 @@ export class SyntaxNode {
 export interface ShellTree {
   root: SyntaxNode;
   hasError: boolean;
+  /** How many levels deep the tree goes (the root is level 1). */
+  depth: number;
 }
 
 /**
@@ -272,19 +274,22 @@ function nodeAt(walk: Walk, lang: Language, parent: SyntaxNode | null, source: s
 }
 
 /** Every node of the tree, depth first, copied into plain objects. */
-function copyTree(walk: Walk, lang: Language, source: string): SyntaxNode {
+function copyTree(walk: Walk, lang: Language, source: string): { root: SyntaxNode; depth: number } {
   const root = nodeAt(walk, lang, null, source);
   let current = root;
+  let level = 1;
+  let depth = 1;
   for (;;) {
     if (walk.firstChild()) {
       const child = nodeAt(walk, lang, current, source);
       current.adopt(child);
       current = child;
+      if (++level > depth) depth = level;
       continue;
     }
     for (;;) {
       const parent = current.parent;
-      if (!parent) return root;
+      if (!parent) return { root, depth };
       if (walk.nextSibling()) {
         const next = nodeAt(walk, lang, parent, source);
         parent.adopt(next);
@@ -293,6 +298,7 @@ function copyTree(walk: Walk, lang: Language, source: string): SyntaxNode {
       }
       walk.parent();
       current = parent;
+      level--;
     }
   }
 }
@@ -309,14 +315,14 @@ export function parseShell(source: string, portable = false): ShellTree {
     if (direct && !portable) {
       const hasError = direct.open((tree as unknown as { 0: number })[0]);
       try {
-        return { root: copyTree(direct, language, source), hasError };
+        return { ...copyTree(direct, language, source), hasError };
       } finally {
         direct.close();
       }
     }
     const cursor = tree.walk();
     try {
-      return { root: copyTree(new PortableWalk(cursor), language, source), hasError: tree.rootNode.hasError };
+      return { ...copyTree(new PortableWalk(cursor), language, source), hasError: tree.rootNode.hasError };
     } finally {
       cursor.delete();
     }
