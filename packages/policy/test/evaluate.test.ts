@@ -53,17 +53,28 @@ describe("the default rules and the credential stores in the home directory", ()
     "~/.azure/msal_token_cache.json",
     "~/.git-credentials",
     "~/.password-store/github.gpg",
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/ssh/ssh_host_ed25519_key",
   ])("read_file %s is denied, and so is cat of it", (file) => {
     expect(decide("read_file", { path: file }).action).toBe("deny");
     expect(shell(`cat ${file}`).action).toBe("deny");
   });
 
-  it.each(["~/.gitconfig", "~/.config/git/ignore", "~/.bashrc", ".npmrc", "docs/ssh/config", "~/.ssh.md", "~/projects/app/.docker/config.json"])(
-    "read_file %s stays allowed",
-    (file) => {
-      expect(decide("read_file", { path: file }).action).toBe("allow");
-    },
-  );
+  it.each([
+    "~/.gitconfig",
+    "~/.config/git/ignore",
+    "~/.bashrc",
+    ".npmrc",
+    "docs/ssh/config",
+    "~/.ssh.md",
+    "~/projects/app/.docker/config.json",
+    "/etc/passwd",
+    "/etc/ssh/ssh_host_ed25519_key.pub",
+  ])("read_file %s stays allowed", (file) => {
+    expect(decide("read_file", { path: file }).action).toBe("allow");
+  });
 });
 
 describe("readers of folders that hold a denied credential store", () => {
