@@ -4,7 +4,7 @@
  * tree recursively, so a script nested thousands of levels deep would exhaust the stack. Past
  * these bounds the command is not analysed: it asks, with the reason.
  */
-export const MAX_SHELL_BYTES = 256 * 1024;
+export const MAX_SHELL_BYTES = 512 * 1024;
 export const MAX_SHELL_OPERATORS = 1000;
 export const MAX_SHELL_DEPTH = 600;
 
