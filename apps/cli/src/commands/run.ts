@@ -18,7 +18,7 @@ import { connectClient } from "../remote.js";
 import { TurnPrinter } from "../turn-printer.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
-import type { RUN_OPTIONS } from "../program.js";
+import type { RUN_OPTIONS } from "./run-options.js";
 import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";
