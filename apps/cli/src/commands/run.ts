@@ -11,7 +11,7 @@ import {
   type GatehouseEvent,
   type Mode,
 } from "@gatehouse/protocol";
-import { describeCall } from "@gatehouse/terminal";
+import { describeCall } from "@gatehouse/client-text";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
