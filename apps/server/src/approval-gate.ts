@@ -12,7 +12,7 @@ import type { PendingRecord, Store } from "./store.js";
 import { workerGuard } from "./worker-guard.js";
 import { now } from "./clock.js";
 
-export type { Resolution, Scope } from "./pending-approvals.js";
+export type { Resolution } from "./pending-approvals.js";
 
 export interface GateOptions extends Omit<RuleSources, "runtime"> {
   store: Store;
