@@ -26,7 +26,7 @@ export interface GateOptions extends Omit<RuleSources, "runtime"> {
 const cancelled = (by: string | null): Resolution => ({ outcome: "cancelled", scope: null, feedback: null, hard: false, by });
 
 /**
- * Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6).
+ * Decides every tool call, holds the ones that ask, and applies people's answers (docs/design.md, "Answers and batches").
  * The jobs are done by the modules it composes: evaluation contexts, invalid-rules notices,
  * pending approvals, runtime rules and the worker's guard.
  */
