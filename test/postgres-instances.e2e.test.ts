@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Events, waitUntil } from "./support/cluster.js";
 import { Instances } from "./support/instances.js";
@@ -126,7 +127,8 @@ describe("an instance killed with kill -9", () => {
   });
 
   it("an instance paused past its lease leaves the turn another took over: no call runs twice, no event is said twice", async () => {
-    set = await Instances.start(await postgres.database(), ["a", "b"], { rules: `{"*": "allow"}` });
+    const database = await postgres.database();
+    set = await Instances.start(database, ["a", "b"], { rules: `{"*": "allow"}` });
     await set.worker("w1", "b");
     const log = path.join(set.workDir, "calls.log");
     const steps = Array.from({ length: 8 }, (_, i) => ({ toolCalls: [shell(`sleep 0.3; echo ${i} >> calls.log`)] }));
@@ -150,8 +152,14 @@ describe("an instance killed with kill -9", () => {
     const ran = fs.readFileSync(log, "utf8").trim().split("\n");
     expect(new Set(ran).size).toBe(ran.length);
     const all = new Events(onB, { sessionId: session.id, lastEventId: "0" });
-    await all.next("turn_ended");
-    await new Promise((r) => setTimeout(r, 200));
+    const db = new pg.Client({ connectionString: database });
+    await db.connect();
+    try {
+      const stored = async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE session_id = $1", [session.id])).rows[0]!.n);
+      await waitUntil(async () => all.list.length >= (await stored()), 10_000, "every stored event of the session, replayed");
+    } finally {
+      await db.end();
+    }
     const results = all.of("tool_result").map((e) => e.callId);
     expect(new Set(results).size).toBe(results.length);
     expect(all.of("turn_ended")).toHaveLength(1);
