@@ -1,4 +1,4 @@
-// Type-checks the workspace, builds the browser console, lints and format-checks it, runs every test, and ends with the line "N passed, N failed, N skipped".
+// Type-checks the workspace, builds the browser console, lints it (eslint and import cycles), checks for dead code and unused dependencies (knip) and format-checks it, runs every test, and ends with the line "N passed, N failed, N skipped".
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
@@ -16,7 +16,8 @@ if (run("node", ["apps/web/build.mjs"]) !== 0) {
   process.exit(1);
 }
 for (const [what, args] of [
-  ["lint", ["exec", "eslint", "."]],
+  ["lint (eslint, then import cycles)", ["lint"]],
+  ["dead code check (knip: unused files, exports and dependencies; knip.jsonc says what it leaves out and why)", ["exec", "knip", "--no-progress"]],
   ["format check (fix with: pnpm format)", ["exec", "prettier", "--check", "."]],
 ]) {
   if (run("pnpm", args) !== 0) {

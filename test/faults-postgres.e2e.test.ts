@@ -49,11 +49,14 @@ describe("PostgreSQL stopped for five seconds", { timeout: 90_000 }, () => {
     const everything = new Events(other, {});
     await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
     await seen.next("tool_call_started");
+    const paused = Date.now();
     postgres.pause();
-    await new Promise((r) => setTimeout(r, 2500));
+    const log = s.get("a").log;
+    await waitUntil(() => log.some((l) => l.includes("could not be recorded")), OUTAGE_MS, "a write the outage refused");
     const meanwhile = await client.agent.prompt.mutate({ sessionId: session.id, text: "again" }).catch((err: Error) => err);
     expect(meanwhile).not.toEqual({ accepted: true });
-    await new Promise((r) => setTimeout(r, OUTAGE_MS - 2500));
+    // The outage lasts its five seconds whatever the wait above took.
+    await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - paused))));
     postgres.resume();
 
     const ended = await seen.next("turn_ended", () => true, 30_000);

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Events } from "./support/cluster.js";
+import { Events, waitUntil } from "./support/cluster.js";
 import { Instances } from "./support/instances.js";
 import { TestPostgres } from "./support/postgres.js";
 
@@ -39,7 +40,7 @@ describe("several server instances on one PostgreSQL database", () => {
     expect((await onB.session.list.query()).map((s) => s.id)).toContain(session.id);
     const watchB = new Events(onB, { sessionId: session.id });
     const watchA = new Events(onA, { sessionId: session.id });
-    await new Promise((r) => setTimeout(r, 200));
+    await Promise.all([watchA.started, watchB.started]);
     await onB.agent.prompt.mutate({ sessionId: session.id, text: "go" });
     const ask = await watchB.next("tool_approval_required");
     expect(await watchB.next("tool_result", (e) => e.toolName === "read_file")).toMatchObject({ ok: false });
@@ -58,7 +59,7 @@ describe("several server instances on one PostgreSQL database", () => {
     const onB = set.client("b");
     const session = await onA.session.create.mutate({ workerId: "w2", scenario: set.scenario("person", [{ text: "idle" }]) });
     const watchA = new Events(onA, { sessionId: session.id });
-    await new Promise((r) => setTimeout(r, 200));
+    await watchA.started;
     // Typed on A, run by w2 on B: each line is shown on A while the command still runs.
     const typed = onA.session.shell.mutate({ sessionId: session.id, command: "echo first; sleep 1.5; echo second" });
     expect(await watchA.next("shell_output", (e) => e.text.includes("first"))).toBeTruthy();
@@ -78,7 +79,7 @@ describe("several server instances on one PostgreSQL database", () => {
     const onB = set.client("b");
     const session = await onA.session.create.mutate({ workerId: "w2", scenario: set.scenario("race", [{ toolCalls: [shell("echo once >> ran.txt")] }]) });
     const watch = new Events(onB, { sessionId: session.id });
-    await new Promise((r) => setTimeout(r, 200));
+    await watch.started;
     await onA.agent.prompt.mutate({ sessionId: session.id, text: "go" });
     const ask = await watch.next("tool_approval_required");
     const answers = Array.from({ length: 100 }, (_, i) => {
@@ -107,7 +108,7 @@ describe("an instance killed with kill -9", () => {
       scenario: set.scenario("takeover", [{ toolCalls: [shell("echo after-takeover")] }, { text: "then {{lastResult}}" }]),
     });
     const watchA = new Events(onA, { sessionId: session.id });
-    await new Promise((r) => setTimeout(r, 200));
+    await watchA.started;
     await onA.agent.prompt.mutate({ sessionId: session.id, text: "go" });
     const ask = await watchA.next("tool_approval_required");
     await set.kill("a");
@@ -126,7 +127,8 @@ describe("an instance killed with kill -9", () => {
   });
 
   it("an instance paused past its lease leaves the turn another took over: no call runs twice, no event is said twice", async () => {
-    set = await Instances.start(await postgres.database(), ["a", "b"], { rules: `{"*": "allow"}` });
+    const database = await postgres.database();
+    set = await Instances.start(database, ["a", "b"], { rules: `{"*": "allow"}` });
     await set.worker("w1", "b");
     const log = path.join(set.workDir, "calls.log");
     const steps = Array.from({ length: 8 }, (_, i) => ({ toolCalls: [shell(`sleep 0.3; echo ${i} >> calls.log`)] }));
@@ -134,7 +136,7 @@ describe("an instance killed with kill -9", () => {
     const session = await onA.session.create.mutate({ workerId: "w1", scenario: set.scenario("paused", [...steps, { text: "done" }]) });
     const onB = set.client("b");
     const watchB = new Events(onB, { sessionId: session.id });
-    await new Promise((r) => setTimeout(r, 200));
+    await watchB.started;
     await onA.agent.prompt.mutate({ sessionId: session.id, text: "go" });
     await watchB.next("tool_result");
     const a = set.get("a").process;
@@ -146,12 +148,18 @@ describe("an instance killed with kill -9", () => {
       a.kill("SIGCONT");
     }
     // A wakes with a call's result in hand and the rest of the turn before it: it must not go on.
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitUntil(() => set!.get("a").log.some((l) => l.includes("a turn is left to the server instance")), 10_000, "A to leave the turn");
     const ran = fs.readFileSync(log, "utf8").trim().split("\n");
     expect(new Set(ran).size).toBe(ran.length);
     const all = new Events(onB, { sessionId: session.id, lastEventId: "0" });
-    await all.next("turn_ended");
-    await new Promise((r) => setTimeout(r, 200));
+    const db = new pg.Client({ connectionString: database });
+    await db.connect();
+    try {
+      const stored = async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE session_id = $1", [session.id])).rows[0]!.n);
+      await waitUntil(async () => all.list.length >= (await stored()), 10_000, "every stored event of the session, replayed");
+    } finally {
+      await db.end();
+    }
     const results = all.of("tool_result").map((e) => e.callId);
     expect(new Set(results).size).toBe(results.length);
     expect(all.of("turn_ended")).toHaveLength(1);

@@ -154,6 +154,13 @@ describe("the PostgreSQL store", () => {
   });
 });
 
+/** When an instance's liveness, and with it its leases, runs out. */
+const aliveUntil = async (pool: pg.Pool, id: string): Promise<Date> =>
+  (await pool.query<{ alive_until: Date }>("SELECT alive_until FROM instances WHERE id = $1", [id])).rows[0]!.alive_until;
+/** Milliseconds from the database's now to a time (negative once it has passed). */
+const msLeft = async (pool: pg.Pool, until: Date): Promise<number> =>
+  Number((await pool.query<{ ms: string }>("SELECT extract(epoch FROM $1::timestamptz - now()) * 1000 AS ms", [until])).rows[0]!.ms);
+
 describe("leases of sessions", () => {
   it("hold while their instance renews, and pass to another once it stops", async () => {
     const store = await PostgresStore.open(await server.database(), () => undefined);
@@ -165,12 +172,15 @@ describe("leases of sessions", () => {
       expect(await x.claim("s1")).toMatchObject({ holder: "x", ours: true });
       expect(await y.claim("s1")).toMatchObject({ holder: "x", ours: false });
       expect(await y.takeExpired()).toEqual([]);
-      await new Promise((r) => setTimeout(r, 200));
+      // The database's clock decides leases, so the waits read it: x renews halfway through its
+      // lease, and still holds once the first lease would have run out.
+      const first = await aliveUntil(store.pool, "x");
+      await waitUntil(async () => (await msLeft(store.pool, first)) < timing.ttlMs / 2, 5000, "half of x's lease to pass");
       await x.renew();
-      await new Promise((r) => setTimeout(r, 200));
+      await waitUntil(async () => (await msLeft(store.pool, first)) < 0, 5000, "x's first lease to run out");
       expect(await y.claim("s1")).toMatchObject({ holder: "x", ours: false });
       await y.renew();
-      await new Promise((r) => setTimeout(r, 350));
+      await waitUntil(async () => !(await y.alive()).has("x"), 5000, "x's renewed lease to run out");
       await y.renew();
       expect(await y.takeExpired()).toEqual(["s1"]);
       expect(await x.claim("s1")).toMatchObject({ holder: "y", ours: false });

@@ -41,7 +41,7 @@ async function runningSleep() {
   return { client, s, pids };
 }
 
-describe("the approval lifecycle (seed 002)", () => {
+describe("the approval lifecycle", () => {
   it("allows, denies and asks; an approval once runs the call and the model sees its result", async () => {
     cluster = await Cluster.start({ files: { "a.txt": "hello from a", ".env": "KEY=secret" } });
     const client = cluster.client();

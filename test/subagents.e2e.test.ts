@@ -25,7 +25,7 @@ async function parentSession(c: Cluster, client: GatehouseClient, childSteps: un
   return { id: info.id, childId: created.session.id, child: created.session, events };
 }
 
-describe("subagents (seed 002, Subagent Permissions)", () => {
+describe("subagents: their permissions", () => {
   it("an explore child is denied a write by the agent veto although the static rules allow it", async () => {
     cluster = await Cluster.start({ rules: `{"*": "allow"}`, files: { "a.txt": "alpha" } });
     const client = cluster.client();

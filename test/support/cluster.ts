@@ -176,9 +176,16 @@ export type EventOf<T extends GatehouseEvent["type"]> = Extract<GatehouseEvent, 
 export class Events {
   readonly list: { id: string; event: GatehouseEvent }[] = [];
   private readonly sub: { unsubscribe(): void };
+  /** Settles when the server has taken the subscription (as `gatehouse run` waits before it prompts). */
+  readonly started: Promise<void>;
 
   constructor(client: GatehouseClient, input: { sessionId?: string; lastEventId?: string | null }) {
-    this.sub = client.agent.onEvents.subscribe(input, { onData: (d) => this.list.push({ id: d.id, event: d.data as GatehouseEvent }) });
+    let started!: () => void;
+    this.started = new Promise((resolve) => (started = resolve));
+    this.sub = client.agent.onEvents.subscribe(input, {
+      onStarted: () => started(),
+      onData: (d) => this.list.push({ id: d.id, event: d.data as GatehouseEvent }),
+    });
   }
 
   of<T extends GatehouseEvent["type"]>(type: T): EventOf<T>[] {

@@ -1,111 +1,18 @@
 import { Command } from "commander";
 import { CliError } from "./cli-error.js";
-import { LOCAL_OPTIONS, MODE_OPTION, MODEL_OPTIONS, tlsSetting, wholeNumber } from "./flags.js";
+import { START_OPTIONS } from "./commands/start-options.js";
+import { CONNECT_OPTIONS } from "./commands/connect-options.js";
+import { RUN_OPTIONS } from "./commands/run-options.js";
+import { SERVER_OPTIONS } from "./commands/server-options.js";
+import { AUDIT_OPTIONS } from "./commands/audit-options.js";
+import { WORKER_OPTIONS } from "./commands/worker-options.js";
+import { TELEGRAM_OPTIONS } from "./commands/telegram-options.js";
+import { EXPLAIN_OPTIONS, RULES_OPTIONS } from "./commands/permissions-options.js";
 import { addOptions, readOptions, usageTerms, type OptionTable, type OptionValues } from "./options.js";
-import { SANDBOX_OPTIONS } from "./sandbox-flags.js";
-import { CLIENT_TOKEN, tokenOptions, WORKER_TOKEN } from "./token-flags.js";
-import { TRUST_HELP, TRUST_OPTIONS } from "./trust-flags.js";
+import { TRUST_HELP } from "./trust-flags.js";
 
-// Each command's options, in the order help lists them. Command modules load only when run, so
-// that help and the light commands start without the server, the worker or the terminal client.
-
-export const START_OPTIONS = {
-  demo: { help: "work on a demo project created in a temporary folder" },
-  ...LOCAL_OPTIONS,
-  ...MODE_OPTION,
-} as const satisfies OptionTable;
-
-export const CONNECT_OPTIONS = {
-  server: { value: "URL", help: "the server, ws:// or wss://", required: true },
-  ...tokenOptions(CLIENT_TOKEN),
-  session: { value: "ID", help: "join this session" },
-  worker: { value: "ID", help: "start a session on this worker" },
-  ...MODE_OPTION,
-  ...TRUST_OPTIONS,
-} as const satisfies OptionTable;
-
-export const RUN_OPTIONS = {
-  prompt: { value: "TEXT", help: "what to ask the model", required: true },
-  ...MODE_OPTION,
-  json: { help: "write every event as a JSON line (text deltas joined)" },
-  ...LOCAL_OPTIONS,
-  server: { value: "URL", help: "run on this server instead of one started here" },
-  ...tokenOptions({ ...CLIENT_TOKEN, help: "with --server: a client token of the server" }),
-  worker: { value: "ID", help: "with --server: the worker to run the session on" },
-  ...TRUST_OPTIONS,
-} as const satisfies OptionTable;
-
-export const SERVER_OPTIONS = {
-  config: { value: "FILE", help: "the server's config (JSONC); reloaded when it changes (docs/operations.md)" },
-  port: { value: "N", help: "the port (0 picks a free one)", env: "GATEHOUSE_PORT", parse: wholeNumber },
-  host: { value: "HOST", help: "the address to listen on", env: "GATEHOUSE_HOST" },
-  tls: {
-    value: "TLS",
-    help: "auto (TLS off loopback), self-signed, off, or CERT,KEY (PEM files); over the config's tls",
-    env: "GATEHOUSE_TLS",
-    parse: tlsSetting,
-  },
-  "data-dir": LOCAL_OPTIONS["data-dir"],
-  postgres: { value: "URL", help: "keep state in this PostgreSQL database, which several servers can share", env: "GATEHOUSE_POSTGRES_URL" },
-  scenario: LOCAL_OPTIONS.scenario,
-  "approval-timeout-ms": { value: "N", help: "pending approvals time out after N ms", parse: wholeNumber },
-  store: {
-    value: "STORE",
-    help: "where state is kept: embedded (SQLite in the data directory, the default), embedded:FILE or memory; --postgres for PostgreSQL",
-    env: "GATEHOUSE_STORE",
-  },
-  ...MODEL_OPTIONS,
-} as const satisfies OptionTable;
-
-export const AUDIT_OPTIONS = {
-  server: { value: "URL", help: "the server, ws:// or wss://", required: true },
-  ...tokenOptions({ ...CLIENT_TOKEN, help: "an admin token of the server" }),
-  session: { value: "ID", help: "entries of this session" },
-  worker: { value: "ID", help: "entries of this worker" },
-  tool: { value: "NAME", help: "entries of this tool" },
-  action: { value: "ACTION", help: "allow, deny, ask, approved, denied, cancelled, timed_out or user_shell" },
-  by: { value: "NAME", help: "answers given by this token's name" },
-  since: { value: "TIME", help: "entries at or after this ISO 8601 time" },
-  until: { value: "TIME", help: "entries before this ISO 8601 time" },
-  limit: { value: "N", help: "the newest N entries (default 1000)", parse: wholeNumber },
-  json: { help: "one JSON object a line" },
-  ...TRUST_OPTIONS,
-} as const satisfies OptionTable;
-
-export const WORKER_OPTIONS = {
-  server: { value: "URL", help: "the server to register with", required: true },
-  ...tokenOptions(WORKER_TOKEN),
-  id: { value: "ID", help: "the worker's id", required: true },
-  dir: { value: "DIR", help: "the folder its tool calls work in (default: here)" },
-  mcp: LOCAL_OPTIONS.mcp,
-  protect: { value: "PATH", help: "a path of this machine no tool may read or write (a server's data directory here, say)", multiple: true },
-  agents: { value: "DIR", help: "agent files whose rules may widen the worker's (outside --dir; docs/agents.md)" },
-  ...TRUST_OPTIONS,
-  ...SANDBOX_OPTIONS,
-} as const satisfies OptionTable;
-
-export const TELEGRAM_OPTIONS = {
-  server: { value: "URL", help: "the Gatehouse server, ws://HOST:PORT", required: true },
-  ...tokenOptions({ ...CLIENT_TOKEN, help: "the client token the listed users act with" }),
-  users: { value: "IDS", help: "the Telegram user ids who may use the bot, separated by commas", env: "GATEHOUSE_TELEGRAM_USERS" },
-  config: { value: "FILE", help: "bot settings, or a server config with a telegram section (docs/telegram.md)" },
-  state: { value: "FILE", help: "where the bot keeps its state (default: ~/.gatehouse/telegram-state.json)" },
-  "api-root": { value: "URL", help: "the Telegram Bot API's address" },
-  ...TRUST_OPTIONS,
-} as const satisfies OptionTable;
-
-export const RULES_OPTIONS = {
-  rules: { value: "FILE", help: "the permissions file", required: true },
-  cwd: { value: "DIR", help: "the working directory calls are judged in (default: here)" },
-  ...MODE_OPTION,
-  protect: { value: "PATH", help: "a path no tool may read or write", multiple: true },
-} as const satisfies OptionTable;
-
-export const EXPLAIN_OPTIONS = {
-  ...RULES_OPTIONS,
-  tool: { value: "NAME", help: "the tool called", required: true },
-  args: { value: "JSON", help: "its arguments, a JSON object", required: true },
-} as const satisfies OptionTable;
+// Command modules load only when run, so that help and the light commands start without the
+// server, the worker or the terminal client; each command's options live beside it, in a light file.
 
 const MODELS_HELP = `models: --model openai:gpt-4o, anthropic:claude-sonnet-4-5, ollama:qwen2.5-coder, ... (docs/models.md)`;
 const EXIT_HELP = `exit codes: 0 done, 1 an error, 2 bad arguments, a bad configuration or a rules file that does not parse or validate`;

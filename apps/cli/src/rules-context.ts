@@ -4,7 +4,7 @@ import type { EvaluationContext } from "@gatehouse/policy";
 import { evaluationContext, homeDirectory, RulesFileCache } from "@gatehouse/policy/node";
 
 import type { OptionValues } from "./options.js";
-import type { RULES_OPTIONS } from "./program.js";
+import type { RULES_OPTIONS } from "./commands/permissions-options.js";
 
 /**
  * The evaluation context for a rules file on this machine. The files are here, so the worker's

@@ -1,5 +1,5 @@
 import { safeLine, safeText, showJson, toolOutputText, type GatehouseEvent } from "@gatehouse/protocol";
-import { describeCall, describeRule, outputPreview, wasRefused } from "@gatehouse/terminal";
+import { describeCall, describeRule, outputPreview, wasRefused } from "@gatehouse/client-text";
 
 /**
  * Writes a turn's events as lines a person (or `grep`) can follow, or as JSON lines. A

@@ -5,7 +5,7 @@ import type { WorkerEntry } from "./worker-registry.js";
 /** How deep subagents may nest, whatever the agents say: a loop of agents starting agents ends here. */
 export const MAX_SUBAGENT_DEPTH = 4;
 
-/** The agent types every worker has (seed 002). */
+/** The agent types every worker has (docs/design.md, "Agents and models"). */
 export const BUILTIN_AGENTS: readonly (AgentDefinition & { name: BuiltinAgentName })[] = [
   {
     name: "explore",
@@ -74,7 +74,7 @@ const DENY_ALL: readonly Rule[] = [{ tool: "*", pattern: "*", action: "deny", or
 const NO_SPAWN: Rule = { tool: "task", pattern: "*", action: "deny", origin: "person", source: { file: "agent without may-spawn" } };
 
 /**
- * The agent layer of a session (DESIGN §2.3): the agent type's permission rules, and for a
+ * The agent layer of a session (docs/design.md, "Layers"): the agent type's permission rules, and for a
  * subagent whose type may not spawn, a deny of `task`. An unknown agent type denies everything:
  * its rules cannot be known, and its veto is the only safe reading.
  */

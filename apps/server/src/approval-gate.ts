@@ -12,7 +12,7 @@ import type { PendingRecord, Store } from "./store.js";
 import { workerGuard } from "./worker-guard.js";
 import { now } from "./clock.js";
 
-export type { Resolution, Scope } from "./pending-approvals.js";
+export type { Resolution } from "./pending-approvals.js";
 
 export interface GateOptions extends Omit<RuleSources, "runtime"> {
   store: Store;
@@ -26,7 +26,7 @@ export interface GateOptions extends Omit<RuleSources, "runtime"> {
 const cancelled = (by: string | null): Resolution => ({ outcome: "cancelled", scope: null, feedback: null, hard: false, by });
 
 /**
- * Decides every tool call, holds the ones that ask, and applies people's answers (DESIGN §2.6).
+ * Decides every tool call, holds the ones that ask, and applies people's answers (docs/design.md, "Answers and batches").
  * The jobs are done by the modules it composes: evaluation contexts, invalid-rules notices,
  * pending approvals, runtime rules and the worker's guard.
  */

@@ -1,3 +1,7 @@
+// Replaces a socket's `write` with one that corks the socket until the current callback and its
+// promise continuations are done: it relies on `ws` writing its frames through `socket.write`.
+// `ws` is pinned to an exact version for this; apps/server/test/coalesced-writes.test.ts fails
+// loudly when an upgrade writes another way (the frames would then go out one system call each).
 import type { Duplex } from "node:stream";
 
 /**

@@ -11,7 +11,7 @@ export interface RuleSources {
   permissions: WorkerPermissions;
   registry: WorkerRegistry;
   runtime: RuntimeRules;
-  /** The session's agent layer (DESIGN §2.3); undefined for a session without one. */
+  /** The session's agent layer (docs/design.md, "Layers"); undefined for a session without one. */
   agentLayer: (session: SessionInfo) => Ruleset | undefined;
   protectedPaths: readonly string[];
 }

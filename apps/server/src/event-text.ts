@@ -1,3 +1,8 @@
+// `eventFrames` relies on tRPC's `experimental_encoder` option of its WebSocket adapter and on the
+// shape of the messages it encodes (`result.data` is `{ id, data: event }`), so that an event's
+// JSON text, made once, goes into its frame as it is. @trpc/server is pinned to an exact version
+// for this; apps/server/test/event-frames.test.ts fails loudly when an upgrade drops the option or
+// changes the messages' shape (frames would then be encoded twice over, or not at all).
 import { jsonEncoder, type Encoder } from "@trpc/server/adapters/ws";
 
 /**

@@ -22,7 +22,7 @@ function storeFiles(config: ServerConfig): string[] {
 }
 
 /**
- * What no tool reads or writes, whatever the rules say (DESIGN §2.3): the data directory (rules,
+ * What no tool reads or writes, whatever the rules say (docs/design.md, "Floors"): the data directory (rules,
  * store, audit, TLS), the store wherever it is kept, the TLS private key, the config file (every
  * token) and the operator's own protected paths.
  */

@@ -1,26 +1,17 @@
 import { suggestPatterns, type Decision, type ToolCall } from "@gatehouse/policy";
-import type { ApprovalOutcome, ApprovalRequired, BatchContext, GatehouseEvent, Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { ApprovalRequired, BatchContext, GatehouseEvent, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { nanoid } from "nanoid";
 import { approvalDigest } from "./approval-digest.js";
 import type { EventHub } from "./event-hub.js";
 import type { PendingRecord, Store } from "./store.js";
 import { untilStored } from "./store-retry.js";
 import { silentLog, type Log } from "./log.js";
+import type { Resolution } from "./resolution.js";
 
 export type { Scope } from "@gatehouse/policy";
-import type { Scope } from "@gatehouse/policy";
 import { now } from "./clock.js";
 
-export interface Resolution {
-  outcome: ApprovalOutcome;
-  scope: Scope | null;
-  feedback: string | null;
-  /** A hard deny: the rest of the batch is rejected and the turn ends. */
-  hard: boolean;
-  by: string | null;
-  /** The patterns an approval saved, joined; null otherwise. */
-  pattern?: string | null;
-}
+export type { Resolution } from "./resolution.js";
 
 export interface Pending {
   event: ApprovalRequired;

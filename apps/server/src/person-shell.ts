@@ -22,7 +22,7 @@ export interface PersonShellOptions {
 }
 
 /**
- * A person's own `!command` (DESIGN §3): run on the session's worker without the gate, its output
+ * A person's own `!command` (docs/design.md, "Protocol"): run on the session's worker without the gate, its output
  * published as it comes, stopped by the session's abort, and recorded whole (or as far as it
  * got) in the session's events and the audit log.
  */

@@ -14,6 +14,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { ApprovalGate } from "./approval-gate.js";
 import { eventFrames } from "./event-text.js";
 import { coalesceWrites } from "./coalesced-writes.js";
+import { allowFrames } from "./frame-limit.js";
 import { assemble } from "./assembly.js";
 import { Tokens } from "./auth.js";
 import type { ServerConfig } from "./config.js";
@@ -54,12 +55,6 @@ function smallEnough(req: IncomingMessage, bytes: number): boolean {
   if (req.method === "GET" || req.method === "HEAD") return true;
   const length = req.headers["content-length"];
   return length !== undefined && Number(length) <= bytes;
-}
-
-/** Raises a connection's frame limit once its token is known (the pre-authentication limit is small). */
-function allowFrames(ws: WebSocket, bytes: number): void {
-  const receiver = (ws as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
-  if (receiver && typeof receiver._maxPayload === "number") receiver._maxPayload = bytes;
 }
 
 /** Starts the server: tRPC over WebSocket and HTTP, and the browser console, on one port. */

@@ -1,5 +1,5 @@
 import type { ApprovalRequired, GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
-import type { Resolution } from "./pending-approvals.js";
+import type { Resolution } from "./resolution.js";
 
 export interface StoredEvent {
   id: number;

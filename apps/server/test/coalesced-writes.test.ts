@@ -1,5 +1,7 @@
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import WebSocket, { WebSocketServer } from "ws";
 import { coalesceWrites } from "../src/coalesced-writes.js";
 
 let server: net.Server | undefined;
@@ -38,5 +40,30 @@ describe("coalesced writes", () => {
     expect(chunks).toEqual(["abc", "d"]);
     client.destroy();
     sending.destroy();
+  });
+});
+
+describe("coalesced writes under ws (ws writes its frames through socket.write)", () => {
+  it("holds the frames one callback sends until it is done, then the client gets them all", async () => {
+    const http = createServer();
+    const wss = new WebSocketServer({ noServer: true });
+    let held = -1;
+    http.on("upgrade", (req, socket, head) => {
+      coalesceWrites(socket);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        for (const text of ["one", "two", "three"]) ws.send(text);
+        held = socket.writableLength;
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as net.AddressInfo).port}`);
+    const got: string[] = [];
+    client.on("message", (d: Buffer) => got.push(d.toString()));
+    await until(() => got.length === 3);
+    expect(got).toEqual(["one", "two", "three"]);
+    expect(held, "ws no longer writes its frames through socket.write: they leave one system call each").toBeGreaterThan(0);
+    client.terminate();
+    wss.close();
+    http.close();
   });
 });

@@ -1,6 +1,6 @@
 import type { ApprovalRequired, EventOf, Presentation } from "@gatehouse/protocol";
 import { approvalMark, describeMark, inSight, safeLine, safePresentation, type Cut } from "@gatehouse/protocol/show";
-import { describeCall } from "@gatehouse/terminal/format";
+import { describeCall } from "@gatehouse/client-text";
 import { InlineKeyboard } from "grammy";
 import { cut, esc, escShown, short } from "./html.js";
 

@@ -1,8 +1,9 @@
 import { Mode, type SessionInfo } from "@gatehouse/protocol";
-import type { Context } from "grammy";
+import type { Bot, Context } from "grammy";
+import type { BotState } from "./bot-state.js";
+import type { GatehouseLink } from "./gatehouse-link.js";
 import { esc, short } from "./html.js";
 import { describeProblem } from "./problem.js";
-import type { TelegramBot } from "./telegram-bot.js";
 
 /** The bot's commands, as Telegram's command menu lists them. */
 export const COMMANDS: [string, string][] = [
@@ -27,10 +28,18 @@ const HELP = [
   `Modes: ${Mode.options.join(", ")}.`,
 ].join("\n");
 
+/** What the commands use of the bot (the bot gives itself): grammY's bot, the state, each person's link, replies. */
+export interface CommandHost {
+  readonly bot: Bot;
+  readonly state: BotState;
+  linkOf(ctx: Context): GatehouseLink;
+  onReply(ctx: Context, repliedTo: number, text: string): Promise<boolean>;
+}
+
 /** A mistake in a command, told to the person as it is. */
 class Reply extends Error {}
 
-async function sessionFor(tb: TelegramBot, ctx: Context, ref: string): Promise<SessionInfo> {
+async function sessionFor(tb: CommandHost, ctx: Context, ref: string): Promise<SessionInfo> {
   const wanted = ref.trim() || tb.state.chat(ctx.chat!.id).current;
   if (!wanted) throw new Reply("No session chosen: /new WORKER starts one, /sessions lists them, /use ID picks one.");
   const matches = (await tb.linkOf(ctx).client.session.list.query()).filter((s) => s.id.startsWith(wanted));
@@ -43,7 +52,7 @@ function describeSession(s: SessionInfo, current: string | null, follows: string
   return `• <code>${short(s.id)}</code> on ${esc(s.workerId)} · ${esc(s.agent)} · ${s.mode} · ${s.status}${marks.length ? ` (${marks.join(", ")})` : ""}`;
 }
 
-async function prompt(tb: TelegramBot, ctx: Context, text: string): Promise<void> {
+async function prompt(tb: CommandHost, ctx: Context, text: string): Promise<void> {
   if (!text.trim()) throw new Reply("Nothing to send: /prompt TEXT, or write the text as a message.");
   const session = await sessionFor(tb, ctx, "");
   const { accepted } = await tb.linkOf(ctx).client.agent.prompt.mutate({ sessionId: session.id, text });
@@ -51,7 +60,7 @@ async function prompt(tb: TelegramBot, ctx: Context, text: string): Promise<void
 }
 
 /** Registers every command; each answers in the chat, with the problem in words when one fails. */
-export function registerCommands(tb: TelegramBot): void {
+export function registerCommands(tb: CommandHost): void {
   const bot = tb.bot;
   const on = (command: string, run: (ctx: Context, args: string) => Promise<string | null>) =>
     bot.command(command, async (ctx) => {

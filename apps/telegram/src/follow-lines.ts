@@ -1,5 +1,5 @@
 import type { GatehouseEvent } from "@gatehouse/protocol";
-import { describeCall } from "@gatehouse/terminal/format";
+import { describeCall } from "@gatehouse/client-text";
 import { cut, esc, escShown } from "./html.js";
 
 const firstLine = (text: string) => text.trim().split("\n", 1)[0] ?? "";

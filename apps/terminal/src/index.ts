@@ -1,4 +1,3 @@
 export { applyEvent, emptyView, interrupted, notice, shellRunning, type CallItem, type Item, type SessionView, type ShellItem } from "./session-view.js";
 export { describeError, SessionController, type Answer, type Connection, type ControllerState } from "./session-controller.js";
-export { describeCall, describeRule, outputPreview, wasRefused } from "./format.js";
 export { runTerminal, type TerminalOptions } from "./terminal.js";

@@ -1,5 +1,5 @@
 import { compactionNotice, safeLine, toolOutputText, type ApprovalRequired, type GatehouseEvent, type Mode, type ToolResultOutcome } from "@gatehouse/protocol";
-import { describeCall, describeRule } from "./format.js";
+import { describeCall, describeRule } from "@gatehouse/client-text";
 
 export type CallStatus = "queued" | "asking" | "running" | "done" | "failed" | "denied" | "cancelled";
 

@@ -39,7 +39,7 @@ export interface WorkerOptions {
   mcpServers?: readonly McpServerConfig[];
   heartbeatMs?: number;
   log?: Log;
-  /** How shell_exec is confined (DESIGN §5); `auto` with network on when absent. */
+  /** How shell_exec is confined (docs/design.md, "Worker and sandbox"); `auto` with network on when absent. */
   sandbox?: SandboxSettings;
   /** Paths of the worker's own that no tool may read or write (its token file, its MCP config); ~/.gatehouse and the known-servers file always are. */
   ownSecrets?: readonly string[];

@@ -53,7 +53,7 @@ export function overbroadPattern(pattern: string, tool?: string): string | null 
 
 /**
  * The patterns an "always" answer would store: one per shell sub-command that asked, the path for
- * a file tool, the subject for other tools (DESIGN §2.4, end). None for a critical call, none for
+ * a file tool, the subject for other tools (docs/design.md, "Shell commands"). None for a critical call, none for
  * a command that asks because it writes a file that steers a program (only a rule naming the file
  * opens it), and none that would match everything.
  */

@@ -33,7 +33,7 @@ function recursiveOnEverything(cmd: AnalyzedCommand, short: RegExp, home: string
   });
 }
 
-/** A destructive pattern in one command, with the paths it names resolved (DESIGN §2.5). */
+/** A destructive pattern in one command, with the paths it names resolved (docs/design.md, "Tiers, modes and critical patterns"). */
 export function commandCritical(cmd: AnalyzedCommand, home: string, pathsOf: PathsOf, fetches: boolean): string | null {
   const program = cmd.program;
   const second = cmd.words[1]?.text ?? "";

@@ -12,7 +12,7 @@ export interface DecideContext {
   home: string;
   /**
    * The system's own secrets and rules (the data directory, config files, keys, tokens): never read
-   * or written by any tool or command, whatever the rules say (DESIGN §2.3).
+   * or written by any tool or command, whatever the rules say (docs/design.md, "Floors").
    */
   protectedPaths?: readonly string[];
   /** Resolves symlinks (dangling ones too) where the files are on this machine. */
@@ -25,7 +25,7 @@ function fromMatch(match: Match, subject: string, reason: string): Verdict {
   return { action: match.rule.action, subject, rule: match.compiled.refIn(match.layer), reason: reason + match.compiled.describedIn(match.layer) };
 }
 
-/** Layers, agent veto, last match wins, default ask, deny floor (DESIGN §2.1, §2.3); an agent's `limit` rules only narrow. */
+/** Layers, agent veto, last match wins, default ask, deny floor (docs/design.md, "Rules and their order", "Layers" and "Floors"); an agent's `limit` rules only narrow. */
 export function decideSubject(layers: Layers, tool: string, subject: Subject, label: string): Verdict {
   const own = layers.agent ? findLast(layers, tool, subject, "agent") : null;
   if (own?.rule.action === "deny") return fromMatch(own, label, "the agent's veto: ");

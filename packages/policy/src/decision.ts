@@ -22,7 +22,7 @@ export interface Verdict {
   steers?: Steering;
 }
 
-/** The whole decision for one tool call, with its explanation (DESIGN §2). */
+/** The whole decision for one tool call, with its explanation (docs/design.md, "Decisions"). */
 export interface Decision {
   action: Action;
   tool: string;

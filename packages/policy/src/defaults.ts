@@ -1,4 +1,4 @@
-/** The rules every worker starts with (seed 002), as the text written to a new permissions.jsonc. */
+/** The rules every worker starts with (docs/permissions.md, "The default rules"), as the text written to a new permissions.jsonc. */
 export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker.
 //
 //   "tool": "action"                 one action for every call of the tool

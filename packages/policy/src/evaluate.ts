@@ -20,7 +20,7 @@ export interface EvaluationContext extends DecideContext {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-/** The subject a tool's patterns are matched against (DESIGN §2.2). */
+/** The subject a tool's patterns are matched against (docs/design.md, "What a pattern is matched against"). */
 export function subjectArgument(call: ToolCall): { kind: "path" | "text"; value: string } {
   const a = call.args;
   switch (call.tool) {

@@ -29,7 +29,7 @@ function byMode(action: Action, tier: Tier, mode: Mode): ModeResult {
 }
 
 /**
- * The session mode and critical patterns, applied after the rules (DESIGN §2.5). A mode never turns
+ * The session mode and critical patterns, applied after the rules (docs/design.md, "Tiers, modes and critical patterns"). A mode never turns
  * a deny into anything else; a critical call is at least `ask` in every mode but yolo; strict mode
  * turns every remaining `ask` into `deny`, because nobody is there to answer.
  */

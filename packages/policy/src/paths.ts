@@ -1,6 +1,6 @@
 import path from "node:path";
 
-/** A file path as the rules see it (DESIGN §2.2). */
+/** A file path as the rules see it (docs/design.md, "What a pattern is matched against"). */
 export interface PathSubject {
   /** Relative to the work directory when inside it, else the absolute path. */
   primary: string;

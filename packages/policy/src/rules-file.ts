@@ -48,7 +48,7 @@ function approvalMarked(text: string, valueEnd: number): boolean {
   return /^\s*,?\s*\/\/\s*approved\b/.test(rest);
 }
 
-/** Parses permissions.jsonc text into the ordered rule list of DESIGN §2.1, collecting every problem. */
+/** Parses permissions.jsonc text into the ordered rule list of docs/design.md, "Rules and their order", collecting every problem. */
 export function parseRules(text: string, opts: ParseOptions): ParsedRules {
   const starts = lineStarts(text);
   const errors: RulesIssue[] = [];

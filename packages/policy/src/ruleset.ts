@@ -165,7 +165,7 @@ export interface AbsoluteDeny {
   folder: string | null;
 }
 
-/** The three layers of DESIGN §2.3, first to last. */
+/** The three layers of docs/design.md, "Layers", first to last. */
 export interface Layers {
   agent?: Ruleset | undefined;
   static: Ruleset;

@@ -3,7 +3,7 @@ import { normalRoot } from "./paths.js";
 /**
  * Files that decide what an allowed program runs: a configuration, a hook, a script table. A write
  * to one turns a reading or inspecting command (`git status`, `pytest`) into an arbitrary one, so
- * it is an exec-tier act (DESIGN §2.3). Each entry names the programs it steers.
+ * it is an exec-tier act (docs/design.md, "Floors"). Each entry names the programs it steers.
  */
 export interface SteeringEntry {
   ecosystem: string;

@@ -1,6 +1,6 @@
 /** The words the gate, its clients and its workers share; the protocol's schemas are built from these. */
 
-/** The layers a decision can come from (DESIGN §2.3), in evaluation order. */
+/** The layers a decision can come from (docs/design.md, "Layers"), in evaluation order. */
 export const LAYERS = ["agent", "static", "runtime"] as const;
 export type Layer = (typeof LAYERS)[number];
 

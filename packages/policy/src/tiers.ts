@@ -14,7 +14,7 @@ const DEFAULT_TIERS: ReadonlyMap<string, Tier> = new Map(
   } satisfies Record<string, Tier>),
 );
 
-/** A tool's tier when it declares none: built-ins as listed, anything else `exec` (DESIGN §2.5). */
+/** A tool's tier when it declares none: built-ins as listed, anything else `exec` (docs/design.md, "Tiers, modes and critical patterns"). */
 export function defaultTier(tool: string): Tier {
   return DEFAULT_TIERS.get(tool) ?? "exec";
 }

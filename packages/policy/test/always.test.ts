@@ -4,7 +4,7 @@ import { decide, shell } from "./helpers.js";
 
 await loadShellParser();
 
-describe("always patterns (seed 002)", () => {
+describe("always patterns", () => {
   it.each([
     ["git push origin main", "git push *"],
     ["npm run build", "npm run build"],

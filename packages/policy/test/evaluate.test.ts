@@ -5,7 +5,7 @@ import { context, CWD, decide, ruleset, shell } from "./helpers.js";
 
 await loadShellParser();
 
-describe("seed 002 default rules", () => {
+describe("the default rules", () => {
   it.each([
     ["read_file", { path: "src/index.ts" }, "allow"],
     ["read_file", { path: ".env" }, "deny"],
@@ -141,7 +141,7 @@ describe("matching", () => {
   });
 });
 
-describe("paths (DESIGN §2.2)", () => {
+describe("paths (docs/design.md: what a pattern is matched against)", () => {
   const r = ruleset(`{"read_file": {"*": "allow", "*secret*": "deny", "/etc/*": "deny", "build/**": "deny", ".npmrc": "deny"}}`);
   const ctx = context({ static: r });
   it.each([
@@ -181,7 +181,7 @@ describe("paths (DESIGN §2.2)", () => {
   });
 });
 
-describe("layers (DESIGN §2.3)", () => {
+describe("layers (docs/design.md: layers)", () => {
   const explore = ruleset(`{"*": "deny", "read_file": "allow", "glob": "allow", "grep": "allow"}`, "agent:explore");
   const open = ruleset(`{"*": "allow"}`);
 

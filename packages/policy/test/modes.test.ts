@@ -18,7 +18,7 @@ describe("tiers", () => {
   });
 });
 
-describe("modes (DESIGN §2.5, seed 003)", () => {
+describe("modes (docs/design.md: tiers, modes and critical patterns)", () => {
   const table: [Mode, "read" | "write" | "exec", "allow" | "ask" | "deny", string][] = [
     ["default", "write", "ask", "ask"],
     ["accept-edits", "read", "ask", "allow"],

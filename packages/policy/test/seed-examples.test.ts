@@ -1,5 +1,5 @@
-// Every example of seed 002 (rules, shell parsing, "always", subagents) and seed 003 (tiers,
-// modes, safety overrides), as the engine answers it.
+// The worked examples of the rules (evaluation, shell parsing, "always", subagents) and of tiers,
+// modes and safety overrides (docs/design.md, "Decisions"), as the engine answers them.
 import { describe, expect, it } from "vitest";
 import { applyMode, commandPattern, loadShellParser, suggestPatterns } from "../src/index.js";
 import { Ruleset } from "../src/ruleset.js";
@@ -7,7 +7,7 @@ import { context, decide, ruleset, shell } from "./helpers.js";
 
 await loadShellParser();
 
-describe("seed 002: rule evaluation", () => {
+describe("examples: rule evaluation", () => {
   it("allows .env.example although *.env is denied earlier", () => {
     expect(decide("read_file", { path: ".env.example" }).action).toBe("allow");
     expect(decide("read_file", { path: ".env" }).action).toBe("deny");
@@ -64,7 +64,7 @@ describe("seed 002: rule evaluation", () => {
   });
 });
 
-describe("seed 002: pipeline handling", () => {
+describe("examples: pipeline handling", () => {
   const ctx = context({ static: ruleset(`{"shell_exec": {"*": "ask", "ls *": "allow", "grep *": "allow", "rm *": "deny"}}`) });
   it.each([
     ["ls | grep x", "allow"],
@@ -74,7 +74,7 @@ describe("seed 002: pipeline handling", () => {
   ])("%s -> %s", (cmd, action) => expect(shell(cmd, ctx).action).toBe(action));
 });
 
-describe("seed 002: always approve", () => {
+describe("examples: always approve", () => {
   it("generates the seed's three patterns", () => {
     expect(commandPattern(["git", "push", "origin", "main"])).toBe("git push *");
     expect(commandPattern(["npm", "run", "build"])).toBe("npm run build");
@@ -92,7 +92,7 @@ describe("seed 002: always approve", () => {
   });
 });
 
-describe("seed 002: subagent permissions", () => {
+describe("examples: subagent permissions", () => {
   const explore = ruleset(`{"*": "deny", "read_file": "allow", "glob": "allow", "grep": "allow"}`, "agent:explore");
   it("an explore agent's deny cannot be weakened by static or runtime rules", () => {
     const open = ruleset(`{"*": "allow"}`);
@@ -109,7 +109,7 @@ describe("seed 002: subagent permissions", () => {
   });
 });
 
-describe("seed 003: tiers, modes and safety overrides", () => {
+describe("examples: tiers, modes and safety overrides", () => {
   it("maps the seed's modes onto ours: always-ask ~ default, write ~ accept-edits, yolo ~ yolo", () => {
     expect(applyMode("ask", "read", "default", null).action).toBe("ask");
     expect(applyMode("ask", "write", "accept-edits", null).action).toBe("allow");

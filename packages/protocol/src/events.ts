@@ -8,7 +8,7 @@ export const ApprovalRequired = z.object({
   type: z.literal("tool_approval_required"),
   approvalId: z.string(),
   toolName: z.string(),
-  /** The tool call's arguments as a JSON string (seed 002). */
+  /** The tool call's arguments as a JSON string. */
   arguments: z.string(),
   ...base,
   callId: z.string(),
@@ -142,7 +142,7 @@ export const RunMessage = z.object({
   toolName: z.string(),
   args: z.record(z.string(), z.unknown()),
   timeoutMs: z.number().int().positive(),
-  /** The file rules the worker applies again on real paths before it touches a file (DESIGN §2.2). */
+  /** The file rules the worker applies again on real paths before it touches a file (docs/design.md, "What a pattern is matched against"). */
   guard: Guard,
   /**
    * `person`: a command a person typed (`!command`), which the worker runs without the rules' masks.

@@ -36,7 +36,7 @@ export const Verdict = z.object({
   reason: z.string(),
 });
 
-/** The gate's explanation of one decision (DESIGN §2). */
+/** The gate's explanation of one decision (docs/design.md, "Decisions"). */
 export const Decision = z.object({
   action: Action,
   tool: z.string(),
@@ -143,7 +143,7 @@ export type PermissionMap = z.infer<typeof PermissionMap>;
 export const BUILTIN_AGENT_NAMES = ["explore", "general"] as const;
 export type BuiltinAgentName = (typeof BUILTIN_AGENT_NAMES)[number];
 
-/** An agent type a worker offers, read from its agents folder (DESIGN §4). */
+/** An agent type a worker offers, read from its agents folder (docs/design.md, "Agents and models"). */
 export const AgentDefinition = z.object({
   name: z
     .string()

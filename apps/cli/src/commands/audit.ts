@@ -2,7 +2,7 @@ import { closeClient, safeArguments, safeLine, showJson } from "@gatehouse/proto
 import { describeError } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import type { OptionValues } from "../options.js";
-import type { AUDIT_OPTIONS } from "../program.js";
+import type { AUDIT_OPTIONS } from "./audit-options.js";
 import { connectClient } from "../remote.js";
 import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";

@@ -3,7 +3,7 @@ import { runTerminal, SessionController } from "@gatehouse/terminal";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
 import type { OptionValues } from "../options.js";
-import type { CONNECT_OPTIONS } from "../program.js";
+import type { CONNECT_OPTIONS } from "./connect-options.js";
 import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 import { sandboxNote } from "../sandbox-note.js";

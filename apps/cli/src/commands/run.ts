@@ -11,14 +11,14 @@ import {
   type GatehouseEvent,
   type Mode,
 } from "@gatehouse/protocol";
-import { describeCall } from "@gatehouse/terminal";
+import { describeCall } from "@gatehouse/client-text";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
 import { TurnPrinter } from "../turn-printer.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
-import type { RUN_OPTIONS } from "../program.js";
+import type { RUN_OPTIONS } from "./run-options.js";
 import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";

@@ -2,7 +2,7 @@ import { createLog } from "@gatehouse/log";
 import { guardProcess, loadScenario, loadServerConfig, startServer, storeFromText, watchConfig } from "@gatehouse/server";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
-import type { SERVER_OPTIONS } from "../program.js";
+import type { SERVER_OPTIONS } from "./server-options.js";
 import { embeddedTelegram } from "./telegram.js";
 
 /** For the person who started the server: where the console is, and the certificate to check there. */

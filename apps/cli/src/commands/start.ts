@@ -7,7 +7,7 @@ import { sandboxNote } from "../sandbox-note.js";
 import { sandboxSettings } from "../sandbox-flags.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
-import type { START_OPTIONS } from "../program.js";
+import type { START_OPTIONS } from "./start-options.js";
 
 const CHECKOUT_NOTE = "The work directory is this Gatehouse checkout itself: what you approve changes it (./gatehouse --demo plays in a throwaway copy).";
 

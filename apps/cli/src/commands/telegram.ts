@@ -17,7 +17,7 @@ import { readConfigFile } from "@gatehouse/server";
 import { CliError } from "../cli-error.js";
 import { connectClient } from "../remote.js";
 import type { OptionValues } from "../options.js";
-import type { TELEGRAM_OPTIONS } from "../program.js";
+import type { TELEGRAM_OPTIONS } from "./telegram-options.js";
 import { CLIENT_TOKEN, tokenFrom } from "../token-flags.js";
 import { trustOptions } from "../trust-flags.js";
 

@@ -4,7 +4,7 @@ import { CliError } from "../cli-error.js";
 import { existingDir } from "../flags.js";
 import { mcpServersFlag } from "../mcp-flag.js";
 import type { OptionValues } from "../options.js";
-import type { WORKER_OPTIONS } from "../program.js";
+import type { WORKER_OPTIONS } from "./worker-options.js";
 import { requiredToken, WORKER_TOKEN } from "../token-flags.js";
 import { sandboxRefusal, sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";

@@ -1,7 +1,7 @@
 import { Mode, safePresentation, type ApprovalRequired, type Presentation } from "@gatehouse/protocol";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useRef, useState, useSyncExternalStore } from "react";
-import { describeCall } from "../format.js";
+import { describeCall } from "@gatehouse/client-text";
 import type { ControllerState, SessionController } from "../session-controller.js";
 import { shellRunning, type Item } from "../session-view.js";
 import { ApprovalPrompt } from "./approval-prompt.js";

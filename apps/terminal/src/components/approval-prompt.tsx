@@ -1,7 +1,7 @@
 import { approvalMark, describeMark, safeLine, safeText, type ApprovalRequired } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
-import { describeCall, describeRule } from "../format.js";
+import { describeCall, describeRule } from "@gatehouse/client-text";
 import type { Answer } from "../session-controller.js";
 import { LineEditor } from "./line-editor.js";
 import { onScreen, PresentationView } from "./presentation-view.js";

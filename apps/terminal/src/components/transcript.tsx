@@ -1,6 +1,6 @@
 import { safeLine, safeText } from "@gatehouse/protocol";
 import { Box, Text } from "ink";
-import { outputPreview } from "../format.js";
+import { outputPreview } from "@gatehouse/client-text";
 import type React from "react";
 import type { CallItem, Item, ShellItem } from "../session-view.js";
 

@@ -1,6 +1,6 @@
 import { formatIp, inBlock, parseBlock, type IpBlock, type IpBytes } from "./ip-address.js";
 
-/** Addresses that no rule opens unless it names them exactly (DESIGN §5): the host's own and the cloud's. */
+/** Addresses that no rule opens unless it names them exactly (docs/design.md, "Floors"): the host's own and the cloud's. */
 const FLOORS: readonly { block: IpBlock; what: string }[] = [
   ["127.0.0.0/8", "the host's loopback"],
   ["0.0.0.0/8", "this host (0.0.0.0 reaches its loopback services)"],

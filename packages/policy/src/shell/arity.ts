@@ -1,4 +1,4 @@
-/** How many words form a command's prefix (seed 002's arity table). */
+/** How many words form a command's prefix, from which "always" patterns are made (docs/design.md, "Shell commands"). */
 const ARITY: ReadonlyMap<string, number> = new Map([
   ...["git", "npm", "bun", "docker", "cargo", "kubectl", "pip", "pip3", "pnpm", "yarn", "terraform", "systemctl", "bunx"].map((c) => [c, 2] as const),
   ...["npm run", "bun run", "docker compose", "git remote", "git stash", "aws", "gcloud", "gh"].map((c) => [c, 3] as const),

@@ -387,7 +387,7 @@ class ShellJudge {
     return this.files(cmd, v);
   }
 
-  /** An allow stands only when every word of the command is understood (DESIGN §2.4). */
+  /** An allow stands only when every word of the command is understood (docs/design.md, "Shell commands"). */
   private understanding(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const head = cmd.words[0]!;
     if (!isLiteral(head)) return atLeast(v, "ask", `the command name "${head.raw}" is only known when the shell runs`);

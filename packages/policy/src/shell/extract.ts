@@ -35,7 +35,7 @@ export interface Extraction {
   loose: FileRedirects;
   /** Bodies of unquoted heredocs: the shell expands substitutions in them. */
   heredocs: string[];
-  /** Constructs the analysis does not model, each with why (DESIGN §2.4: they ask). */
+  /** Constructs the analysis does not model, each with why (docs/design.md, "Shell commands": they ask). */
   unmodelled: string[];
   /** Names of the functions the script defines. */
   functions: string[];

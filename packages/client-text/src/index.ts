@@ -1,3 +1,5 @@
+// How every client (the terminal, the Telegram bot, `gatehouse run`) words a call, its rule and its
+// output in a line or a few, so that the same call reads the same everywhere.
 import { describeRule as describePolicyRule } from "@gatehouse/policy/rule";
 import { cutLine, safeLine, showText, type Decision, type ToolResultOutcome } from "@gatehouse/protocol";
 

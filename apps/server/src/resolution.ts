@@ -1,0 +1,14 @@
+import type { ApprovalOutcome } from "@gatehouse/protocol";
+import type { Scope } from "@gatehouse/policy";
+
+/** How a held call was settled: the answer the store records and the runner acts on. */
+export interface Resolution {
+  outcome: ApprovalOutcome;
+  scope: Scope | null;
+  feedback: string | null;
+  /** A hard deny: the rest of the batch is rejected and the turn ends. */
+  hard: boolean;
+  by: string | null;
+  /** The patterns an approval saved, joined; null otherwise. */
+  pattern?: string | null;
+}
