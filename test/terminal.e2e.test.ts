@@ -77,7 +77,7 @@ describe("the terminal client, driven in tmux", () => {
 
     await t.waitFor(/\$ echo second-call/, "the second approval");
     t.keys("a");
-    await t.waitFor(/always allow pattern \(Enter saves, Esc goes back\): echo \*/, "the pattern editor");
+    await t.waitFor(/always allow this pattern \(saved to the rules file\):\s*│\n│ › echo \*/, "the pattern editor");
     t.keys("Enter");
     await t.waitFor(/✓ done shell_exec echo second-call +· approved by .*always: echo \*/, "the second call to run");
     const third = await t.waitFor(/✓ done shell_exec echo third-call +· (runtime|static) rule shell_exec "echo \*"/, "the third call, allowed by the new rule");
@@ -145,6 +145,43 @@ describe("the person's own !command", () => {
     const after = await t.waitFor(/EXITED 0/, "a clean exit");
     expect(after).toMatch(/! echo kept-on-quit; sleep 31\.6 \(exit none, not gated: typed by you\) *\n +kept-on-quit *\n +\[aborted by [\s\S]*EXITED 0/);
     await waitUntil(() => !alive("sleep 31.6"), 5000, "the command to end with the worker");
+  });
+});
+
+describe("always, with more than one pattern", () => {
+  it("shows every pattern, saves each as edited, and the next such call runs without asking", async () => {
+    const s = setup([
+      { text: "Writing.", toolCalls: [shell("echo hello > x && ls -l x")] },
+      { text: "Again.", toolCalls: [shell("echo hello > y && ls -l y")] },
+      { text: "Other words.", toolCalls: [shell("echo bye && ls -l y")] },
+      { text: "done" },
+    ]);
+    fs.writeFileSync(s.rules, `{ "*": "ask", "write_file": "allow" }\n`);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
+    await t.waitFor(/a prompt, !command/, "the input line");
+    t.type("go");
+    t.keys("Enter");
+    await t.waitFor(/\$ echo hello > x && ls -l x[\s\S]*a always \(echo \*, ls \*\)/, "the first approval, both patterns named");
+    t.keys("a");
+    await t.waitFor(/always allow these 2 patterns \(saved to the rules file\):\s*│\n│ › echo \* +│\n│ {3}ls \* +│/, "both patterns to edit");
+    t.keys("BSpace");
+    t.type("hello *");
+    t.keys("Down", "BSpace");
+    t.type("-l *");
+    await t.waitFor(/│ {3}echo hello \* +│\n│ › ls -l \* +│/, "both edits on screen");
+    t.keys("Enter");
+    await t.waitFor(/✓ done shell_exec echo hello > x && ls -l x +· approved by .*always: echo hello \*, ls -l \*/, "the first call to run");
+    const again = await t.waitFor(/✓ done shell_exec echo hello > y && ls -l y +· /, "the second call, allowed by the saved rules");
+    expect(again).not.toMatch(/\$ echo hello > y/);
+    await t.waitFor(/\$ echo bye && ls -l y[\s\S]*a always \(echo \*\)/, "a call the edited pattern does not cover, asking");
+    t.keys("y");
+    await t.waitFor(/✓ done shell_exec echo bye && ls -l y[\s\S]*done/, "the last call to run");
+    const rules = fs.readFileSync(s.rules, "utf8");
+    expect(rules).toMatch(/"echo hello \*": "allow", \/\/ approved by /);
+    expect(rules).toMatch(/"ls -l \*": "allow" \/\/ approved by /);
+    expect(rules).not.toMatch(/"(echo|ls) \*"/);
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
   });
 });
 
