@@ -170,6 +170,26 @@ describe("the browser console", () => {
     expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });
   });
 
+  it("offers a critical call once only: no session or always button, s and a do nothing, y approves once", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const s = await session(cluster, [{ toolCalls: [{ tool: "shell_exec", args: { command: "dd if=/dev/zero of=/dev/null count=1" } }] }, { text: "written" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await s.prompt();
+    const shell = card(page, "shell_exec");
+    await shell.waitFor();
+    expect(await shell.locator(".critical").textContent()).toBeTruthy();
+    expect(await shell.getByTestId("once-only").textContent()).toBe("Critical: approve once only");
+    expect(await shell.locator(".answers button").allInnerTexts()).toEqual(["Approve once y", "Deny… n", "Deny hard N", "Show all v"]);
+    await shell.focus();
+    await page.keyboard.press("s");
+    await page.keyboard.press("a");
+    expect(await shell.locator("form").count()).toBe(0);
+    expect(s.events.of("tool_approval_resolved")).toEqual([]);
+    await page.keyboard.press("y");
+    expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", scope: "once" });
+    await s.events.next("turn_ended");
+  });
+
   it("two browsers see the same approval, a cut diff shows whole on v; one answer applies and the other card goes", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n");
