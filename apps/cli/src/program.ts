@@ -28,6 +28,7 @@ export const RUN_OPTIONS = {
   prompt: { value: "TEXT", help: "what to ask the model", required: true },
   ...MODE_OPTION,
   json: { help: "write every event as a JSON line (text deltas joined)" },
+  wait: { help: "without a terminal: wait for another client (the browser console, the Telegram bot, ...) to answer what asks, instead of exiting 4" },
   ...LOCAL_OPTIONS,
   server: { value: "URL", help: "run on this server instead of one started here" },
   ...tokenOptions({ ...CLIENT_TOKEN, help: "with --server: a client token of the server" }),
@@ -109,7 +110,9 @@ export const EXPLAIN_OPTIONS = {
 
 const MODELS_HELP = `models: --model openai:gpt-4o, anthropic:claude-sonnet-4-5, ollama:qwen2.5-coder, ... (docs/models.md)`;
 const EXIT_HELP = `exit codes: 0 done, 1 an error, 2 bad arguments, a bad configuration or a rules file that does not parse or validate`;
-const RUN_EXIT_HELP = `exit codes: 0 the turn completed, 1 an error, 2 bad arguments or no model configured, 3 a call was denied`;
+const RUN_EXIT_HELP =
+  "exit codes: 0 the turn completed, 1 an error, 2 bad arguments or no model configured, 3 a call was denied, " +
+  "4 a call asked and nobody could answer it here (no terminal and no --wait; the turn is aborted)";
 
 interface CommandSpec<T extends OptionTable> {
   name: string;
@@ -181,8 +184,11 @@ export function buildProgram(done: (exitCode: number) => void): Command {
       name: "run",
       summary: "one turn without the terminal client, for scripts",
       description:
-        "One turn without the terminal client, printed as lines (or JSON lines). Without a terminal, what would ask is " +
-        "denied (strict mode). With no model configured, a --scenario is needed.",
+        "One turn without the terminal client, printed as lines (or JSON lines). On a terminal, what asks is asked there " +
+        "(y approves once; another client may answer it too). Without a terminal (stdin or stderr not a TTY), the mode is " +
+        "strict unless --mode or --wait says otherwise, so what would ask is denied; in another mode a call that asks " +
+        "aborts the turn and exits 4, unless --wait waits for another client to answer it (the mode is then default). " +
+        "With no model configured, a --scenario is needed.",
       options: RUN_OPTIONS,
       footer: `${RUN_EXIT_HELP}\n${TRUST_HELP}`,
       run: async (values) => (await import("./commands/run.js")).runCommand(values),
