@@ -287,7 +287,11 @@ describe("gatehouse --demo", () => {
         ),
         "the explore subagent read and its write vetoed, then its task done",
       );
-      await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
+      const critical = await t.waitFor(
+        /critical: dd writes to a device[\s\S]*y once +\(critical: approve once only\) +n deny/,
+        "the critical pattern, once only",
+      );
+      expect(critical.slice(critical.lastIndexOf("critical: dd writes"))).not.toMatch(/s session|a always/);
       t.keys("N");
       await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
       t.keys("C-c");
