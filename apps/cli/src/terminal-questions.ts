@@ -63,6 +63,11 @@ export class TerminalQuestions {
     this.showCall(approval);
     const rl = readline.createInterface({ input: this.input, output: this.output });
     this.open = { approval, rl };
+    // The question reads keys raw: Ctrl+C there stops the run, as it does anywhere else in it.
+    rl.once("SIGINT", () => {
+      this.close();
+      process.kill(process.pid, "SIGINT");
+    });
     rl.question(`approve ${describeCall(approval.toolName, approval.arguments, 200)} once? [y/N] `, (answer) => {
       this.dismiss();
       void this.answer(approval, answer.trim().toLowerCase() === "y").finally(() => this.open || this.next());
