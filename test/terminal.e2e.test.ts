@@ -214,7 +214,7 @@ describe("the demo's own data directory", () => {
     await t.waitFor(/approval +write_file tier write[\s\S]*a always/, "the write's ask");
     expect(t.screen()).not.toMatch(/Gatehouse checkout itself/);
     t.keys("a");
-    await t.waitFor(/always allow pattern/, "the pattern editor");
+    await t.waitFor(/always allow this pattern/, "the pattern editor");
     t.keys("Enter");
     await t.waitFor(/✓ done write_file gatehouse-demo\.md/, "the write to run");
     const demoRules = path.join(root, "demo", "workers", "demo", "permissions.jsonc");
