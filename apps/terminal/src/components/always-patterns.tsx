@@ -17,17 +17,17 @@ export interface AlwaysPatternsProps {
  * while every line is empty.
  */
 export function AlwaysPatterns({ suggested, onSave, onCancel }: AlwaysPatternsProps) {
+  // Refs, so that keys arriving between two renders all count; a change asks for a render.
   const lines = useRef([...suggested]);
-  const [at, setAt] = useState(0);
-  const [, redraw] = useState(0);
   const current = useRef(0);
+  const [, redraw] = useState(0);
   const save = () => {
     const kept = lines.current.map((p) => p.trim()).filter(Boolean);
     if (kept.length > 0) onSave(kept);
   };
   const move = (by: number) => {
     current.current = (current.current + by + lines.current.length) % lines.current.length;
-    setAt(current.current);
+    redraw((n) => n + 1);
   };
   useInput((input, key) => {
     if (key.escape) return onCancel();
@@ -37,6 +37,7 @@ export function AlwaysPatterns({ suggested, onSave, onCancel }: AlwaysPatternsPr
     lines.current[i] = typeInto(lines.current[i]!, input, key, (line) => ((lines.current[i] = line), save(), line));
     redraw((n) => n + 1);
   });
+  const at = current.current;
   return (
     <Box flexDirection="column">
       <Text>always allow {lines.current.length > 1 ? `these ${lines.current.length} patterns` : "this pattern"} (saved to the rules file):</Text>
