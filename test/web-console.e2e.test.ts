@@ -247,4 +247,26 @@ describe("the browser console", () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it("gatehouse run --wait ends with its turn once the browser answers its call", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const scenario = cluster.scenario("run", [{ toolCalls: [{ tool: "shell_exec", args: { command: "echo from-run > run.txt" } }] }, { text: "run finished" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    const bin = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+    const args = ["run", "--prompt", "go", "--wait", "--server", cluster.url, "--worker", "w1", "--scenario", scenario];
+    const run = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GATEHOUSE_CLIENT_TOKEN: CLIENT_TOKEN } });
+    let stdout = "";
+    run.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => run.once("exit", resolve));
+    try {
+      const shell = card(page, "shell_exec");
+      await shell.waitFor({ timeout: 20_000 });
+      await shell.getByRole("button", { name: /Approve once/ }).click();
+      expect(await exited).toBe(0);
+      expect(stdout).toMatch(/approved by ada\n[\s\S]*run finished\nturn ended: completed\n$/);
+      expect(fs.readFileSync(path.join(cluster.workDir, "run.txt"), "utf8")).toBe("from-run\n");
+    } finally {
+      run.kill("SIGKILL");
+    }
+  });
 });
