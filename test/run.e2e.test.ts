@@ -134,7 +134,8 @@ describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
   it("on a terminal: a batch's asks come one at a time, output never runs into the [y/N] line, and run ends when another client answers", async () => {
     // The first call is critical: once is all the server takes for it, and all run offers.
     const r = await remote([{ text: "Two.", toolCalls: [shell("dd if=/dev/zero of=/dev/null count=1"), shell("echo two > two.txt")] }, { text: "finished" }]);
-    const t = (tmux = new Tmux(`node ${BIN} run ${r.args.join(" ")}`, 150, 40));
+    // Narrow, so that the questions wrap: a question taken off the screen goes with all its rows.
+    const t = (tmux = new Tmux(`node ${BIN} run ${r.args.join(" ")}`, 60, 40));
     await t.waitFor(
       /\? shell_exec echo two > two\.txt asks[^\n]*\n(.*\n)*approve shell_exec dd if=\/dev\/zero of=\/dev\/null count=1 once\? \[y\/N\] *$/m,
       "the first question, below the second ask",
@@ -148,6 +149,8 @@ describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
     expect(await cluster!.client().tool.approve.mutate({ sessionId: second.sessionId, approvalId: second.approvalId })).toEqual({ applied: true });
     const screen = await t.waitFor(/turn ended: completed\n(.*\n)*EXITED 0/, "run to end by itself");
     expect(screen).toMatch(/^ +approved by ada$/m);
+    // Output that came while a question was open is there whole, every row of it.
+    expect(screen).toMatch(/^\? shell_exec echo two > two\.txt asks: static rule \* "\*": ask at \S+permissions\.jsonc:1:3$/m);
     // A question line holds the question and what was typed to answer it, nothing else.
     expect(screen).not.toMatch(/\[y\/N\](?! ?[yn]?$)/m);
     // The question another client answered is gone from the screen.

@@ -7,9 +7,6 @@ interface Open {
   rl: readline.Interface;
 }
 
-/** Erases the line the cursor is on and goes to its start. */
-const CLEAR_LINE = "\r\x1b[2K";
-
 /**
  * `gatehouse run`'s questions on a terminal, one line each: y approves once (the one answer every
  * call takes, a critical one too), anything else denies. One question is open at a time; the
@@ -36,31 +33,50 @@ export class TerminalQuestions {
     const queued = this.waiting.findIndex((a) => a.approvalId === approvalId);
     if (queued >= 0) this.waiting.splice(queued, 1);
     if (this.open?.approval.approvalId !== approvalId) return;
-    this.output.write(CLEAR_LINE);
+    this.takeOff();
     this.dismiss();
     this.next();
   }
 
-  /** Writes output; an open question is taken off its line first and shown again below it, with what was typed. */
+  /**
+   * Writes output; an open question is taken off the screen first and asked again below it, with
+   * what was typed. It is asked anew rather than redrawn: a redraw moves up as many rows as the
+   * question took before, into the output.
+   */
   print(write: () => void): void {
     if (!this.open) return write();
-    this.output.write(CLEAR_LINE);
+    const { approval, rl } = this.open;
+    const typed = rl.line;
+    this.takeOff();
+    this.dismiss();
     write();
-    this.open.rl.prompt(true);
+    this.question(approval, typed);
   }
 
   /** Drops every question: the turn has ended. */
   close(): void {
     this.waiting.length = 0;
     if (!this.open) return;
-    this.output.write(CLEAR_LINE);
+    this.takeOff();
     this.dismiss();
+  }
+
+  /** Erases the open question from the screen, every row of it where it wrapped, and leaves the cursor where it began. */
+  private takeOff(): void {
+    const { rows } = this.open!.rl.getCursorPos();
+    readline.moveCursor(this.output, 0, -rows);
+    readline.cursorTo(this.output, 0);
+    readline.clearScreenDown(this.output);
   }
 
   private next(): void {
     const approval = this.waiting.shift();
     if (!approval) return;
     this.showCall(approval);
+    this.question(approval, "");
+  }
+
+  private question(approval: ApprovalRequired, typed: string): void {
     const rl = readline.createInterface({ input: this.input, output: this.output });
     this.open = { approval, rl };
     // The question reads keys raw: Ctrl+C there stops the run, as it does anywhere else in it.
@@ -72,6 +88,7 @@ export class TerminalQuestions {
       this.dismiss();
       void this.answer(approval, answer.trim().toLowerCase() === "y").finally(() => this.open || this.next());
     });
+    if (typed) rl.write(typed);
   }
 
   /** What the call would do, escaped and marked, above its question. */
