@@ -3,14 +3,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_TOKEN, Cluster } from "./support/cluster.js";
+import { CLIENT_TOKEN, Cluster, Events, waitUntil } from "./support/cluster.js";
+import { Tmux } from "./support/tmux.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const NO_MODEL = { ...process.env, GATEHOUSE_MODEL: "", CI: "" };
 
 let cluster: Cluster | undefined;
 let root: string | undefined;
+let tmux: Tmux | undefined;
 afterEach(async () => {
+  tmux?.kill();
+  tmux = undefined;
   await cluster?.stop();
   cluster = undefined;
   if (root) fs.rmSync(root, { recursive: true, force: true });
@@ -22,15 +26,20 @@ function folder(): string {
   return root;
 }
 
-/** `gatehouse run ...` to its end, without a terminal. */
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** `gatehouse run ...` without a terminal; `output()` reads what it wrote so far. */
+function started(args: string[]) {
   const child = spawn(process.execPath, [BIN, "run", ...args], { stdio: ["ignore", "pipe", "pipe"], env: NO_MODEL });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
+  const out = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk: Buffer) => (out.stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (out.stderr += chunk.toString()));
+  const ended = new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once("close", (status) => resolve({ status, ...out })),
+  );
+  return { output: () => out, ended };
 }
+
+/** `gatehouse run ...` to its end, without a terminal. */
+const run = (args: string[]) => started(args).ended;
 
 const events = (stdout: string) =>
   stdout
@@ -107,5 +116,71 @@ describe("gatehouse run", () => {
     const r = await run(["--prompt", "go", "--server", cluster.url, "--token", CLIENT_TOKEN, "--worker", "w1", "--scenario", scenario]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("played from the given scenario");
+  });
+});
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+const ASK_SHELL = `{ "*": "ask", "read_file": "allow", "write_file": "allow" }`;
+
+describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
+  /** A cluster whose worker w1 asks for shell commands, and the flags of a run there playing `steps`. */
+  async function remote(steps: unknown[]) {
+    cluster = await Cluster.start({ rules: ASK_SHELL });
+    const scenario = cluster.scenario("asks", steps);
+    const events = new Events(cluster.client(), {});
+    return { events, args: ["--prompt", "go", "--server", cluster.url, "--token", CLIENT_TOKEN, "--worker", "w1", "--scenario", scenario] };
+  }
+
+  it("on a terminal: a batch's asks come one at a time, output never runs into the [y/N] line, and run ends when another client answers", async () => {
+    // The first call is critical: once is all the server takes for it, and all run offers.
+    const r = await remote([{ text: "Two.", toolCalls: [shell("dd if=/dev/zero of=/dev/null count=1"), shell("echo two > two.txt")] }, { text: "finished" }]);
+    // Narrow, so that the questions wrap: a question taken off the screen goes with all its rows.
+    const t = (tmux = new Tmux(`node ${BIN} run ${r.args.join(" ")}`, 60, 40));
+    await t.waitFor(
+      /\? shell_exec echo two > two\.txt asks[^\n]*\n(.*\n)*approve shell_exec dd if=\/dev\/zero of=\/dev\/null count=1 once\? \[y\/N\] *$/m,
+      "the first question, below the second ask",
+    );
+    t.type("y");
+    t.keys("Enter");
+    await t.waitFor(/approve shell_exec echo two > two\.txt once\? \[y\/N\] *$/m, "the second question");
+    const first = await r.events.next("tool_approval_resolved");
+    expect(first).toMatchObject({ outcome: "approved", scope: "once", by: "ada" });
+    const second = await r.events.next("tool_approval_required", (e) => e.arguments.includes("two.txt"), 10_000);
+    expect(await cluster!.client().tool.approve.mutate({ sessionId: second.sessionId, approvalId: second.approvalId })).toEqual({ applied: true });
+    const screen = await t.waitFor(/turn ended: completed\n(.*\n)*EXITED 0/, "run to end by itself");
+    expect(screen).toMatch(/^ +approved by ada$/m);
+    // Output that came while a question was open is there whole, every row of it.
+    expect(screen).toMatch(/^\? shell_exec echo two > two\.txt asks: static rule \* "\*": ask at \S+permissions\.jsonc:1:3$/m);
+    // A question line holds the question and what was typed to answer it, nothing else.
+    expect(screen).not.toMatch(/\[y\/N\](?! ?[yn]?$)/m);
+    // The question another client answered is gone from the screen.
+    expect(screen).not.toContain("approve shell_exec echo two");
+    expect(fs.readFileSync(path.join(cluster!.workDir, "two.txt"), "utf8")).toBe("two\n");
+  });
+
+  it("without a terminal, in a mode other than strict: says nobody can answer here, aborts the turn, exits 4", async () => {
+    const r = await remote([{ text: "Writing.", toolCalls: [shell("echo made > made.txt")] }, { text: "never" }]);
+    const done = await run([...r.args, "--mode", "default"]);
+    expect(done.status, done.stderr).toBe(4);
+    expect(done.stderr).toContain(
+      "gatehouse: nobody can answer shell_exec echo made > made.txt here: there is no terminal. The turn is aborted; --wait waits for another client to answer, --mode strict denies what asks\n",
+    );
+    expect(done.stdout).toContain("turn ended: aborted");
+    expect((await r.events.next("tool_approval_resolved")).outcome).toBe("cancelled");
+    expect(fs.existsSync(path.join(cluster!.workDir, "made.txt"))).toBe(false);
+  });
+
+  it("--wait without a terminal waits for another client's answer, then ends with the turn", async () => {
+    const r = await remote([{ text: "Writing.", toolCalls: [shell("echo made > made.txt")] }, { text: "finished" }]);
+    const child = started([...r.args, "--wait"]);
+    await waitUntil(() => child.output().stderr.includes("waiting for another client to answer shell_exec echo made > made.txt"), 20_000, "the wait");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(child.output().stdout).not.toContain("turn ended");
+    const ask = await r.events.next("tool_approval_required");
+    await cluster!.client().tool.approve.mutate({ sessionId: ask.sessionId, approvalId: ask.approvalId });
+    const done = await child.ended;
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/approved by ada\n[\s\S]*finished\nturn ended: completed\n$/);
+    expect(fs.readFileSync(path.join(cluster!.workDir, "made.txt"), "utf8")).toBe("made\n");
   });
 });

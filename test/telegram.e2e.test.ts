@@ -18,6 +18,8 @@ const steps = [
   { text: "Done one." },
   { when: { userContains: "list" }, text: "", toolCalls: [shell("ls -la")] },
   { text: "Listed." },
+  { when: { userContains: "device" }, text: "", toolCalls: [shell("dd if=/dev/zero of=/dev/null count=1")] },
+  { text: "Wrote to the device." },
   { when: { userContains: "write" }, text: "", toolCalls: [{ tool: "write_file", args: { path: "notes.txt", content: LONG } }] },
   { when: { resultContains: "docs" }, text: "I was told: {{lastResult}}" },
   { when: { userContains: "other" }, text: "", toolCalls: [shell("echo other")] },
@@ -109,6 +111,17 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     await answered(card, "Approved always by ada-telegram");
     await said("Listed.");
     expect(fs.readFileSync(cluster.rulesFile, "utf8")).toContain('"ls *": "allow"');
+  });
+
+  it("offers a critical call once only: Approve and Deny, and the card says why", async () => {
+    api.userSends(ADA, "write to the device");
+    const card = await cardFor("dd if=/dev/zero of=/dev/null");
+    expect(card.text).toContain("<i>Critical: approve once only.</i>");
+    expect(card.replyMarkup?.inline_keyboard?.flat().map((b) => b.text)).toEqual(["Approve", "Deny"]);
+    const press = api.press(ADA, card.messageId, api.button(card, "Approve"));
+    expect(await api.waitForAnswer(press)).toBe("Approved (once).");
+    await answered(card, "Approved once by ada-telegram");
+    await said("Wrote to the device.");
   });
 
   it("sends a long diff as a document, and denies with the feedback replied", async () => {

@@ -77,7 +77,7 @@ describe("the terminal client, driven in tmux", () => {
 
     await t.waitFor(/\$ echo second-call/, "the second approval");
     t.keys("a");
-    await t.waitFor(/always allow pattern \(Enter saves, Esc goes back\): echo \*/, "the pattern editor");
+    await t.waitFor(/always allow this pattern \(saved to the rules file\):\s*│\n│ › echo \*/, "the pattern editor");
     t.keys("Enter");
     await t.waitFor(/✓ done shell_exec echo second-call +· approved by .*always: echo \*/, "the second call to run");
     const third = await t.waitFor(/✓ done shell_exec echo third-call +· (runtime|static) rule shell_exec "echo \*"/, "the third call, allowed by the new rule");
@@ -148,6 +148,43 @@ describe("the person's own !command", () => {
   });
 });
 
+describe("always, with more than one pattern", () => {
+  it("shows every pattern, saves each as edited, and the next such call runs without asking", async () => {
+    const s = setup([
+      { text: "Writing.", toolCalls: [shell("echo hello > x && ls -l x")] },
+      { text: "Again.", toolCalls: [shell("echo hello > y && ls -l y")] },
+      { text: "Other words.", toolCalls: [shell("echo bye && ls -l y")] },
+      { text: "done" },
+    ]);
+    fs.writeFileSync(s.rules, `{ "*": "ask", "write_file": "allow" }\n`);
+    const t = (tmux = new Tmux(`node ${BIN} --dir ${s.work} --data-dir ${s.data} --scenario ${s.scenario}`));
+    await t.waitFor(/a prompt, !command/, "the input line");
+    t.type("go");
+    t.keys("Enter");
+    await t.waitFor(/\$ echo hello > x && ls -l x[\s\S]*a always \(echo \*, ls \*\)/, "the first approval, both patterns named");
+    t.keys("a");
+    await t.waitFor(/always allow these 2 patterns \(saved to the rules file\):\s*│\n│ › echo \* +│\n│ {3}ls \* +│/, "both patterns to edit");
+    t.keys("BSpace");
+    t.type("hello *");
+    t.keys("Down", "BSpace");
+    t.type("-l *");
+    await t.waitFor(/│ {3}echo hello \* +│\n│ › ls -l \* +│/, "both edits on screen");
+    t.keys("Enter");
+    await t.waitFor(/✓ done shell_exec echo hello > x && ls -l x +· approved by .*always: echo hello \*, ls -l \*/, "the first call to run");
+    const again = await t.waitFor(/✓ done shell_exec echo hello > y && ls -l y +· /, "the second call, allowed by the saved rules");
+    expect(again).not.toMatch(/\$ echo hello > y/);
+    await t.waitFor(/\$ echo bye && ls -l y[\s\S]*a always \(echo \*\)/, "a call the edited pattern does not cover, asking");
+    t.keys("y");
+    await t.waitFor(/✓ done shell_exec echo bye && ls -l y[\s\S]*done/, "the last call to run");
+    const rules = fs.readFileSync(s.rules, "utf8");
+    expect(rules).toMatch(/"echo hello \*": "allow", \/\/ approved by /);
+    expect(rules).toMatch(/"ls -l \*": "allow" \/\/ approved by /);
+    expect(rules).not.toMatch(/"(echo|ls) \*"/);
+    t.keys("C-c");
+    await t.waitFor(/EXITED 0/, "a clean exit");
+  });
+});
+
 describe("an invalid permissions file", () => {
   it("says where it is wrong; the prompt still shows the call's own tier, its diff and a narrow always pattern", async () => {
     const s = setup([{ text: "Writing.", toolCalls: [{ tool: "write_file", args: { path: "notes.txt", content: "new notes\n" } }] }, { text: "done" }]);
@@ -177,7 +214,7 @@ describe("the demo's own data directory", () => {
     await t.waitFor(/approval +write_file tier write[\s\S]*a always/, "the write's ask");
     expect(t.screen()).not.toMatch(/Gatehouse checkout itself/);
     t.keys("a");
-    await t.waitFor(/always allow pattern/, "the pattern editor");
+    await t.waitFor(/always allow this pattern/, "the pattern editor");
     t.keys("Enter");
     await t.waitFor(/✓ done write_file gatehouse-demo\.md/, "the write to run");
     const demoRules = path.join(root, "demo", "workers", "demo", "permissions.jsonc");
@@ -250,7 +287,11 @@ describe("gatehouse --demo", () => {
         ),
         "the explore subagent read and its write vetoed, then its task done",
       );
-      await t.waitFor(/critical: dd writes to a device/, "the critical pattern");
+      const critical = await t.waitFor(
+        /critical: dd writes to a device[\s\S]*y once +\(critical: approve once only\) +n deny/,
+        "the critical pattern, once only",
+      );
+      expect(critical.slice(critical.lastIndexOf("critical: dd writes"))).not.toMatch(/s session|a always/);
       t.keys("N");
       await t.waitFor(/turn ended: rejected/, "the hard deny to end the turn");
       t.keys("C-c");

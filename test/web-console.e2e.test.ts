@@ -170,6 +170,26 @@ describe("the browser console", () => {
     expect(explained.decision).toMatchObject({ action: "allow", rule: { pattern: "npm run *" } });
   });
 
+  it("offers a critical call once only: no session or always button, s and a do nothing, y approves once", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const s = await session(cluster, [{ toolCalls: [{ tool: "shell_exec", args: { command: "dd if=/dev/zero of=/dev/null count=1" } }] }, { text: "written" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await s.prompt();
+    const shell = card(page, "shell_exec");
+    await shell.waitFor();
+    expect(await shell.locator(".critical").textContent()).toBeTruthy();
+    expect(await shell.getByTestId("once-only").textContent()).toBe("Critical: approve once only");
+    expect(await shell.locator(".answers button").allInnerTexts()).toEqual(["Approve once y", "Deny… n", "Deny hard N", "Show all v"]);
+    await shell.focus();
+    await page.keyboard.press("s");
+    await page.keyboard.press("a");
+    expect(await shell.locator("form").count()).toBe(0);
+    expect(s.events.of("tool_approval_resolved")).toEqual([]);
+    await page.keyboard.press("y");
+    expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", scope: "once" });
+    await s.events.next("turn_ended");
+  });
+
   it("two browsers see the same approval, a cut diff shows whole on v; one answer applies and the other card goes", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n");
@@ -225,6 +245,28 @@ describe("the browser console", () => {
     } finally {
       server.kill("SIGKILL");
       fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("gatehouse run --wait ends with its turn once the browser answers its call", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const scenario = cluster.scenario("run", [{ toolCalls: [{ tool: "shell_exec", args: { command: "echo from-run > run.txt" } }] }, { text: "run finished" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    const bin = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
+    const args = ["run", "--prompt", "go", "--wait", "--server", cluster.url, "--worker", "w1", "--scenario", scenario];
+    const run = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GATEHOUSE_CLIENT_TOKEN: CLIENT_TOKEN } });
+    let stdout = "";
+    run.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => run.once("exit", resolve));
+    try {
+      const shell = card(page, "shell_exec");
+      await shell.waitFor({ timeout: 20_000 });
+      await shell.getByRole("button", { name: /Approve once/ }).click();
+      expect(await exited).toBe(0);
+      expect(stdout).toMatch(/approved by ada\n[\s\S]*run finished\nturn ended: completed\n$/);
+      expect(fs.readFileSync(path.join(cluster.workDir, "run.txt"), "utf8")).toBe("from-run\n");
+    } finally {
+      run.kill("SIGKILL");
     }
   });
 });

@@ -141,6 +141,15 @@ export class Cluster {
     return file;
   }
 
+  /** A session on w1 whose scripted model plays `steps`, its events recorded, and its first prompt sent once it is followed. */
+  async promptedSession(client: GatehouseClient, steps: unknown[]): Promise<{ id: string; events: Events }> {
+    const info = await client.session.create.mutate({ workerId: "w1", scenario: this.scenario(`s-${Date.now()}`, steps) });
+    const events = new Events(client, { sessionId: info.id });
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    return { id: info.id, events };
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.clients.map((c) => closeClient(c)));
     this.worker?.kill("SIGKILL");

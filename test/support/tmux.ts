@@ -20,7 +20,7 @@ export class Tmux {
   }
 
   type(text: string): void {
-    this.tmux("send-keys", "-t", "main", "-l", text);
+    this.tmux("send-keys", "-t", "main", "-l", "--", text);
   }
 
   /** The screen with its scrollback, lines joined. */

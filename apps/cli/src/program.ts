@@ -16,7 +16,9 @@ import { TRUST_HELP } from "./trust-flags.js";
 
 const MODELS_HELP = `models: --model openai:gpt-4o, anthropic:claude-sonnet-4-5, ollama:qwen2.5-coder, ... (docs/models.md)`;
 const EXIT_HELP = `exit codes: 0 done, 1 an error, 2 bad arguments, a bad configuration or a rules file that does not parse or validate`;
-const RUN_EXIT_HELP = `exit codes: 0 the turn completed, 1 an error, 2 bad arguments or no model configured, 3 a call was denied`;
+const RUN_EXIT_HELP =
+  "exit codes: 0 the turn completed, 1 an error, 2 bad arguments or no model configured, 3 a call was denied, " +
+  "4 a call asked and nobody could answer it here (no terminal and no --wait; the turn is aborted)";
 
 interface CommandSpec<T extends OptionTable> {
   name: string;
@@ -88,8 +90,11 @@ export function buildProgram(done: (exitCode: number) => void): Command {
       name: "run",
       summary: "one turn without the terminal client, for scripts",
       description:
-        "One turn without the terminal client, printed as lines (or JSON lines). Without a terminal, what would ask is " +
-        "denied (strict mode). With no model configured, a --scenario is needed.",
+        "One turn without the terminal client, printed as lines (or JSON lines). On a terminal, what asks is asked there " +
+        "(y approves once; another client may answer it too). Without a terminal (stdin or stderr not a TTY), the mode is " +
+        "strict unless --mode or --wait says otherwise, so what would ask is denied; in another mode a call that asks " +
+        "aborts the turn and exits 4, unless --wait waits for another client to answer it (the mode is then default). " +
+        "With no model configured, a --scenario is needed.",
       options: RUN_OPTIONS,
       footer: `${RUN_EXIT_HELP}\n${TRUST_HELP}`,
       run: async (values) => (await import("./commands/run.js")).runCommand(values),

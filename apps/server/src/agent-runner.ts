@@ -21,6 +21,7 @@ import { now } from "./clock.js";
 import { mayMovePaths, RunTimeDecisions, type Since } from "./run-time-decision.js";
 import { workerRealPaths } from "./worker-real-paths.js";
 import { grantedBy } from "./granted.js";
+import { missingToolDecision, missingToolReason } from "./missing-tools.js";
 import { auditEntry, ruleLabel } from "./audit-entry.js";
 
 export interface RunnerOptions {
@@ -320,7 +321,11 @@ export class AgentRunner {
   /** The decision and the approval of each call of a batch; a call already `known` (an unfinished turn carried on) keeps what it has. */
   private async prepare(session: SessionInfo, calls: ModelToolCall[], known: (Prepared | undefined)[]): Promise<Prepared[]> {
     const fresh = (i: number) => known[i] === undefined;
-    const decisions = calls.map((c, i) => (!fresh(i) || c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
+    const missing = await this.missingTools(session);
+    const evaluated = calls.map((c, i) => (!fresh(i) || c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
+    // A call the rules deny keeps their reason (an agent's veto of `task`, say); any other is denied for want of its tool.
+    const lacking = calls.map((c, i) => (evaluated[i] && evaluated[i].action !== "deny" ? missing(c.toolName) : null));
+    const decisions = evaluated.map((d, i) => (d && lacking[i] ? missingToolDecision(d, lacking[i]) : d));
     const asks = (i: number) => decisions[i]?.action === "ask";
     const covered = await Promise.all(calls.map((c, i) => (asks(i) ? this.cover(session, c) : null)));
     const approvals = await Promise.all(
@@ -332,7 +337,23 @@ export class AgentRunner {
         );
       }),
     );
-    return calls.map((_, i) => known[i] ?? { decision: decisions[i] ?? null, approval: approvals[i] ?? null, covered: covered[i] });
+    for (const [i, why] of lacking.entries()) if (why) await this.auditDecision(session, calls[i]!, decisions[i]!);
+    return calls.map(
+      (c, i) =>
+        known[i] ?? {
+          decision: decisions[i] ?? null,
+          approval: approvals[i] ?? null,
+          covered: covered[i],
+          ...(lacking[i] ? { result: notRun("denied", toolMessages.missing(c.toolName, lacking[i])) } : {}),
+        },
+    );
+  }
+
+  /** Why a tool cannot run in the session (see missing-tools.ts); never, while its worker is not known here (its calls wait for it). */
+  private async missingTools(session: SessionInfo): Promise<(tool: string) => string | null> {
+    if (!this.options.registry.get(session.workerId)) return () => null;
+    const offered = new Set((await this.options.toolsFor(session)).map((t) => t.name));
+    return (tool) => (offered.has(tool) ? null : missingToolReason(session.workerId, tool));
   }
 
   /** What a person is shown for a call that asks, and what their approval will cover. */

@@ -23,6 +23,7 @@ const REJECTION_OUTCOME = { denied: "rejected", cancelled: "cancelled", timed_ou
 /** What the model receives as the result of a call that did not run. */
 export const toolMessages = {
   denied: (tool: string, reason: string) => `ToolDeniedError: the permission rules deny this ${tool} call: ${reason}`,
+  missing: (tool: string, reason: string) => `ToolDeniedError: this ${tool} call was denied: ${reason}`,
   rejected: (tool: string, r: Resolution) => {
     if (r.outcome === "timed_out") return `ToolRejectedError: nobody answered the approval request for this ${tool} call in time; it was not run.`;
     if (r.outcome === "cancelled") return `ToolRejectedError: the approval request for this ${tool} call was cancelled; it was not run.`;

@@ -34,9 +34,14 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number; p
     workerId: "w1",
     workDir,
     home: root,
+    // The built-in tools with the tiers a real worker gives them: a call of any other tool is denied as missing.
     tools: [
       { name: "shell_exec", description: "", inputSchema: {}, tier: "exec" },
       { name: "read_file", description: "", inputSchema: {}, tier: "read" },
+      { name: "write_file", description: "", inputSchema: {}, tier: "write" },
+      { name: "edit_file", description: "", inputSchema: {}, tier: "write" },
+      { name: "glob", description: "", inputSchema: {}, tier: "read" },
+      { name: "grep", description: "", inputSchema: {}, tier: "read" },
     ],
     agents: [],
     skills: [],

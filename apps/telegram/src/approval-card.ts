@@ -1,5 +1,5 @@
 import type { ApprovalRequired, EventOf, Presentation } from "@gatehouse/protocol";
-import { approvalMark, describeMark, inSight, safeLine, safePresentation, type Cut } from "@gatehouse/protocol/show";
+import { approvalMark, describeMark, inSight, onceOnly, safeLine, safePresentation, type Cut } from "@gatehouse/protocol/show";
 import { describeCall } from "@gatehouse/client-text";
 import { InlineKeyboard } from "grammy";
 import { cut, esc, escShown, short } from "./html.js";
@@ -46,16 +46,23 @@ export function approvalCard(e: ApprovalRequired, inlineChars = INLINE_CHARS): C
     }
   }
   for (const line of describeMark(approvalMark(e, cuts))) lines.push(`<b>⚠ ${escShown(line)}</b>`);
-  if (e.suggestedPatterns.length > 0) lines.push(`Always would save: ${e.suggestedPatterns.map((x) => `<code>${esc(cut(x, 200))}</code>`).join(", ")}`);
-  else lines.push('<i>No "always" for this call.</i>');
+  const limit = onceOnly(e);
+  if (limit) lines.push(`<i>${esc(limit[0]!.toUpperCase() + limit.slice(1))}.</i>`);
+  else lines.push(`Always would save: ${e.suggestedPatterns.map((x) => `<code>${esc(cut(x, 200))}</code>`).join(", ")}`);
   return { text: lines.join("\n"), attach };
 }
 
-/** Approve, Session, Always (with its pattern) and Deny. */
+/** What Session and Always would save: nothing for a call the server approves once only, which then offers neither. */
+export const rememberedPatterns = (e: ApprovalRequired): string[] => (onceOnly(e) ? [] : e.suggestedPatterns);
+
+/** Approve, Session and Always (with its patterns) where the call may be remembered, and Deny. */
 export function approvalKeyboard(key: string, patterns: string[]): InlineKeyboard {
-  const kb = new InlineKeyboard().text("Approve", `ap:${key}`).text("Session", `as:${key}`).row();
-  if (patterns.length > 0) kb.text(`Always: ${cut(safeLine(patterns.join(", ")), 48)}`, `aa:${key}`).row();
-  return kb.text("Deny", `dn:${key}`);
+  const kb = new InlineKeyboard().text("Approve", `ap:${key}`);
+  if (patterns.length > 0)
+    kb.text("Session", `as:${key}`)
+      .row()
+      .text(`Always: ${cut(safeLine(patterns.join(", ")), 48)}`, `aa:${key}`);
+  return kb.row().text("Deny", `dn:${key}`);
 }
 
 /** While a denial waits for its feedback: deny without it, deny and end the turn, or go back. */

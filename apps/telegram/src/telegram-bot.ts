@@ -2,7 +2,7 @@ import type { ApprovalRequired, EventOf, GatehouseEvent } from "@gatehouse/proto
 import type { TlsClientOptions } from "@gatehouse/protocol/node";
 import { safePresentation } from "@gatehouse/protocol/show";
 import { Bot, GrammyError, InputFile, type Context } from "grammy";
-import { approvalCard, approvalKeyboard, denyKeyboard, NO_LONGER_PENDING, outcomeLine } from "./approval-card.js";
+import { approvalCard, approvalKeyboard, denyKeyboard, NO_LONGER_PENDING, outcomeLine, rememberedPatterns } from "./approval-card.js";
 import { BotState, type ApprovalRecord } from "./bot-state.js";
 import { registerCommands, COMMANDS } from "./commands.js";
 import { followLine } from "./follow-lines.js";
@@ -211,14 +211,14 @@ export class TelegramBot {
       approvalId: e.approvalId,
       sessionId: e.sessionId,
       text: card.text,
-      patterns: e.suggestedPatterns,
+      patterns: rememberedPatterns(e),
       ...(e.digest ? { digest: e.digest } : {}),
     });
     await this.inChat(chat, async () => {
       try {
         const sent = await this.bot.api.sendMessage(chat, card.text, {
           parse_mode: "HTML",
-          reply_markup: approvalKeyboard(rec.key, e.suggestedPatterns),
+          reply_markup: approvalKeyboard(rec.key, rec.patterns),
           link_preview_options: { is_disabled: true },
         });
         this.state.update(rec, { messageId: sent.message_id });

@@ -1,7 +1,7 @@
 import type { EventOf } from "@gatehouse/protocol";
 import { describe, expect, it } from "vitest";
 import { approval } from "../../terminal/test/fixtures.js";
-import { approvalCard, approvalKeyboard, INLINE_CHARS, outcomeLine } from "../src/approval-card.js";
+import { approvalCard, approvalKeyboard, INLINE_CHARS, outcomeLine, rememberedPatterns } from "../src/approval-card.js";
 
 const resolved = (over: Partial<EventOf<"tool_approval_resolved">>): EventOf<"tool_approval_resolved"> => ({
   type: "tool_approval_resolved",
@@ -50,13 +50,19 @@ describe("approval cards", () => {
     expect(card.text).toContain(`the whole diff (${diff.length} characters) follows as a file`);
   });
 
-  it("offer no Always where the server offers no pattern (a critical call)", () => {
-    const card = approvalCard(approval({ suggestedPatterns: [], suggestedPattern: "" }));
-    expect(card.text).toContain('No "always" for this call.');
-    const labels = approvalKeyboard("k1", [])
-      .inline_keyboard.flat()
-      .map((b) => b.text);
-    expect(labels).toEqual(["Approve", "Session", "Deny"]);
+  it("offer neither Session nor Always where the server takes once only, and say why", () => {
+    const labels = (patterns: string[]) =>
+      approvalKeyboard("k1", patterns)
+        .inline_keyboard.flat()
+        .map((b) => b.text);
+    const critical = approval({ decision: { ...approval().decision, critical: "fetch and execute" } });
+    expect(approvalCard(critical).text).toContain("<i>Critical: approve once only.</i>");
+    expect(approvalCard(critical).text).not.toContain("Always would save");
+    expect(labels(rememberedPatterns(critical))).toEqual(["Approve", "Deny"]);
+    const unsaved = approval({ suggestedPatterns: [], suggestedPattern: "" });
+    expect(approvalCard(unsaved).text).toContain("<i>No narrow pattern: approve once only.</i>");
+    expect(labels(rememberedPatterns(unsaved))).toEqual(["Approve", "Deny"]);
+    expect(labels(rememberedPatterns(approval()))).toEqual(["Approve", "Session", "Always: git push *", "Deny"]);
   });
 });
 

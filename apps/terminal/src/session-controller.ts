@@ -4,7 +4,8 @@ import { applyEvent, emptyView, interrupted, notice, type SessionView } from "./
 export type Connection = "connecting" | "online" | "reconnecting";
 
 /** A person's answer to an approval prompt. */
-export type Answer = { kind: "approve"; scope: "once" | "session" | "always"; pattern?: string } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
+export type Answer =
+  { kind: "approve"; scope: "once" | "session" | "always"; patterns?: string[] } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
 
 export interface ControllerState {
   view: SessionView;
@@ -221,7 +222,7 @@ export class SessionController {
         ? this.client.tool.approve.mutate({
             ...ref,
             scope: answer.scope,
-            ...(answer.pattern ? { pattern: answer.pattern } : {}),
+            ...(answer.patterns ? { patterns: answer.patterns } : {}),
             ...(approval.digest ? { digest: approval.digest } : {}),
           })
         : this.client.tool.deny.mutate({ ...ref, mode: answer.mode, ...(answer.feedback ? { feedback: answer.feedback } : {}) }),

@@ -34,15 +34,31 @@ async function prompt(queue: ApprovalRequired[]) {
 
 describe("the approval prompt", () => {
   it("shows the tool, its tier, why it asks, the command with its directory and the keys", async () => {
-    const a = approval({ decision: decision({ critical: "rm -r on / or the home directory" }) });
-    const p = await prompt([a]);
+    const p = await prompt([approval()]);
     expect(p.frame()).toContain("shell_exec tier exec");
     expect(p.frame()).toContain("why: the rules ask for shell commands");
     expect(p.frame()).toContain('rule: static rule shell_exec "*" (/data/permissions.jsonc:11:5)');
-    expect(p.frame()).toContain("critical: rm -r on / or the home directory");
     expect(p.frame()).toContain("in /work/project");
     expect(p.frame()).toContain(`$ git push origin feature-`);
     expect(p.frame()).toMatch(/y once +s session +a always \(git push \*\) +n deny with feedback +N deny hard +v view/);
+  });
+
+  it("a critical call offers once and the denials only, says so, and takes neither s nor a", async () => {
+    const a = approval({ decision: decision({ critical: "rm -r on / or the home directory" }), suggestedPattern: "", suggestedPatterns: [] });
+    const p = await prompt([a]);
+    expect(p.frame()).toContain("critical: rm -r on / or the home directory");
+    expect(p.frame()).toMatch(/y once +\(critical: approve once only\) +n deny with feedback +N deny hard +v view/);
+    expect(p.frame()).not.toMatch(/session|always/);
+    await p.press("s", "a");
+    expect(p.frame()).not.toContain("always allow");
+    expect(p.answers).toEqual([]);
+    await p.press("y");
+    expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "once" }]]);
+  });
+
+  it("a critical call with patterns still offers once only (the server would refuse anything else)", async () => {
+    const p = await prompt([approval({ decision: decision({ critical: "fetch and execute" }) })]);
+    expect(p.frame()).toMatch(/y once +\(critical: approve once only\) +n deny/);
   });
 
   it("shows a diff line by line and says how to see the rest of a long one", async () => {
@@ -76,17 +92,41 @@ describe("the approval prompt", () => {
     const a = approval();
     const p = await prompt([a]);
     await p.press("a");
-    expect(p.frame()).toContain("always allow pattern (Enter saves, Esc goes back): git push *");
+    expect(p.frame()).toMatch(/always allow this pattern \(saved to the rules file\): +│\n│ › git push \* +│\n│ Enter saves, Esc goes back/);
     await p.press("\x7f", "origin *", "\r");
-    expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "always", pattern: "git push origin *" }]]);
+    expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "always", patterns: ["git push origin *"] }]]);
   });
 
-  it("offers no always when the server suggests no pattern, and says why; a does nothing", async () => {
-    const a = approval({ decision: decision({ critical: "fetch and execute" }), suggestedPattern: "", suggestedPatterns: [] });
+  it("always shows every pattern it saves; ↑/↓ picks the one edited, an emptied one is dropped, Enter saves them all", async () => {
+    const patterns = ["echo *", "ls *", "grep *"];
+    const a = approval({ arguments: JSON.stringify({ command: "echo hi > x && ls -l x | grep x" }), suggestedPattern: "echo *", suggestedPatterns: patterns });
     const p = await prompt([a]);
-    expect(p.frame()).toMatch(/y once +s session +\(no always: critical, once at most\) +n deny with feedback/);
+    expect(p.frame()).toMatch(/a always \(echo \*, ls \*, grep \*\)/);
     await p.press("a");
-    expect(p.frame()).not.toContain("always allow pattern");
+    expect(p.frame()).toMatch(/always allow these 3 patterns \(saved to the rules file\):[^\n]*\n│ › echo \* +│\n│ {3}ls \* +│\n│ {3}grep \* +│/);
+    expect(p.frame()).toContain("↑/↓ picks the one to edit, Enter saves, Esc goes back");
+    await p.press("\x7f", "hi *", "\x1b[B", "\x7f", "-l *", "\x1b[B", "\x7f\x7f\x7f\x7f\x7f\x7f", "\x1b[A");
+    expect(p.frame()).toMatch(/│ {3}echo hi \* +│\n│ › ls -l \* +│\n│ {3} +│/);
+    expect(p.answers).toEqual([]);
+    await p.press("\r");
+    expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "always", patterns: ["echo hi *", "ls -l *"] }]]);
+  });
+
+  it("saves nothing while every pattern is empty", async () => {
+    const a = approval();
+    const p = await prompt([a]);
+    await p.press("a", "\x7f".repeat(10), "\r");
+    expect(p.answers).toEqual([]);
+    await p.press("ls *", "\r");
+    expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "always", patterns: ["ls *"] }]]);
+  });
+
+  it("offers neither session nor always when the server suggests no pattern, and says why", async () => {
+    const a = approval({ suggestedPattern: "", suggestedPatterns: [] });
+    const p = await prompt([a]);
+    expect(p.frame()).toMatch(/y once +\(no narrow pattern: approve once only\) +n deny with feedback/);
+    await p.press("a", "s");
+    expect(p.frame()).not.toContain("always allow");
     expect(p.answers).toEqual([]);
   });
 

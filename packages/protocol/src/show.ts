@@ -3,3 +3,4 @@ export { escapeCodePoint, isShowable, originalOf, safeLine, safeText, showJson, 
 export { lookAlikes, type LookAlike } from "./look-alikes.js";
 export { cutLine, describeCuts, inSight, SCREEN_LIMITS, type Cut, type InSight, type SightLimits } from "./in-sight.js";
 export { approvalMark, describeMark, safeArguments, safePresentation, type CallMark } from "./shown-call.js";
+export { onceOnly } from "./approval-answers.js";

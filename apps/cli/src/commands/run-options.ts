@@ -8,6 +8,7 @@ export const RUN_OPTIONS = {
   prompt: { value: "TEXT", help: "what to ask the model", required: true },
   ...MODE_OPTION,
   json: { help: "write every event as a JSON line (text deltas joined)" },
+  wait: { help: "without a terminal: wait for another client (the browser console, the Telegram bot, ...) to answer what asks, instead of exiting 4" },
   ...LOCAL_OPTIONS,
   server: { value: "URL", help: "run on this server instead of one started here" },
   ...tokenOptions({ ...CLIENT_TOKEN, help: "with --server: a client token of the server" }),

@@ -1,20 +1,9 @@
-import readline from "node:readline/promises";
-import {
-  approvalMark,
-  closeClient,
-  describeMark,
-  inSight,
-  safePresentation,
-  SCREEN_LIMITS,
-  type ApprovalRequired,
-  type GatehouseClient,
-  type GatehouseEvent,
-  type Mode,
-} from "@gatehouse/protocol";
+import { closeClient, type ApprovalRequired, type GatehouseClient, type GatehouseEvent, type Mode } from "@gatehouse/protocol";
 import { describeCall } from "@gatehouse/client-text";
 import { CliError } from "../cli-error.js";
 import { startLocal } from "../embedded.js";
 import { connectClient } from "../remote.js";
+import { TerminalQuestions } from "../terminal-questions.js";
 import { TurnPrinter } from "../turn-printer.js";
 import { modelChoice } from "../flags.js";
 import type { OptionValues } from "../options.js";
@@ -23,7 +12,8 @@ import { CLIENT_TOKEN, requiredToken } from "../token-flags.js";
 import { sandboxSettings } from "../sandbox-flags.js";
 import { trustOptions } from "../trust-flags.js";
 
-export const RUN_EXIT = { completed: 0, error: 1, denied: 3 } as const;
+/** `gatehouse run`'s exit codes (2, a usage error, is the CLI's own). */
+export const RUN_EXIT = { completed: 0, error: 1, denied: 3, unanswered: 4 } as const;
 
 interface Target {
   client: GatehouseClient;
@@ -61,31 +51,52 @@ async function target(flags: RunValues): Promise<Target> {
   return { client, workerId: local.workerId, session: {}, close: async () => (await closeClient(client), await local.close()) };
 }
 
-/** Asks on the terminal, one line per approval: y approves once, anything else denies. */
-async function askOnTerminal(client: GatehouseClient, a: ApprovalRequired): Promise<void> {
-  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-  const shown = a.presentation ? inSight(safePresentation(a.presentation).content.replace(/\n$/, ""), SCREEN_LIMITS) : null;
-  if (shown) process.stderr.write(`${shown.text.replace(/^/gm, "  | ")}\n`);
-  for (const line of describeMark(approvalMark(a, shown?.cuts))) process.stderr.write(`  ! ${line}\n`);
-  const answer = await rl.question(`approve ${describeCall(a.toolName, a.arguments, 200)}? [y/N] `);
-  rl.close();
-  const ref = { sessionId: a.sessionId, approvalId: a.approvalId };
-  await (answer.trim().toLowerCase() === "y"
-    ? client.tool.approve.mutate({ ...ref, ...(a.digest ? { digest: a.digest } : {}) })
-    : client.tool.deny.mutate({ ...ref, feedback: "denied at the terminal" }));
+/** What a run without a terminal says of a call that asks, when it does not wait for another client. */
+const nobodyHere = (a: ApprovalRequired) =>
+  `nobody can answer ${describeCall(a.toolName, a.arguments, 200)} here: there is no terminal. The turn is aborted; ` +
+  `--wait waits for another client to answer, --mode strict denies what asks\n`;
+
+/** How a run meets a call that asks: on its terminal, by waiting for another client, or by giving up on the turn. */
+interface Asker {
+  ask(a: ApprovalRequired): void;
+  resolved(approvalId: string): void;
+  print(write: () => void): void;
+  close(): void;
+}
+
+function askerFor(client: GatehouseClient, interactive: boolean, wait: boolean, giveUp: (a: ApprovalRequired) => void): Asker {
+  if (interactive) return new TerminalQuestions(client);
+  const ask = wait
+    ? (a: ApprovalRequired) =>
+        process.stderr.write(`waiting for another client to answer ${describeCall(a.toolName, a.arguments, 200)} (approval ${a.approvalId})\n`)
+    : giveUp;
+  return { ask, resolved: () => undefined, print: (write) => write(), close: () => undefined };
 }
 
 /**
- * `gatehouse run --prompt TEXT [--mode MODE] [--json]`: one turn, printed as lines, then exits 0
- * (completed), 3 (a call was denied) or 1 (error). Without a terminal, asks are denied (strict).
+ * `gatehouse run --prompt TEXT [--mode MODE] [--json] [--wait]`: one turn, printed as lines, then
+ * exits with a RUN_EXIT code. Without a terminal, what asks is denied (strict) unless a mode is
+ * given; then an ask ends the run (4) unless `--wait` waits for another client to answer it.
  */
 export async function runCommand(values: RunValues): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  const mode: Mode = values.mode ?? (interactive ? "default" : "strict");
+  const wait = values.wait === true;
+  const mode: Mode = values.mode ?? (interactive || wait ? "default" : "strict");
   const where = await target(values);
+  let unanswered: ApprovalRequired | null = null;
   try {
     const session = await where.client.session.create.mutate({ workerId: where.workerId, mode, ...where.session });
-    const printer = new TurnPrinter((line) => process.stdout.write(`${line}\n`), values.json === true, session.id);
+    // A turn that could not be aborted is not waited for.
+    let stop!: (err: unknown) => void;
+    const unstoppable = new Promise<never>((_, reject) => (stop = reject));
+    const giveUp = (a: ApprovalRequired) => {
+      if (unanswered) return;
+      unanswered = a;
+      process.stderr.write(`gatehouse: ${nobodyHere(a)}`);
+      void where.client.agent.abort.mutate({ sessionId: session.id }).catch((err: unknown) => stop(err));
+    };
+    const asker = askerFor(where.client, interactive, wait, giveUp);
+    const printer = new TurnPrinter((line) => asker.print(() => process.stdout.write(`${line}\n`)), values.json === true, session.id);
     let started!: () => void;
     const subscribed = new Promise<void>((resolve) => (started = resolve));
     const ended = new Promise<Extract<GatehouseEvent, { type: "turn_ended" }>>((resolve) => {
@@ -95,9 +106,11 @@ export async function runCommand(values: RunValues): Promise<number> {
           onStarted: () => started(),
           onData: ({ id, data }) => {
             const e = data as GatehouseEvent;
+            if (e.type === "tool_approval_resolved") asker.resolved(e.approvalId);
             printer.print(id, e);
-            if (e.type === "tool_approval_required" && interactive) void askOnTerminal(where.client, e);
+            if (e.type === "tool_approval_required") asker.ask(e);
             if (e.type === "turn_ended" && e.sessionId === session.id) {
+              asker.close();
               sub.unsubscribe();
               resolve(e);
             }
@@ -107,7 +120,8 @@ export async function runCommand(values: RunValues): Promise<number> {
     });
     await subscribed;
     await where.client.agent.prompt.mutate({ sessionId: session.id, text: values.prompt });
-    const end = await ended;
+    const end = await Promise.race([ended, unstoppable]);
+    if (unanswered) return RUN_EXIT.unanswered;
     if (printer.error || end.reason === "error" || end.reason === "step_limit") return RUN_EXIT.error;
     if (printer.denied.length > 0 || end.reason === "rejected") {
       if (!values.json) process.stderr.write(`denied (${printer.denied.length}):\n${printer.denied.map((d) => `  ${d}`).join("\n")}\n`);

@@ -1,8 +1,9 @@
-import { approvalMark, describeMark, safeLine, safeText, type ApprovalRequired } from "@gatehouse/protocol";
+import { approvalMark, describeMark, onceOnly, safeLine, safeText, type ApprovalRequired } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
 import type { Answer } from "../session-controller.js";
+import { AlwaysPatterns } from "./always-patterns.js";
 import { LineEditor } from "./line-editor.js";
 import { onScreen, PresentationView } from "./presentation-view.js";
 
@@ -16,31 +17,30 @@ export interface ApprovalPromptProps {
   subagents?: Record<string, string>;
 }
 
-type Stage = "keys" | "pattern" | "feedback";
+type Stage = "keys" | "patterns" | "feedback";
 
-/** Why no "always" is offered: a critical call is approved once at most; otherwise no pattern would be narrow enough. */
-const noAlways = (a: ApprovalRequired) => (a.decision.critical ? "no always: critical, once at most" : "no always: no narrow pattern");
-
-function Keys({ pattern, without }: { pattern: string; without: string }) {
+/** The answers the server takes for this call: a call approved once only offers neither `s` nor `a`, and says why. */
+function Keys({ approval }: { approval: ApprovalRequired }) {
+  const limit = onceOnly(approval);
   return (
     <Text>
       <Text bold color="green">
         y
       </Text>{" "}
       once{" "}
-      <Text bold color="green">
-        s
-      </Text>{" "}
-      session{" "}
-      {pattern ? (
+      {limit ? (
+        <Text dimColor>({limit}) </Text>
+      ) : (
         <>
+          <Text bold color="green">
+            s
+          </Text>{" "}
+          session{" "}
           <Text bold color="green">
             a
           </Text>{" "}
-          always ({safeLine(pattern)}){" "}
+          always ({approval.suggestedPatterns.map((p) => safeLine(p)).join(", ")}){" "}
         </>
-      ) : (
-        <Text dimColor>({without}) </Text>
       )}
       <Text bold color="red">
         n
@@ -84,9 +84,10 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
   const [stage, setStage] = useState<Stage>("keys");
   useInput(
     (input) => {
+      const remembers = onceOnly(current) === null;
       if (input === "y") onAnswer(current, { kind: "approve", scope: "once" });
-      else if (input === "s") onAnswer(current, { kind: "approve", scope: "session" });
-      else if (input === "a" && current.suggestedPattern) setStage("pattern");
+      else if (input === "s" && remembers) onAnswer(current, { kind: "approve", scope: "session" });
+      else if (input === "a" && remembers) setStage("patterns");
       else if (input === "n") setStage("feedback");
       else if (input === "N") onAnswer(current, { kind: "deny", mode: "hard" });
       else if (input === "v") onView(current);
@@ -115,16 +116,13 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
         {shown ? <PresentationView shown={shown} maxLines={previewLines} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
       </Box>
       <Mark lines={mark} />
-      {stage === "keys" ? <Keys pattern={current.suggestedPattern} without={noAlways(current)} /> : null}
-      {stage === "pattern" ? (
-        <Box>
-          <Text>always allow pattern (Enter saves, Esc goes back): </Text>
-          <LineEditor
-            initial={current.suggestedPattern}
-            onCancel={back}
-            onSubmit={(value) => value.trim() && onAnswer(current, { kind: "approve", scope: "always", pattern: value.trim() })}
-          />
-        </Box>
+      {stage === "keys" ? <Keys approval={current} /> : null}
+      {stage === "patterns" ? (
+        <AlwaysPatterns
+          suggested={current.suggestedPatterns}
+          onCancel={back}
+          onSave={(patterns) => onAnswer(current, { kind: "approve", scope: "always", patterns })}
+        />
       ) : null}
       {stage === "feedback" ? (
         <Box>

@@ -1,5 +1,5 @@
 import { safeLine } from "@gatehouse/protocol";
-import { Text, useInput } from "ink";
+import { Text, useInput, type Key } from "ink";
 import { useRef, useState } from "react";
 
 export interface LineEditorProps {
@@ -10,29 +10,31 @@ export interface LineEditorProps {
 }
 
 /**
- * One line of text input. Keys are read character by character, so text pasted (or sent by
- * tmux) in one chunk with its Enter is taken as typed; the value lives in a ref so that chunks
- * arriving between two renders are not lost.
+ * One chunk of keys applied to a line: printable characters are added, Backspace takes the last
+ * one off, and each Enter hands the line so far to `enter`, whose answer is the line after it.
+ * Keys are read character by character, so text pasted (or sent by tmux) in one chunk with its
+ * Enter is taken as typed.
  */
+export function typeInto(line: string, input: string, key: Key, enter: (line: string) => string): string {
+  if (key.return) return enter(line);
+  if (key.backspace || key.delete) return line.slice(0, -1);
+  if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return line;
+  let value = line;
+  for (const ch of input) {
+    if (ch === "\r" || ch === "\n") value = enter(value);
+    else if (ch === "\x7f" || ch === "\b") value = value.slice(0, -1);
+    else if (ch >= " ") value += ch;
+  }
+  return value;
+}
+
+/** One line of text input; the value lives in a ref so that chunks arriving between two renders are not lost. */
 export function LineEditor({ initial = "", placeholder = "", onSubmit, onCancel }: LineEditorProps) {
   const value = useRef(initial);
   const [, setShown] = useState(initial);
-  const submit = () => {
-    const submitted = value.current;
-    value.current = "";
-    onSubmit(submitted);
-  };
   useInput((input, key) => {
     if (key.escape) return onCancel?.();
-    if (key.return) submit();
-    else if (key.backspace || key.delete) value.current = value.current.slice(0, -1);
-    else if (!key.ctrl && !key.meta && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.tab) {
-      for (const ch of input) {
-        if (ch === "\r" || ch === "\n") submit();
-        else if (ch === "\x7f" || ch === "\b") value.current = value.current.slice(0, -1);
-        else if (ch >= " ") value.current += ch;
-      }
-    }
+    value.current = typeInto(value.current, input, key, (line) => (onSubmit(line), ""));
     setShown(value.current);
   });
   return (

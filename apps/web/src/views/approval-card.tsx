@@ -1,5 +1,5 @@
 import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
-import { approvalMark, describeMark, safeArguments, safeLine, safePresentation, safeText } from "@gatehouse/protocol/show";
+import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation, safeText } from "@gatehouse/protocol/show";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { cardText, PresentationView } from "./presentation.js";
@@ -38,7 +38,7 @@ export function ApprovalCard({
   onSelect: () => void;
 }) {
   const [stage, setStage] = useState<Stage>("choose");
-  const [patterns, setPatterns] = useState<string[]>(() => (a.suggestedPatterns.length > 0 ? a.suggestedPatterns : [a.suggestedPattern]));
+  const [patterns, setPatterns] = useState<string[]>(() => a.suggestedPatterns);
   const [feedback, setFeedback] = useState("");
   const [whole, setWhole] = useState<Presentation | null>(null);
   const [busy, setBusy] = useState(false);
@@ -48,6 +48,7 @@ export function ApprovalCard({
   const agentPath = c.state.agentPath(a.sessionId);
   const labelId = `approval-${a.approvalId}-title`;
   const mayAnswer = c.may(session?.workerId ?? "", "use");
+  const limit = onceOnly(a);
 
   const answered = (applied: boolean | undefined) => {
     setBusy(false);
@@ -93,8 +94,8 @@ export function ApprovalCard({
   const keys: CardKeys = (key) => {
     if (busy || stage !== "choose" || !mayAnswer) return false;
     if (key === "y") void approve("once");
-    else if (key === "s") void approve("session");
-    else if (key === "a") setStage("always");
+    else if (key === "s" && !limit) void approve("session");
+    else if (key === "a" && !limit) setStage("always");
     else if (key === "n") setStage("deny");
     else if (key === "N") void deny("hard");
     else if (key === "v") void viewWhole();
@@ -183,12 +184,20 @@ export function ApprovalCard({
           <button type="button" class="ok" disabled={busy} onClick={() => void approve("once")} aria-keyshortcuts="y">
             Approve once <kbd>y</kbd>
           </button>
-          <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">
-            For this session <kbd>s</kbd>
-          </button>
-          <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">
-            Always… <kbd>a</kbd>
-          </button>
+          {limit ? (
+            <span class="note" data-testid="once-only">
+              {limit[0]!.toUpperCase() + limit.slice(1)}
+            </span>
+          ) : (
+            <>
+              <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">
+                For this session <kbd>s</kbd>
+              </button>
+              <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">
+                Always… <kbd>a</kbd>
+              </button>
+            </>
+          )}
           <button type="button" class="no" disabled={busy} onClick={() => setStage("deny")} aria-keyshortcuts="n">
             Deny… <kbd>n</kbd>
           </button>
