@@ -17,6 +17,11 @@ interface Group {
 interface Kept {
   messages: LanguageModelV3Message[];
   groups: Group[];
+  /**
+   * The groups' texts joined by commas, grown by concatenation: the body is made from it without
+   * copying the history's text more than once (when the body is encoded).
+   */
+  text: string;
 }
 
 /** What one request sends: the kept groups it starts from and the messages the provider converts. */
@@ -67,7 +72,7 @@ export class WirePrompts {
     const [system, ...messages] = prompt;
     if (!system || messages.length === 0) return { prompt, headers: {}, done: () => undefined };
     let kept = this.kept.get(messages[0]!);
-    if (!kept) this.kept.set(messages[0]!, (kept = { messages: [], groups: [] }));
+    if (!kept) this.kept.set(messages[0]!, (kept = { messages: [], groups: [], text: "" }));
     const same = sharedLength(kept.messages, messages);
     let base = kept.groups.length;
     while (base > 0 && kept.groups[base - 1]!.end > same) base--;
@@ -91,15 +96,15 @@ export class WirePrompts {
     // An OpenAI-compatible body starts its messages with the system prompt's.
     const lead = this.shape === "openai-compatible" ? 1 : 0;
     const fresh = messages.slice(lead).map((m) => JSON.stringify(m));
-    const kept = s.kept.groups.slice(0, s.base).map((g) => g.text);
-    const all = [...messages.slice(0, lead).map((m) => JSON.stringify(m)), ...kept, ...fresh].join(",");
+    const parts = [...messages.slice(0, lead).map((m) => JSON.stringify(m)), keptText(s), fresh.join(",")].filter((t) => t !== "");
     this.keep(s, fresh);
-    return `${JSON.stringify(rest).slice(0, -1)},"messages":[${all}]}`;
+    return `${JSON.stringify(rest).slice(0, -1)},"messages":[${parts.join(",")}]}`;
   }
 
   /** Keeps the groups of this request but its last, when the body holds one message for each group. */
   private keep(s: Splice, fresh: readonly string[]): void {
     const { kept } = s;
+    kept.text = keptText(s);
     kept.groups.length = s.base;
     kept.messages.length = s.base > 0 ? kept.groups[s.base - 1]!.end : 0;
     const sizes = groupSizes(this.shape, s.fresh);
@@ -108,8 +113,19 @@ export class WirePrompts {
     for (let i = 0; i < sizes.length - 1; i++) {
       kept.messages.push(...s.fresh.slice(at, (at += sizes[i]!)));
       kept.groups.push({ end: kept.messages.length, text: fresh[i]! });
+      kept.text = kept.text === "" ? fresh[i]! : `${kept.text},${fresh[i]!}`;
     }
   }
+}
+
+/** The text of the kept groups a request starts from. */
+function keptText(s: Splice): string {
+  return s.base === s.kept.groups.length
+    ? s.kept.text
+    : s.kept.groups
+        .slice(0, s.base)
+        .map((g) => g.text)
+        .join(",");
 }
 
 /** How many leading messages two lists share, by identity. */
