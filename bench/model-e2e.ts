@@ -42,7 +42,8 @@ fs.writeFileSync(
     limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 },
   }),
 );
-const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], {
+const NODE_ARGS = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const server = spawn(process.execPath, [...NODE_ARGS, BIN, "server", "--config", path.join(root, "config.json")], {
   stdio: ["ignore", "pipe", "ignore"],
   env: { ...process.env, BENCH_MODEL_KEY: "sk-bench" },
 });
@@ -98,7 +99,7 @@ try {
   const client = createNodeClient({ url, token: "bench-model-client-token-01" });
   for (let i = 0; i < 200 && !(await client.workers.list.query()).some((w) => w.connected); i++) await new Promise((r) => setTimeout(r, 50));
   console.log(`${TURNS} turns of ${CALLS} read_file calls a session, the model endpoint speaking ${API}`);
-  for (const sessions of [1, 20])
+  for (const sessions of process.env.BENCH_SESSIONS ? process.env.BENCH_SESSIONS.split(",").map(Number) : [1, 20])
     for (const model of ["scripted", "mock:bench-model", "scripted", "mock:bench-model"] as const) await run(client, model, sessions);
   await closeClient(client);
 } finally {
