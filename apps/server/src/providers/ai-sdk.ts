@@ -7,6 +7,7 @@ import { prepareRetries } from "ai/internal";
 import { GatehouseError } from "../errors.js";
 import { ContextTooLongError, type ModelToolCall, type ModelRequest, type ModelResponse, type Provider } from "./provider.js";
 import { providerPrompt, providerTools } from "./provider-prompt.js";
+import { httpFetch } from "./http-fetch.js";
 import { WirePrompts } from "./wire-prompt.js";
 
 /** Where a model is served and how to reach it. */
@@ -105,7 +106,7 @@ export class AiSdkProvider implements Provider {
     private readonly maxOutputTokens?: number,
   ) {
     this.name = `${endpoint.provider}:${endpoint.model}`;
-    this.wire = new WirePrompts(endpoint.api);
+    this.wire = new WirePrompts(endpoint.api, httpFetch);
     this.model = languageModel(endpoint, this.wire.fetch);
   }
 
