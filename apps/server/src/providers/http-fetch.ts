@@ -12,8 +12,8 @@ const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new htt
 /**
  * The `fetch` the model providers are given: a request through Node's `http` and `https` modules,
  * with kept-alive connections, answered as a web `Response` whose body streams as it arrives.
- * Node's own `fetch` (undici) writes every request body through a web stream and costs about
- * half of a model step's CPU on its own (see docs/benchmarks.md); this costs a write.
+ * Node's own `fetch` (undici) writes every request body through a web stream; without it a
+ * model step at 1 message costs 30 to 40% less (see docs/benchmarks.md).
  *
  * Failures read as `fetch`'s do, so the AI SDK treats them the same: a request that cannot be
  * made is a `TypeError("fetch failed")` with the cause (retried), an answer cut off is a
