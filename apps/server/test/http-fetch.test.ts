@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { generate } from "selfsigned";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpFetch } from "../src/providers/http-fetch.js";
@@ -108,6 +108,16 @@ describe("the providers' fetch", () => {
     const url = await serve((_req, res) => res.end("{}"), https.createServer({ key: pems.private, cert: pems.cert }));
     const err = await failure(httpFetch(url, { method: "POST", body: "{}" }));
     expect([err?.message, err?.cause?.message]).toEqual(["fetch failed", expect.stringMatching(/self[- ]signed/i)]);
+  });
+
+  it("a status no web response can carry (1xx, 600 and up) is a failed request naming it, never a crash", async () => {
+    for (const status of ["101 Switching Protocols", "999 Odd"]) {
+      const raw = net.createServer((socket) => socket.once("data", () => socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 2\r\n\r\n{}`)));
+      await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+      const err = await failure(httpFetch(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`, { method: "POST", body: "{}" }));
+      raw.close();
+      expect([err?.message, err?.cause?.message]).toEqual(["fetch failed", `the endpoint answered with HTTP status ${status.split(" ")[0]}`]);
+    }
   });
 
   it("a status without a body answers with none", async () => {

@@ -40,12 +40,25 @@ export function httpFetch(input: Parameters<typeof fetch>[0], init: RequestInit 
     });
     request.on("response", (res) => {
       const status = res.statusCode ?? 0;
-      const body = NO_BODY.has(status) ? null : streamOf(res, signal, forget);
-      if (!body) {
+      // A web Response takes statuses 200 to 599 only; anything else (1xx, 600 and up) is an endpoint that is not speaking HTTP as a model API does.
+      if (status < 200 || status > 599) {
+        res.destroy();
         forget();
-        res.resume();
+        reject(new TypeError("fetch failed", { cause: new Error(`the endpoint answered with HTTP status ${status}`) }));
+        return;
       }
-      resolve(new Response(body, { status, statusText: res.statusMessage ?? "", headers: headersOf(res.rawHeaders) }));
+      try {
+        const body = NO_BODY.has(status) ? null : streamOf(res, signal, forget);
+        if (!body) {
+          forget();
+          res.resume();
+        }
+        resolve(new Response(body, { status, statusText: res.statusMessage ?? "", headers: headersOf(res.rawHeaders) }));
+      } catch (err) {
+        res.destroy();
+        forget();
+        reject(new TypeError("fetch failed", { cause: err }));
+      }
     });
     request.end(typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined);
   });
@@ -65,7 +78,13 @@ function streamOf(res: http.IncomingMessage, signal: AbortSignal | undefined, fo
       // A connection reset mid-answer is told by "close" below; without a listener the error would end the process.
       res.on("error", () => undefined);
       res.on("data", (chunk: Buffer) => {
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        try {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        } catch {
+          // The reader is gone (cancelled or errored): nothing more is read.
+          res.destroy();
+          return;
+        }
         if ((controller.desiredSize ?? 1) <= 0) res.pause();
       });
       res.on("end", () => {
