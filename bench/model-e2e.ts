@@ -42,7 +42,8 @@ fs.writeFileSync(
     limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 },
   }),
 );
-const server = spawn(process.execPath, [BIN, "server", "--config", path.join(root, "config.json")], {
+const NODE_ARGS = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const server = spawn(process.execPath, [...NODE_ARGS, BIN, "server", "--config", path.join(root, "config.json")], {
   stdio: ["ignore", "pipe", "ignore"],
   env: { ...process.env, BENCH_MODEL_KEY: "sk-bench" },
 });
@@ -57,8 +58,8 @@ const scenario = path.join(root, "turns.json");
 const calls = { toolCalls: Array.from({ length: CALLS }, () => ({ tool: "read_file", args: { path: "a.txt" } })) };
 fs.writeFileSync(scenario, JSON.stringify({ name: "turns", steps: Array.from({ length: TURNS }, () => [calls, { text: "done" }]).flat() }));
 
-/** `sessions` sessions at once, each `TURNS` turns one after another. */
-async function run(client: GatehouseClient, model: "scripted" | "mock:bench-model", sessions: number): Promise<void> {
+/** `sessions` sessions at once, each `TURNS` turns one after another; printed unless it is the warm-up. */
+async function run(client: GatehouseClient, model: "scripted" | "mock:bench-model", sessions: number, warmUp = false): Promise<void> {
   const ids = await Promise.all(
     Array.from(
       { length: sessions },
@@ -87,6 +88,7 @@ async function run(client: GatehouseClient, model: "scripted" | "mock:bench-mode
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuMs(server.pid!) - cpu0;
   for (const s of subs) s.unsubscribe();
+  if (warmUp) return;
   console.log(
     `${model.padEnd(16)} ${String(sessions).padStart(2)} session(s): ${Math.round(elapsed.length / seconds)} calls/s, ` +
       `per call p50 ${percentile(elapsed, 0.5).toFixed(2)} ms, p99 ${percentile(elapsed, 0.99).toFixed(2)} ms, ` +
@@ -98,8 +100,11 @@ try {
   const client = createNodeClient({ url, token: "bench-model-client-token-01" });
   for (let i = 0; i < 200 && !(await client.workers.list.query()).some((w) => w.connected); i++) await new Promise((r) => setTimeout(r, 50));
   console.log(`${TURNS} turns of ${CALLS} read_file calls a session, the model endpoint speaking ${API}`);
-  for (const sessions of [1, 20])
-    for (const model of ["scripted", "mock:bench-model", "scripted", "mock:bench-model"] as const) await run(client, model, sessions);
+  // A session on each model first, unmeasured: the server loads the AI SDK on its first real model, and its JIT settles.
+  for (const model of ["scripted", "mock:bench-model"] as const) await run(client, model, 1, true);
+  for (const sessions of process.env.BENCH_SESSIONS ? process.env.BENCH_SESSIONS.split(",").map(Number) : [1, 20])
+    for (const model of ["scripted", "mock:bench-model", "scripted", "mock:bench-model"] as const)
+      if (!process.env.BENCH_MODELS || process.env.BENCH_MODELS.split(",").includes(model)) await run(client, model, sessions);
   await closeClient(client);
 } finally {
   for (const child of [worker, server, endpoint]) child.kill();

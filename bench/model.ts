@@ -12,8 +12,9 @@ import { modelHistory } from "../apps/server/src/model-history.js";
 import { AiSdkProvider, type ModelEndpoint } from "../apps/server/src/providers/ai-sdk.js";
 
 const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(",").map(Number) : [1, 200, 600, 2000];
-const STEPS = Number(process.env.BENCH_STEPS ?? 40);
-const WARMUP = 10;
+const STEPS = Number(process.env.BENCH_STEPS ?? 30);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
+const FIRST_STEPS = 5;
 const MAX_TOOL_RESULT_CHARS = 30_000;
 
 const tools: ToolDescriptor[] = ["read_file", "write_file", "edit_file", "glob", "grep", "bash", "list_dir", "task"].map((name) => ({
@@ -54,29 +55,51 @@ const cpuMs = () => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** One step: the history as the model receives it, one request and its streamed answer read. */
+async function respond(provider: AiSdkProvider, history: Message[]): Promise<void> {
+  await provider.respond({
+    system: SYSTEM,
+    history: modelHistory(history, MAX_TOOL_RESULT_CHARS),
+    tools,
+    signal: new AbortController().signal,
+    onText: () => undefined,
+  });
+}
+
 /**
- * Median CPU per step with a history of `size` messages. The session goes on growing by a call and
- * its result each step, as a turn does; the model is sent its prompt and its last `size - 1`
- * messages, so that the length measured stays the same.
+ * Median CPU per step from a history of `size` messages on. The session goes on growing by a call
+ * and its result each step, as a turn does, from `size` to `size + 2 * STEPS` messages; at size 1
+ * only the prompt is sent each time. Before, `WARMUP` steps on a session of their own let the JIT
+ * settle, as it has in a server that has run for a while. After, `FIRST_STEPS` steps each send the
+ * same history as new objects, as a turn's first step does when it reads the session's messages
+ * back from the store.
  */
-async function measure(endpoint: ModelEndpoint, size: number): Promise<number> {
+async function measure(endpoint: ModelEndpoint, size: number): Promise<{ step: number; first: number }> {
   const provider = new AiSdkProvider(endpoint, 0);
-  const history = historyOf(size);
-  const samples: number[] = [];
-  for (let i = 0; i < WARMUP + STEPS; i++) {
-    const before = cpuMs();
-    const sent = modelHistory(history, MAX_TOOL_RESULT_CHARS);
-    await provider.respond({
-      system: SYSTEM,
-      history: size === 1 ? sent.slice(0, 1) : [sent[0]!, ...sent.slice(-(size - 1))],
-      tools,
-      signal: new AbortController().signal,
-      onText: () => undefined,
-    });
-    if (i >= WARMUP) samples.push(cpuMs() - before);
-    step(history, size + i);
+  const scratch = historyOf(100);
+  for (let i = 0; i < WARMUP; i++) {
+    await respond(provider, scratch);
+    step(scratch, 100 + i);
   }
-  return median(samples);
+  const history = historyOf(size);
+  await respond(provider, history);
+  const samples: number[] = [];
+  for (let i = 0; i < STEPS; i++) {
+    if (size > 1) step(history, size + i);
+    const before = cpuMs();
+    await respond(provider, history);
+    samples.push(cpuMs() - before);
+  }
+  const firsts: number[] = [];
+  for (let i = 0; i < FIRST_STEPS; i++) {
+    const before = cpuMs();
+    await respond(
+      provider,
+      history.map((m) => ({ ...m })),
+    );
+    firsts.push(cpuMs() - before);
+  }
+  return { step: median(samples), first: median(firsts) };
 }
 
 /** The bare cost of `JSON.stringify` of the last request body, as received. */
@@ -101,12 +124,15 @@ if (process.env.BENCH_PROFILE) {
   await profiler.post("Profiler.start");
 }
 console.log(`CPU per model step (median of ${STEPS}, after ${WARMUP} to warm up), ms`);
-console.log("api                | messages |    step |   floor");
+console.log("api                | messages |    step |   floor | turn's first step");
 for (const api of (process.env.BENCH_API ? [process.env.BENCH_API] : ["openai-compatible", "anthropic"]) as ModelEndpoint["api"][]) {
   const e: ModelEndpoint = { api, provider: "bench", model: "bench-model", baseURL: endpoint.baseURL, apiKey: "sk-bench" };
   for (const size of SIZES) {
     const cost = await measure(e, size);
-    console.log(`${api.padEnd(18)} | ${String(size).padStart(8)} | ${cost.toFixed(2).padStart(7)} | ${(await floor(endpoint.baseURL)).toFixed(2).padStart(7)}`);
+    const bare = await floor(endpoint.baseURL);
+    console.log(
+      `${api.padEnd(18)} | ${String(size).padStart(8)} | ${cost.step.toFixed(2).padStart(7)} | ${bare.toFixed(2).padStart(7)} | ${cost.first.toFixed(2).padStart(7)}`,
+    );
   }
 }
 if (profiler) {

@@ -7,6 +7,7 @@ import type { Coverage } from "./approval-coverage.js";
 import { GatehouseError } from "./errors.js";
 import type { EventHub } from "./event-hub.js";
 import { digest } from "./context-checkpoint.js";
+import { RecentMessages } from "./recent-messages.js";
 import { ModelContext, type ContextSettings } from "./model-context.js";
 import type { ModelToolCall, Provider } from "./providers/provider.js";
 import type { AnsweredRecord, Store } from "./store.js";
@@ -88,6 +89,8 @@ export class AgentRunner {
   private readonly running = new Map<string, AbortController>();
   /** Each running turn's messages, read once when the model is first asked and kept up to date by the turn itself (the only writer). */
   private readonly transcripts = new Map<string, Message[]>();
+  /** The messages of sessions' last turns, whose objects a turn reading its session back takes where they are the same. */
+  private readonly recent = new RecentMessages();
   /** Sessions whose last turn's end waits for the store to come back: no new turn starts before it is recorded. */
   private readonly unrecorded = new Set<string>();
   private readonly runTime: RunTimeDecisions;
@@ -168,6 +171,8 @@ export class AgentRunner {
   private forget(sessionId: string, controller: AbortController): void {
     if (this.running.get(sessionId) !== controller) return;
     this.running.delete(sessionId);
+    const transcript = this.transcripts.get(sessionId);
+    if (transcript) this.recent.keep(sessionId, transcript);
     this.transcripts.delete(sessionId);
   }
 
@@ -269,7 +274,7 @@ export class AgentRunner {
 
   private async transcript(sessionId: string): Promise<Message[]> {
     let found = this.transcripts.get(sessionId);
-    if (!found) this.transcripts.set(sessionId, (found = await this.options.store.messages(sessionId)));
+    if (!found) this.transcripts.set(sessionId, (found = this.recent.reuse(sessionId, await this.options.store.messages(sessionId))));
     return found;
   }
 

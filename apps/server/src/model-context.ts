@@ -60,6 +60,7 @@ const toolTokens = new WeakMap<ToolDescriptor, number>();
 export class ModelContext {
   private readonly views = new WeakMap<readonly Message[], View>();
   private readonly checkpoints = new Map<string, Checkpoint>();
+  private readonly checkpointMessages = new WeakMap<Checkpoint, Message>();
   /** Windows lowered for sessions whose provider refused a request under the configured one. */
   private readonly ceilings = new Map<string, number>();
 
@@ -140,11 +141,18 @@ export class ModelContext {
 
   private rebuild(view: View, transcript: readonly Message[]): void {
     const c = view.checkpoint;
-    view.sent = c.summary === null ? [] : [checkpointMessage(c)];
+    view.sent = c.summary === null ? [] : [this.checkpointMessage(c)];
     view.tokens = view.sent.reduce((sum, m) => sum + this.messageTokens(m), 0);
     view.reported = null;
     for (let i = c.summarisedThrough; i < transcript.length; i++) this.take(view, transcript[i]!, i);
     view.consumed = transcript.length;
+  }
+
+  /** A checkpoint's message, made once: a turn that starts from it sends the same object, and what was made from it for the model is kept. */
+  private checkpointMessage(c: Checkpoint): Message {
+    let m = this.checkpointMessages.get(c);
+    if (!m) this.checkpointMessages.set(c, (m = checkpointMessage(c)));
+    return m;
   }
 
   private take(view: View, m: Message, index: number): void {
@@ -211,9 +219,17 @@ export class ModelContext {
   }
 }
 
-/** An old tool result as the model is sent it: its start and end, with a notice between. */
+const trimmedResults = new WeakMap<Message, Message>();
+
+/** An old tool result as the model is sent it: its start and end, with a notice between; made once per result. */
 function trimmed(m: Message): Message {
   if (m.role !== "tool" || m.content.length <= TRIM_OVER) return m;
+  let found = trimmedResults.get(m);
+  if (!found) trimmedResults.set(m, (found = trim(m)));
+  return found;
+}
+
+function trim(m: Message & { role: "tool" }): Message {
   const left = m.content.length - 2 * TRIM_KEEP;
   const notice = `\n[... ${left} characters of this old result trimmed to fit the context window ...]\n`;
   return { ...m, content: m.content.slice(0, TRIM_KEEP) + notice + m.content.slice(-TRIM_KEEP) };

@@ -9,6 +9,18 @@ function cut(content: string, limit: number): string {
   return cutText(content, limit, (total) => cutMarker(limit, total)).text;
 }
 
+/** Tool results as the model receives them, made once per result: the same object at every step and every turn. */
+const shown = new WeakMap<Message, { limit: number; message: Message }>();
+
+function shownResult(m: Message & { role: "tool" }, limit: number): Message {
+  const found = shown.get(m);
+  if (found?.limit === limit) return found.message;
+  const content = cut(m.content, limit);
+  const message = content === m.content ? m : { ...m, content };
+  shown.set(m, { limit, message });
+  return message;
+}
+
 const NOT_RUN = "ToolError: this call was not run: the turn stopped before it.";
 
 /** How far a history was turned into what the model receives: kept for a history that only grows. */
@@ -45,7 +57,7 @@ export function modelHistory(history: readonly Message[], maxToolResultChars: nu
 function add(p: Progress, m: Message): void {
   if (m.role === "tool") {
     p.open = p.open.filter((c) => c.callId !== m.callId);
-    p.out.push({ ...m, content: cut(m.content, p.limit) });
+    p.out.push(shownResult(m, p.limit));
     return;
   }
   p.out.push(...notRun(p.open));

@@ -7,6 +7,8 @@ import { prepareRetries } from "ai/internal";
 import { GatehouseError } from "../errors.js";
 import { ContextTooLongError, type ModelToolCall, type ModelRequest, type ModelResponse, type Provider } from "./provider.js";
 import { providerPrompt, providerTools } from "./provider-prompt.js";
+import { httpFetch } from "./http-fetch.js";
+import { WirePrompts } from "./wire-prompt.js";
 
 /** Where a model is served and how to reach it. */
 export interface ModelEndpoint {
@@ -19,10 +21,10 @@ export interface ModelEndpoint {
   apiKey?: string | undefined;
 }
 
-function languageModel(e: ModelEndpoint): LanguageModelV3 {
-  if (e.api === "anthropic") return createAnthropic({ apiKey: e.apiKey ?? "", ...(e.baseURL ? { baseURL: e.baseURL } : {}) })(e.model);
+function languageModel(e: ModelEndpoint, fetch: typeof globalThis.fetch): LanguageModelV3 {
+  if (e.api === "anthropic") return createAnthropic({ apiKey: e.apiKey ?? "", ...(e.baseURL ? { baseURL: e.baseURL } : {}), fetch })(e.model);
   if (!e.baseURL) throw new GatehouseError("CONFIG", `provider ${e.provider} needs a base URL`);
-  return createOpenAICompatible({ name: e.provider, baseURL: e.baseURL, ...(e.apiKey ? { apiKey: e.apiKey } : {}), includeUsage: true })(e.model);
+  return createOpenAICompatible({ name: e.provider, baseURL: e.baseURL, ...(e.apiKey ? { apiKey: e.apiKey } : {}), includeUsage: true, fetch })(e.model);
 }
 
 /** A request the provider refused (HTTP 400 or 413) in words that say it is longer than the context window. */
@@ -90,11 +92,13 @@ interface Reading {
  * Anthropic messages, streamed. The prompt goes to the provider's `doStream` in the providers'
  * own form, made message by message (see provider-prompt.ts), with the SDK's retries around it:
  * the SDK's top layer checks and converts the whole history on every step, which made a step's
- * cost grow with the session's length.
+ * cost grow with the session's length. The messages earlier requests sent are kept as the body's
+ * text and the provider converts only the new ones (see wire-prompt.ts).
  */
 export class AiSdkProvider implements Provider {
   readonly name: string;
   private readonly model: LanguageModelV3;
+  private readonly wire: WirePrompts;
 
   constructor(
     endpoint: ModelEndpoint,
@@ -102,16 +106,19 @@ export class AiSdkProvider implements Provider {
     private readonly maxOutputTokens?: number,
   ) {
     this.name = `${endpoint.provider}:${endpoint.model}`;
-    this.model = languageModel(endpoint);
+    this.wire = new WirePrompts(endpoint.api, httpFetch);
+    this.model = languageModel(endpoint, this.wire.fetch);
   }
 
   async respond(req: ModelRequest): Promise<ModelResponse> {
     const { retry } = prepareRetries({ maxRetries: this.maxRetries, abortSignal: req.signal });
     const reading: Reading = { text: "", toolCalls: [], stopReason: null, usage: { inputTokens: null, outputTokens: null } };
+    const wire = this.wire.prepare(providerPrompt(req.system, req.history));
     try {
       const { stream } = await retry(() =>
         this.model.doStream({
-          prompt: providerPrompt(req.system, req.history),
+          prompt: wire.prompt,
+          headers: wire.headers,
           tools: providerTools(req.tools),
           abortSignal: req.signal,
           ...(this.maxOutputTokens ? { maxOutputTokens: this.maxOutputTokens } : {}),
@@ -124,6 +131,8 @@ export class AiSdkProvider implements Provider {
       if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
       const message = `${this.name}: ${providerMessage(err)}`;
       throw refusedAsTooLong(err) ? new ContextTooLongError(message) : new GatehouseError("PROVIDER", message);
+    } finally {
+      wire.done();
     }
     if (req.signal.aborted) throw new GatehouseError("ABORTED", "the model was stopped");
     if (reading.stopReason === null) {
