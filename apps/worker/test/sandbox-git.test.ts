@@ -5,7 +5,7 @@ import path from "node:path";
 import { loadShellParser } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileGuard, resolveSandbox, ShellRunner } from "../src/index.js";
+import { FileGuard, resolveSandbox, ShellRunner, type ShellOrigin } from "../src/index.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
 
 await loadShellParser();
@@ -49,8 +49,8 @@ const guard = new FileGuard(rules, work);
 const runner = new ShellRunner(work, resolveSandbox({ mode: "required", network: false }), { watch: false });
 afterAll(() => runner.close());
 
-async function sandboxed(command: string): Promise<{ code: number | null; out: string }> {
-  const child = await runner.start(command, guard);
+async function sandboxed(command: string, origin: ShellOrigin = "model"): Promise<{ code: number | null; out: string }> {
+  const child = await runner.start(command, guard, origin);
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d));
   child.stderr!.on("data", (d: Buffer) => (out += d));
@@ -105,5 +105,44 @@ describe("the sandbox keeps what decides what git runs read-only", () => {
     const r = await sandboxed("echo d >> a.txt && mkdir -p src && echo x > src/new.ts");
     expect(r.code, r.out).toBe(0);
     expect(fs.readFileSync(path.join(work, "src", "new.ts"), "utf8")).toBe("x\n");
+  });
+});
+
+/** A folder made a git directory by plain files: HEAD, a config, objects/ and refs/. */
+const PLANTED = {
+  HEAD: "ref: refs/heads/main\n",
+  config: '[core]\n\trepositoryformatversion = 0\n\tworktree = .\n\tfsmonitor = "id > pwned.txt; true"\n',
+  "objects/info/keep": "",
+  "refs/heads/keep": "",
+};
+
+function plant(dir: string): void {
+  for (const [name, text] of Object.entries(PLANTED)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+}
+
+describe("a folder made a git directory by writing its files is not used by git in the sandbox", () => {
+  const ORIGINS: ShellOrigin[] = ["model", "person"];
+  it.each(ORIGINS)("git status by the %s does not run the planted fsmonitor, at the top or in a folder below", async (origin) => {
+    const planted = path.join(work, `planted-${origin}`);
+    plant(planted);
+    fs.mkdirSync(path.join(planted, "below"));
+    const r = await sandboxed(`cd planted-${origin} && git status; cd below && git status; git diff`, origin);
+    expect(r.out).toContain("cannot use bare repository");
+    expect(fs.existsSync(path.join(planted, "pwned.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(planted, "below", "pwned.txt"))).toBe(false);
+    // The same folder named on purpose is still a repository.
+    expect((await sandboxed(`git --git-dir=planted-${origin} rev-parse --git-dir`, origin)).out).toBe(`planted-${origin}\n`);
+  });
+
+  it("a repository with .git, its submodule and a linked worktree inside the work directory still work", async () => {
+    host("git worktree add -q inner-wt");
+    const r = await sandboxed(
+      "git status --porcelain >/dev/null && git -C sub status --porcelain && git -C inner-wt status --porcelain && git -C inner-wt log --oneline | wc -l",
+    );
+    expect(r.code, r.out).toBe(0);
+    host("git worktree remove --force inner-wt");
   });
 });
