@@ -14,7 +14,7 @@ import {
   type Rule,
   type Verdict,
 } from "@gatehouse/policy";
-import { evaluationContext, perRun } from "@gatehouse/policy/node";
+import { evaluationContext, hasGitHead, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
 import { hiddenFromCommands } from "./sandbox/masks.js";
 
@@ -68,7 +68,7 @@ export class FileGuard {
     readonly workDir: string,
   ) {
     const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
-    this.context = evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath });
+    this.context = { ...evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath }), hasGitHead };
     this.rules = [...(guard.agent ?? []), ...guard.static, ...guard.runtime];
     const { cwd, home, protectedPaths } = this.context;
     this.fileKey = JSON.stringify([

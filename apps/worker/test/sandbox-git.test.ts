@@ -137,6 +137,15 @@ describe("a folder made a git directory by writing its files is not used by git 
     expect((await sandboxed(`git --git-dir=planted-${origin} rev-parse --git-dir`, origin)).out).toBe(`planted-${origin}\n`);
   });
 
+  it("the worker's own check refuses a write into a folder that has a HEAD, and not a plain config", () => {
+    plant(path.join(work, "planted-check"));
+    expect(() => guard.check("write_file", "planted-check/config")).toThrow(
+      /is part of the git directory .*planted-check, whose config decides what `git status`/,
+    );
+    expect(() => guard.check("write_file", "planted-check/refs/heads/x")).toThrow(/git directory/);
+    expect(guard.check("write_file", "config/app.yml")).toBe(path.join(work, "config", "app.yml"));
+  });
+
   it("a repository with .git, its submodule and a linked worktree inside the work directory still work", async () => {
     host("git worktree add -q inner-wt");
     const r = await sandboxed(

@@ -521,8 +521,8 @@ class ShellJudge {
     for (const v of [write, read]) if (v?.action === "deny" && !v.rule) return v;
     const outside = this.dirs.candidates.length > 0 && this.pathsOf(word.text).some((p) => !isInside(p, normalRoot(this.ctx.cwd)));
     for (const v of [write, read]) {
-      // A word that may be text is not taken for a write to a file that steers a program.
-      if (v && v.action !== "allow" && !v.steers && (outside || v.action === "deny" || !v.rule))
+      // A word that may be text is not taken for a write to a file that steers a program, unless it leads outside.
+      if (v && v.action !== "allow" && (!v.steers || outside) && (outside || v.action === "deny" || !v.rule))
         return { ...v, action: "ask", reason: `${v.reason} (the gate cannot tell this word from text, so it asks)` };
     }
     return null;
