@@ -37,6 +37,8 @@ interface Attack {
   /** The call the gate must hold. */
   held: number;
   needs?: string;
+  /** The work directory is the home folder (`HOME` for the gate and the commands alike). */
+  atHome?: boolean;
 }
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-steering-")));
@@ -54,7 +56,8 @@ const ENV = {
 };
 fs.mkdirSync(ENV.HOME);
 
-const bash = (command: string, cwd: string) => spawnSync("bash", ["-c", command], { cwd, env: ENV, stdio: "ignore", timeout: 30_000 });
+const bash = (command: string, cwd: string, home = ENV.HOME) =>
+  spawnSync("bash", ["-c", command], { cwd, env: { ...ENV, HOME: home }, stdio: "ignore", timeout: 30_000 });
 
 const REPO = "git init -q . && echo a > f && git add f && git commit -qm init";
 const FSMONITOR = (victim: string) => `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "rm -rf ${victim}; false"\n`;
@@ -168,6 +171,26 @@ const ATTACKS: Attack[] = [
   },
   ...["fixtures/origin.git", "fixtures/origin"].map(keptBare),
   {
+    name: "with the work directory at home, a line in ~/.bashrc, then a person's next shell",
+    setup: "true",
+    calls: [
+      { tool: "write_file", path: ".bashrc", content: "rm -rf victim\n" },
+      { tool: "shell_exec", command: "bash -ic true" },
+    ],
+    held: 0,
+    atHome: true,
+  },
+  ...[".gitconfig", ".config/git/config"].map((file): Attack => ({
+    name: `with the work directory at home, core.fsmonitor in ~/${file}, then git status`,
+    setup: REPO,
+    calls: [
+      { tool: "write_file", path: file, content: FSMONITOR("victim") },
+      { tool: "shell_exec", command: "git status" },
+    ],
+    held: 0,
+    atHome: true,
+  })),
+  {
     name: "a one-line pytest.ini, then pytest",
     setup: "printf 'def test_a(tmp_path):\\n    assert tmp_path.exists()\\n' > test_a.py",
     calls: [
@@ -197,8 +220,8 @@ function prepare(attack: Attack, label: string): string {
   return work;
 }
 
-function perform(call: Call, work: string): void {
-  if (call.tool === "shell_exec") return void bash(call.command, work);
+function perform(attack: Attack, call: Call, work: string): void {
+  if (call.tool === "shell_exec") return void bash(call.command, work, attack.atHome ? work : ENV.HOME);
   const file = path.join(work, call.path);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (call.tool === "write_file") return fs.writeFileSync(file, call.content);
@@ -210,9 +233,9 @@ const args = (call: Call) => (call.tool === "shell_exec" ? { command: call.comma
 /** Runs the calls the way the worker would; stops at the first the gate does not allow. Returns that call's index, or -1. */
 function runGated(attack: Attack, work: string, mode: Mode): { stopped: number; reason: string } {
   for (const [i, call] of attack.calls.entries()) {
-    const d = evaluate({ tool: call.tool, args: args(call) }, { layers, cwd: work, home: ENV.HOME, mode, resolveRealPath, hasGitHead });
+    const d = evaluate({ tool: call.tool, args: args(call) }, { layers, cwd: work, home: attack.atHome ? work : ENV.HOME, mode, resolveRealPath, hasGitHead });
     if (d.action !== "allow") return { stopped: i, reason: d.reason };
-    perform(call, work);
+    perform(attack, call, work);
   }
   return { stopped: -1, reason: "" };
 }
@@ -224,7 +247,7 @@ describe("a write to a file that steers an allowed program is held, and the atta
     const missing = attack.needs && !has(attack.needs) ? attack.needs : null;
     it.skipIf(missing !== null)(`${attack.name}${missing ? ` (needs ${missing})` : ""}`, () => {
       const control = prepare(attack, "control");
-      for (const call of attack.calls) perform(call, control);
+      for (const call of attack.calls) perform(attack, call, control);
       expect(fs.existsSync(path.join(control, "victim", "keep")), "the attack removes the folder's file when nothing holds it").toBe(false);
 
       for (const mode of ["default", "accept-edits"] as const) {
