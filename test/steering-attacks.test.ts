@@ -82,6 +82,23 @@ const keptBare = (dir: string): Attack => ({
   held: 0,
 });
 
+/** A home folder's file and what then obeys it: `git status`, or the person's next shell. */
+const HOME_FILES: [file: string, content: string, then: string, setup: string][] = [
+  [".gitconfig", FSMONITOR("victim"), "git status", REPO],
+  [".config/git/config", FSMONITOR("victim"), "git status", REPO],
+  [".bashrc", "rm -rf victim\n", "bash -ic true", "true"],
+];
+const atHome = ([file, content, then, setup]: (typeof HOME_FILES)[number]): Attack => ({
+  name: `with the work directory at home, ~/${file} written, then ${then}`,
+  setup,
+  calls: [
+    { tool: "write_file", path: file, content },
+    { tool: "shell_exec", command: then },
+  ],
+  held: 0,
+  atHome: true,
+});
+
 const ATTACKS: Attack[] = [
   {
     name: "commondir pointing git at a config with core.fsmonitor, then git status",
@@ -170,26 +187,7 @@ const ATTACKS: Attack[] = [
     held: 4,
   },
   ...["fixtures/origin.git", "fixtures/origin"].map(keptBare),
-  {
-    name: "with the work directory at home, a line in ~/.bashrc, then a person's next shell",
-    setup: "true",
-    calls: [
-      { tool: "write_file", path: ".bashrc", content: "rm -rf victim\n" },
-      { tool: "shell_exec", command: "bash -ic true" },
-    ],
-    held: 0,
-    atHome: true,
-  },
-  ...[".gitconfig", ".config/git/config"].map((file): Attack => ({
-    name: `with the work directory at home, core.fsmonitor in ~/${file}, then git status`,
-    setup: REPO,
-    calls: [
-      { tool: "write_file", path: file, content: FSMONITOR("victim") },
-      { tool: "shell_exec", command: "git status" },
-    ],
-    held: 0,
-    atHome: true,
-  })),
+  ...HOME_FILES.map(atHome),
   {
     name: "a one-line pytest.ini, then pytest",
     setup: "printf 'def test_a(tmp_path):\\n    assert tmp_path.exists()\\n' > test_a.py",
