@@ -16,6 +16,7 @@ import {
 } from "@gatehouse/policy";
 import { evaluationContext, hasGitHead, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
+import type { GitHistory } from "./git-history.js";
 import { hiddenFromCommands } from "./sandbox/masks.js";
 
 export class ToolRefused extends Error {
@@ -63,9 +64,11 @@ export class FileGuard {
    */
   readonly fileKey: string;
 
+  /** With `history`, git commands that print what git holds ask when it holds a file the rules deny to read. */
   constructor(
     guard: Guard,
     readonly workDir: string,
+    history?: GitHistory,
   ) {
     const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
     this.context = { ...evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath }), hasGitHead };
@@ -82,6 +85,7 @@ export class FileGuard {
     ]);
     this.workDevice = fs.statSync(workDir).dev;
     this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
+    if (history) this.context.deniedInHistory = () => history.firstDenied(this.fileKey, (p) => decideAbsolute("read_file", p, this.context).action === "deny");
   }
 
   private readonly hiddenPaths: string[];

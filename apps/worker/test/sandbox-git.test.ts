@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileGuard, resolveSandbox, ShellRunner, type ShellOrigin } from "../src/index.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
+import { gitHost } from "./git-host.js";
 
 await loadShellParser();
 
@@ -19,16 +19,8 @@ const work = path.join(root, "work");
 const lib = path.join(root, "lib");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const env = {
-  PATH: "/usr/local/bin:/usr/bin:/bin",
-  HOME: root,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "a",
-  GIT_AUTHOR_EMAIL: "a@example.com",
-  GIT_COMMITTER_NAME: "a",
-  GIT_COMMITTER_EMAIL: "a@example.com",
-};
-const host = (script: string, cwd = work) => execFileSync("bash", ["-c", script], { cwd, env, encoding: "utf8" });
+const onHost = gitHost(root);
+const host = (script: string, cwd = work) => onHost(script, cwd);
 
 fs.mkdirSync(work);
 fs.mkdirSync(lib);

@@ -19,6 +19,8 @@ export interface DecideContext {
   resolveRealPath?: (absolute: string) => string;
   /** Whether a folder has a HEAD (a git directory in the making), where the files are on this machine. */
   hasGitHead?: HasGitHead;
+  /** A path git's history or index holds that the rules deny to read_file, or null; known where the repository is. */
+  deniedInHistory?: () => string | null;
 }
 
 export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
