@@ -94,6 +94,25 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     expect(JSON.stringify(shown)).not.toContain(WORKER_TOKEN);
   });
 
+  it("a folder made a git directory by plain files is not obeyed by a person's !git status", async () => {
+    const VAULT = "vault-key-e2e";
+    cluster = await Cluster.start({
+      rules: `{"*": "ask", "read_file": {"*": "allow", "conf/vault/*": "deny"}, "shell_exec": "allow"}`,
+      files: {
+        "conf/vault/key": VAULT,
+        HEAD: "ref: refs/heads/main\n",
+        config: '[core]\n\trepositoryformatversion = 0\n\tworktree = .\n\tfsmonitor = "cat conf/vault/key > leak.txt; true"\n',
+        "objects/info/keep": "",
+        "refs/heads/keep": "",
+      },
+    });
+    const client = cluster.client();
+    const s = await client.session.create.mutate({ workerId: "w1", mode: "default", scenario: cluster.scenario("s", [{ text: "done" }]) });
+    const ran = await client.session.shell.mutate({ sessionId: s.id, command: "git status" });
+    expect(ran.stderr).toContain("cannot use bare repository");
+    expect(fs.existsSync(path.join(cluster.workDir, "leak.txt"))).toBe(false);
+  });
+
   it("with the default rules, a key in ~/.ssh is out of reach: read_file, cat, and a script the gate let through", async () => {
     // Outside /tmp, which the sandbox replaces with its own: there the host's files are visible unless masked.
     const home = fs.mkdtempSync("/var/tmp/gh-home-");

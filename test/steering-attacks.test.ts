@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import { evaluate, loadShellParser, parseRulesOrThrow, Ruleset, type Mode } from "@gatehouse/policy";
+import { hasGitHead } from "@gatehouse/policy/node";
 import { afterAll, describe, expect, it } from "vitest";
 
 await loadShellParser();
@@ -36,6 +37,8 @@ interface Attack {
   /** The call the gate must hold. */
   held: number;
   needs?: string;
+  /** The work directory is the home folder (`HOME` for the gate and the commands alike). */
+  atHome?: boolean;
 }
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-steering-")));
@@ -53,16 +56,54 @@ const ENV = {
 };
 fs.mkdirSync(ENV.HOME);
 
-const bash = (command: string, cwd: string) => spawnSync("bash", ["-c", command], { cwd, env: ENV, stdio: "ignore", timeout: 30_000 });
+const bash = (command: string, cwd: string, home = ENV.HOME) =>
+  spawnSync("bash", ["-c", command], { cwd, env: { ...ENV, HOME: home }, stdio: "ignore", timeout: 30_000 });
 
 const REPO = "git init -q . && echo a > f && git add f && git commit -qm init";
 const FSMONITOR = (victim: string) => `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "rm -rf ${victim}; false"\n`;
 const EVIL_GIT_DIR = `${REPO} && cp -r .git evilgit`;
+/** The config of a folder made a git directory by plain files: its own work tree, and a monitor to run. */
+const PLANTED_CONFIG = (victim: string) => FSMONITOR(victim).replace("[core]\n", "[core]\n\tworktree = .\n");
+const PLANTED = (dir: string, victim: string): Call[] => [
+  { tool: "write_file", path: `${dir}HEAD`, content: "ref: refs/heads/main\n" },
+  { tool: "write_file", path: `${dir}config`, content: PLANTED_CONFIG(victim) },
+  { tool: "write_file", path: `${dir}objects/info/keep`, content: "" },
+  { tool: "write_file", path: `${dir}refs/heads/keep`, content: "" },
+];
+
+/** The config of a bare repository the project keeps (`NAME.git`, or a plain name), then git status in it. */
+const keptBare = (dir: string): Attack => ({
+  name: `the config of the bare repository ${dir} the project keeps, then git status in it`,
+  setup: `git init -q --bare ${dir}`,
+  calls: [
+    { tool: "write_file", path: `${dir}/config`, content: PLANTED_CONFIG("../../victim") },
+    { tool: "shell_exec", command: `git -C ${dir} status` },
+  ],
+  held: 0,
+});
+
+/** A home folder's file and what then obeys it: `git status`, or the person's next shell. */
+const HOME_FILES: [file: string, content: string, then: string, setup: string][] = [
+  [".gitconfig", FSMONITOR("victim"), "git status", REPO],
+  [".config/git/config", FSMONITOR("victim"), "git status", REPO],
+  [".bashrc", "rm -rf victim\n", "bash -ic true", "true"],
+];
+const atHome = ([file, content, then, setup]: (typeof HOME_FILES)[number]): Attack => ({
+  name: `with the work directory at home, ~/${file} written, then ${then}`,
+  setup,
+  calls: [
+    { tool: "write_file", path: file, content },
+    { tool: "shell_exec", command: then },
+  ],
+  held: 0,
+  atHome: true,
+});
 
 const ATTACKS: Attack[] = [
   {
     name: "commondir pointing git at a config with core.fsmonitor, then git status",
-    setup: EVIL_GIT_DIR,
+    // A common directory needs no HEAD of its own: without one it is no git directory to write into.
+    setup: `${EVIL_GIT_DIR} && rm evilgit/HEAD`,
     calls: [
       { tool: "write_file", path: "evilgit/config", content: FSMONITOR("victim") },
       { tool: "write_file", path: ".git/commondir", content: "../evilgit\n" },
@@ -72,13 +113,13 @@ const ATTACKS: Attack[] = [
   },
   {
     name: "a .git file holding gitdir:, then git add in that folder",
-    setup: `${EVIL_GIT_DIR} && mkdir sub`,
+    // The git directory with the monitor is the project's own: writing into it is held too (below).
+    setup: `${EVIL_GIT_DIR} && printf '%s' '${FSMONITOR("../victim")}' >> evilgit/config && mkdir sub`,
     calls: [
-      { tool: "write_file", path: "evilgit/config", content: FSMONITOR("../victim") },
       { tool: "write_file", path: "sub/.git", content: "gitdir: ../evilgit\n" },
       { tool: "shell_exec", command: "git -C sub add -A" },
     ],
-    held: 1,
+    held: 0,
   },
   {
     name: "a submodule's config under .git/modules, then git status",
@@ -123,6 +164,31 @@ const ATTACKS: Attack[] = [
     held: 0,
   },
   {
+    name: "the work directory made a git repository by writing HEAD, config, objects and refs, then git status",
+    setup: "true",
+    calls: [...PLANTED("", "victim"), { tool: "shell_exec", command: "git status" }],
+    held: 0,
+  },
+  {
+    name: "the same with HEAD written last",
+    setup: "true",
+    calls: [...PLANTED("", "victim").slice(1), PLANTED("", "victim")[0]!, { tool: "shell_exec", command: "git status" }],
+    held: 3,
+  },
+  {
+    name: "a package folder inside a repository made a git repository, its HEAD written by the shell, then git status in it",
+    setup: `${REPO} && mkdir pkg`,
+    calls: [
+      { tool: "write_file", path: "head.txt", content: "ref: refs/heads/main\n" },
+      ...PLANTED("pkg/", "../victim").slice(1),
+      { tool: "shell_exec", command: "cp head.txt pkg/HEAD" },
+      { tool: "shell_exec", command: "git -C pkg status" },
+    ],
+    held: 4,
+  },
+  ...["fixtures/origin.git", "fixtures/origin"].map(keptBare),
+  ...HOME_FILES.map(atHome),
+  {
     name: "a one-line pytest.ini, then pytest",
     setup: "printf 'def test_a(tmp_path):\\n    assert tmp_path.exists()\\n' > test_a.py",
     calls: [
@@ -152,8 +218,8 @@ function prepare(attack: Attack, label: string): string {
   return work;
 }
 
-function perform(call: Call, work: string): void {
-  if (call.tool === "shell_exec") return void bash(call.command, work);
+function perform(attack: Attack, call: Call, work: string): void {
+  if (call.tool === "shell_exec") return void bash(call.command, work, attack.atHome ? work : ENV.HOME);
   const file = path.join(work, call.path);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (call.tool === "write_file") return fs.writeFileSync(file, call.content);
@@ -165,9 +231,9 @@ const args = (call: Call) => (call.tool === "shell_exec" ? { command: call.comma
 /** Runs the calls the way the worker would; stops at the first the gate does not allow. Returns that call's index, or -1. */
 function runGated(attack: Attack, work: string, mode: Mode): { stopped: number; reason: string } {
   for (const [i, call] of attack.calls.entries()) {
-    const d = evaluate({ tool: call.tool, args: args(call) }, { layers, cwd: work, home: ENV.HOME, mode, resolveRealPath });
+    const d = evaluate({ tool: call.tool, args: args(call) }, { layers, cwd: work, home: attack.atHome ? work : ENV.HOME, mode, resolveRealPath, hasGitHead });
     if (d.action !== "allow") return { stopped: i, reason: d.reason };
-    perform(call, work);
+    perform(attack, call, work);
   }
   return { stopped: -1, reason: "" };
 }
@@ -179,7 +245,7 @@ describe("a write to a file that steers an allowed program is held, and the atta
     const missing = attack.needs && !has(attack.needs) ? attack.needs : null;
     it.skipIf(missing !== null)(`${attack.name}${missing ? ` (needs ${missing})` : ""}`, () => {
       const control = prepare(attack, "control");
-      for (const call of attack.calls) perform(call, control);
+      for (const call of attack.calls) perform(attack, call, control);
       expect(fs.existsSync(path.join(control, "victim", "keep")), "the attack removes the folder's file when nothing holds it").toBe(false);
 
       for (const mode of ["default", "accept-edits"] as const) {

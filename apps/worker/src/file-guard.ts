@@ -14,8 +14,9 @@ import {
   type Rule,
   type Verdict,
 } from "@gatehouse/policy";
-import { evaluationContext, perRun } from "@gatehouse/policy/node";
+import { evaluationContext, hasGitHead, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
+import type { GitHistory } from "./git-history.js";
 import { hiddenFromCommands } from "./sandbox/masks.js";
 
 export class ToolRefused extends Error {
@@ -63,12 +64,14 @@ export class FileGuard {
    */
   readonly fileKey: string;
 
+  /** With `history`, git commands that print what git holds ask when it holds a file the rules deny to read. */
   constructor(
     guard: Guard,
     readonly workDir: string,
+    history?: GitHistory,
   ) {
     const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
-    this.context = evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath });
+    this.context = { ...evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath }), hasGitHead };
     this.rules = [...(guard.agent ?? []), ...guard.static, ...guard.runtime];
     const { cwd, home, protectedPaths } = this.context;
     this.fileKey = JSON.stringify([
@@ -82,6 +85,7 @@ export class FileGuard {
     ]);
     this.workDevice = fs.statSync(workDir).dev;
     this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
+    if (history) this.context.deniedInHistory = () => history.firstDenied(this.fileKey, (p) => decideAbsolute("read_file", p, this.context).action === "deny");
   }
 
   private readonly hiddenPaths: string[];

@@ -1,5 +1,6 @@
 import type { Guard } from "@gatehouse/protocol";
 import { FileGuard } from "./file-guard.js";
+import { GitHistory } from "./git-history.js";
 import { withOwnSecrets } from "./own-secrets.js";
 
 /**
@@ -11,13 +12,16 @@ export class GuardCache {
   private readonly guards = new Map<string, FileGuard>();
   /** The same guard object (the worker link keeps one per id) is found without serialising it. */
   private readonly byObject = new WeakMap<Guard, FileGuard>();
+  private readonly history: GitHistory;
 
   constructor(
     private readonly workDir: string,
     /** The worker's own secrets, protected on top of what each guard names. */
     private readonly ownSecrets: readonly string[] = [],
     private readonly size = 32,
-  ) {}
+  ) {
+    this.history = new GitHistory(workDir);
+  }
 
   get(guard: Guard): FileGuard {
     const same = this.byObject.get(guard);
@@ -33,7 +37,7 @@ export class GuardCache {
     if (found) {
       this.guards.delete(key);
     } else {
-      found = new FileGuard(withOwnSecrets(guard, this.ownSecrets), this.workDir);
+      found = new FileGuard(withOwnSecrets(guard, this.ownSecrets), this.workDir, this.history);
       if (this.guards.size >= this.size) this.guards.delete(this.guards.keys().next().value!);
     }
     this.guards.set(key, found);

@@ -1,12 +1,12 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadShellParser } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileGuard, resolveSandbox, ShellRunner } from "../src/index.js";
+import { FileGuard, resolveSandbox, ShellRunner, type ShellOrigin } from "../src/index.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
+import { gitHost } from "./git-host.js";
 
 await loadShellParser();
 
@@ -19,16 +19,8 @@ const work = path.join(root, "work");
 const lib = path.join(root, "lib");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const env = {
-  PATH: "/usr/local/bin:/usr/bin:/bin",
-  HOME: root,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "a",
-  GIT_AUTHOR_EMAIL: "a@example.com",
-  GIT_COMMITTER_NAME: "a",
-  GIT_COMMITTER_EMAIL: "a@example.com",
-};
-const host = (script: string, cwd = work) => execFileSync("bash", ["-c", script], { cwd, env, encoding: "utf8" });
+const onHost = gitHost(root);
+const host = (script: string, cwd = work) => onHost(script, cwd);
 
 fs.mkdirSync(work);
 fs.mkdirSync(lib);
@@ -49,8 +41,8 @@ const guard = new FileGuard(rules, work);
 const runner = new ShellRunner(work, resolveSandbox({ mode: "required", network: false }), { watch: false });
 afterAll(() => runner.close());
 
-async function sandboxed(command: string): Promise<{ code: number | null; out: string }> {
-  const child = await runner.start(command, guard);
+async function sandboxed(command: string, origin: ShellOrigin = "model"): Promise<{ code: number | null; out: string }> {
+  const child = await runner.start(command, guard, origin);
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d));
   child.stderr!.on("data", (d: Buffer) => (out += d));
@@ -105,5 +97,53 @@ describe("the sandbox keeps what decides what git runs read-only", () => {
     const r = await sandboxed("echo d >> a.txt && mkdir -p src && echo x > src/new.ts");
     expect(r.code, r.out).toBe(0);
     expect(fs.readFileSync(path.join(work, "src", "new.ts"), "utf8")).toBe("x\n");
+  });
+});
+
+/** A folder made a git directory by plain files: HEAD, a config, objects/ and refs/. */
+const PLANTED = {
+  HEAD: "ref: refs/heads/main\n",
+  config: '[core]\n\trepositoryformatversion = 0\n\tworktree = .\n\tfsmonitor = "id > pwned.txt; true"\n',
+  "objects/info/keep": "",
+  "refs/heads/keep": "",
+};
+
+function plant(dir: string): void {
+  for (const [name, text] of Object.entries(PLANTED)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+}
+
+describe("a folder made a git directory by writing its files is not used by git in the sandbox", () => {
+  const ORIGINS: ShellOrigin[] = ["model", "person"];
+  it.each(ORIGINS)("git status by the %s does not run the planted fsmonitor, at the top or in a folder below", async (origin) => {
+    const planted = path.join(work, `planted-${origin}`);
+    plant(planted);
+    fs.mkdirSync(path.join(planted, "below"));
+    const r = await sandboxed(`cd planted-${origin} && git status; cd below && git status; git diff`, origin);
+    expect(r.out).toContain("cannot use bare repository");
+    expect(fs.existsSync(path.join(planted, "pwned.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(planted, "below", "pwned.txt"))).toBe(false);
+    // The same folder named on purpose is still a repository.
+    expect((await sandboxed(`git --git-dir=planted-${origin} rev-parse --git-dir`, origin)).out).toBe(`planted-${origin}\n`);
+  });
+
+  it("the worker's own check refuses a write into a folder that has a HEAD, and not a plain config", () => {
+    plant(path.join(work, "planted-check"));
+    expect(() => guard.check("write_file", "planted-check/config")).toThrow(
+      /is part of the git directory .*planted-check, whose config decides what `git status`/,
+    );
+    expect(() => guard.check("write_file", "planted-check/refs/heads/x")).toThrow(/git directory/);
+    expect(guard.check("write_file", "config/app.yml")).toBe(path.join(work, "config", "app.yml"));
+  });
+
+  it("a repository with .git, its submodule and a linked worktree inside the work directory still work", async () => {
+    host("git worktree add -q inner-wt");
+    const r = await sandboxed(
+      "git status --porcelain >/dev/null && git -C sub status --porcelain && git -C inner-wt status --porcelain && git -C inner-wt log --oneline | wc -l",
+    );
+    expect(r.code, r.out).toBe(0);
+    host("git worktree remove --force inner-wt");
   });
 });

@@ -1,7 +1,7 @@
 import { isStricter } from "./action.js";
 import type { Verdict } from "./decision.js";
 import { absolutePath, expandHome, isInside, normalRoot, subjectOfAbsolute, unusablePath } from "./paths.js";
-import { ruleNames, steeringFileOf, steeringReason } from "./steering-files.js";
+import { ruleNames, steeringFileOf, steeringReason, type HasGitHead } from "./steering-files.js";
 import { findLast, findLastDeny, type Layers, type Match, type Subject } from "./ruleset.js";
 
 /** Everything a decision depends on besides the call itself. */
@@ -17,6 +17,10 @@ export interface DecideContext {
   protectedPaths?: readonly string[];
   /** Resolves symlinks (dangling ones too) where the files are on this machine. */
   resolveRealPath?: (absolute: string) => string;
+  /** Whether a folder has a HEAD (a git directory in the making), where the files are on this machine. */
+  hasGitHead?: HasGitHead;
+  /** A path git's history or index holds that the rules deny to read_file, or null; known where the repository is. */
+  deniedInHistory?: () => string | null;
 }
 
 export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
@@ -79,7 +83,7 @@ function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | nu
 /** Writes outside the work directory ask unless a rule naming an absolute or ~ path allows them. */
 function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict): Verdict {
   if (!WRITE_TOOLS.has(tool) || v.action === "deny") return v;
-  const steering = steeringFileOf(absolute, ctx.cwd);
+  const steering = steeringFileOf(absolute, ctx.cwd, ctx.hasGitHead);
   if (steering && !(v.action === "allow" && v.rule && ruleNames(v.rule.pattern, steering)))
     return { ...v, action: "ask", rule: null, reason: steeringReason(absolute, steering), steers: steering };
   if (v.action !== "allow") return v;

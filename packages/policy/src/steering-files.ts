@@ -30,7 +30,7 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     folders: [".git"],
     files: [".gitattributes", ".gitmodules"],
   },
-  { ecosystem: "Mercurial", programs: ["hg status", "hg diff", "every hg command"], folders: [".hg"] },
+  { ecosystem: "Mercurial", programs: ["hg status", "hg diff", "every hg command"], folders: [".hg"], files: [".hgrc"] },
   {
     ecosystem: "git hook managers",
     programs: ["git commit", "git push", "pre-commit", "lefthook"],
@@ -98,6 +98,60 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     files: [".devcontainer.json"],
   },
   { ecosystem: "Docker Compose", programs: ["docker compose"], like: /^(docker-)?compose(\.[\w.-]+)?\.ya?ml$/ },
+  // A home folder's own files, wherever the work directory lies: rare in a project by these names.
+  { ecosystem: "git's user settings", programs: ["git status", "git diff", "every git command"], files: [".gitconfig"], inFolder: [".config/git"] },
+  {
+    ecosystem: "shells",
+    programs: ["bash", "zsh", "sh", "every shell a person starts"],
+    files: [
+      ".bashrc",
+      ".bash_profile",
+      ".bash_login",
+      ".bash_logout",
+      ".bash_aliases",
+      ".profile",
+      ".zshrc",
+      ".zshenv",
+      ".zprofile",
+      ".zlogin",
+      ".zlogout",
+      ".kshrc",
+      ".mkshrc",
+      ".cshrc",
+      ".tcshrc",
+      ".login",
+      ".logout",
+      ".inputrc",
+    ],
+    inFolder: [".config/fish"],
+  },
+  // `config` runs ProxyCommand and LocalCommand; `rc` runs at each login; authorized_keys lets one in.
+  { ecosystem: "ssh", programs: ["ssh", "scp", "git fetch", "git push", "sshd"], folders: [".ssh"] },
+  {
+    ecosystem: "editors and terminal tools",
+    programs: ["vim", "nvim", "emacs", "tmux", "screen", "gdb", "lldb"],
+    files: [".vimrc", ".gvimrc", ".exrc", ".emacs", ".tmux.conf", ".screenrc", ".gdbinit", ".lldbinit"],
+    folders: [".emacs.d"],
+    inFolder: [".config/nvim", ".vim/plugin"],
+  },
+  {
+    ecosystem: "interactive interpreters and database clients",
+    programs: ["irb", "pry", "R", "psql", "mysql", "sqlite3"],
+    files: [".irbrc", ".pryrc", ".Rprofile", ".psqlrc", ".my.cnf", ".sqliterc"],
+  },
+  // Where uploads and downloads go, with which credentials, and what helper programs run.
+  {
+    ecosystem: "network clients",
+    programs: ["curl", "wget", "docker", "twine", "gh", "gem"],
+    files: [".curlrc", ".wgetrc", ".netrc", ".pypirc", ".gemrc"],
+    inFolder: [".docker/config.json", ".config/gh"],
+  },
+  {
+    ecosystem: "a person's session",
+    programs: ["the desktop session", "systemd --user", "every program found on the PATH"],
+    files: [".xinitrc", ".xprofile", ".xsession", ".pam_environment"],
+    inFolder: [".config/autostart", ".config/systemd", ".config/environment.d", ".local/bin"],
+  },
 ];
 
 /** The worker's own agent and skill folders, at the top of the work directory. */
@@ -109,7 +163,22 @@ export interface Steering {
   ecosystem: string;
   programs: readonly string[];
   name: string;
+  /** What the write would do, when that is more than steering the programs (making a folder a git repository). */
+  effect?: string;
 }
+
+/**
+ * Git takes a folder with a valid HEAD, `objects/` and `refs/` for a (bare) git directory, in the
+ * folder and every folder below it, and obeys its config. HEAD is the one file every git directory
+ * needs and a project's own files are not named; the other parts count in a folder named as bare
+ * repositories are (`NAME.git`), or one that has a HEAD where the files are known.
+ */
+const GIT_DIR_HEAD = "HEAD";
+const GIT_DIR_PARTS: ReadonlySet<string> = new Set(["config", "config.worktree", "commondir", "gitdir", "packed-refs", "objects", "refs", "hooks", "info"]);
+const GIT_REPOSITORY_PROGRAMS = ["git status", "git diff", "git log", "every git command run in that folder or below it"];
+
+/** Whether a folder holds a HEAD now: answered where the files are, absent elsewhere. */
+export type HasGitHead = (folder: string) => boolean;
 
 const byFile = new Map<string, SteeringEntry>();
 const byFolder = new Map<string, SteeringEntry>();
@@ -159,12 +228,36 @@ function workerFolder(absolute: string, cwd: string): Steering | null {
   return top ? { ecosystem: "the worker", programs: WORKER_PROGRAMS, name: top } : null;
 }
 
-/** Whether an absolute path is, or lies in, a file of the catalogue; `cwd` places the worker's own folders. */
-export function steeringFileOf(absolute: string, cwd: string): Steering | null {
-  const named = byBase(absolute.slice(absolute.lastIndexOf("/") + 1));
+function gitDirectory(folder: string, name: string, made: boolean): Steering {
+  const effect = made ? `would make ${folder || "/"} a git repository, whose config` : `is part of the git directory ${folder}, whose config`;
+  return { ecosystem: "git", programs: GIT_REPOSITORY_PROGRAMS, name, effect };
+}
+
+/** A HEAD, or a part of a git directory in a folder that is one by its name or its HEAD. */
+function gitDirectoryPart(absolute: string, base: string, hasHead?: HasGitHead): Steering | null {
+  const parent = absolute.slice(0, absolute.length - base.length - 1);
+  if (base === GIT_DIR_HEAD) return gitDirectory(parent, GIT_DIR_HEAD, !hasHead?.(parent));
+  const parts = absolute.split("/");
+  for (let i = parts.length - 2; i >= 1; i--) {
+    if (!GIT_DIR_PARTS.has(parts[i + 1]!)) continue;
+    const folder = parts.slice(0, i + 1).join("/");
+    const part = `${parts[i]}/${parts[i + 1]}`;
+    if ((parts[i]!.endsWith(".git") && parts[i] !== ".git") || hasHead?.(folder)) return gitDirectory(folder, part, false);
+  }
+  return null;
+}
+
+/**
+ * Whether an absolute path is, or lies in, a file of the catalogue; `cwd` places the worker's own
+ * folders; `hasHead` tells where the files are whether a folder has a HEAD.
+ */
+export function steeringFileOf(absolute: string, cwd: string, hasHead?: HasGitHead): Steering | null {
+  const base = absolute.slice(absolute.lastIndexOf("/") + 1);
+  const named = byBase(base);
   if (named) return named;
   // Most paths pass through none of the catalogue's folders: one test, and no split, for those.
-  return (FOLDER_NAMES.test(absolute) ? bySegments(absolute.split("/")) : null) ?? workerFolder(absolute, cwd);
+  const inFolder = FOLDER_NAMES.test(absolute) ? bySegments(absolute.split("/")) : null;
+  return inFolder ?? gitDirectoryPart(absolute, base, hasHead) ?? workerFolder(absolute, cwd);
 }
 
 /** Only a rule whose pattern spells out the file's name opens it: `**` or `*.json` speak of no file in particular. */
@@ -178,5 +271,6 @@ const COMMAND = /^[\w./-]+( [\w-]+)?$/;
 /** Why a write to the file asks, in the words a person sees. */
 export function steeringReason(absolute: string, steering: Steering): string {
   const shown = steering.programs.map((p) => (COMMAND.test(p) ? `\`${p}\`` : p)).join(", ");
-  return `${absolute} decides what ${shown} run (${steering.ecosystem}); writing it asks unless a rule naming ${steering.name} allows it`;
+  const does = steering.effect ? `${absolute} ${steering.effect}` : absolute;
+  return `${does} decides what ${shown} run (${steering.ecosystem}); writing it asks unless a rule naming ${steering.name} allows it`;
 }

@@ -69,6 +69,37 @@ const STEERING: string[] = [
   ".stylelintrc.json",
   "agents/reviewer.md",
   "skills/deploy/SKILL.md",
+  "HEAD",
+  "pkg/HEAD",
+  "fixtures/origin.git/config",
+  "fixtures/origin.git/hooks/pre-receive",
+  "fixtures/origin.git/refs/heads/main",
+  ".gitconfig",
+  ".config/git/config",
+  ".config/git/attributes",
+  ".bashrc",
+  ".bash_profile",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".bash_logout",
+  ".inputrc",
+  ".config/fish/config.fish",
+  ".ssh/config",
+  ".ssh/authorized_keys",
+  ".ssh/rc",
+  ".vimrc",
+  ".config/nvim/init.lua",
+  ".tmux.conf",
+  ".gdbinit",
+  ".psqlrc",
+  ".pypirc",
+  ".netrc",
+  ".curlrc",
+  ".hgrc",
+  ".docker/config.json",
+  ".config/systemd/user/x.service",
+  ".local/bin/git",
 ];
 
 /** Everyday work: source, tests, docs and data files. */
@@ -86,6 +117,21 @@ const EVERYDAY: string[] = [
   "lib/pathlib.py",
   "docs/requirements.md",
   "src/main.tfx",
+  "config",
+  "config/database.yml",
+  "src/config/index.ts",
+  "app/config.py",
+  "refs/index.md",
+  "docs/objects/info.md",
+  "src/hooks/useThing.ts",
+  "info/about.md",
+  "packed-refs.md",
+  "src/HEADER.md",
+  "data/head.txt",
+  "docs/bashrc.md",
+  "examples/profile.json",
+  "src/ssh/config.ts",
+  "src/git.ts",
 ];
 
 describe("the catalogue of files that steer programs", () => {
@@ -145,6 +191,33 @@ describe("the catalogue of files that steer programs", () => {
     expect(decide("edit_file", { path: "pytest.ini" }, after).action).toBe("ask");
   });
 
+  it("a part of a git directory asks in a folder that has a HEAD, and a plain config folder does not", () => {
+    const heads = new Set(["/work/project/fixtures/origin", "/work/project/pkg"]);
+    const ctx = context({}, { hasGitHead: (folder) => heads.has(folder) });
+    for (const path of ["fixtures/origin/config", "fixtures/origin/objects/info/alternates", "pkg/refs/heads/x", "pkg/packed-refs", "pkg/commondir"]) {
+      const d = decide("write_file", { path }, ctx);
+      expect(d.action, path).toBe("ask");
+      expect(d.reason).toMatch(/is part of the git directory \/work\/project\/(fixtures\/origin|pkg), whose config decides what `git status`/);
+    }
+    for (const path of ["config/database.yml", "config", "src/config.ts", "fixtures/other/config", "pkg/src/config"])
+      expect(decide("write_file", { path }, ctx).action, path).toBe("allow");
+  });
+
+  it("a HEAD says it would make its folder a git repository", () => {
+    expect(decide("write_file", { path: "HEAD" }).reason).toMatch(
+      /^\/work\/project\/HEAD would make \/work\/project a git repository, whose config decides what `git status`/,
+    );
+  });
+
+  it("a home file asks by every spelling of its path, with the work directory at home", () => {
+    const ctx = context({}, { cwd: HOME });
+    for (const path of [".bashrc", "~/.bashrc", `${HOME}/.bashrc`, "../ada/.bashrc", "~/.gitconfig", "./.config/git/config", "~/.ssh/config"]) {
+      const d = decide("write_file", { path }, ctx);
+      expect(d.action, path).toBe("ask");
+      expect(d.tier).toBe("exec");
+    }
+  });
+
   it("a write outside the work directory to a steering file still asks", () => {
     const d = decide("write_file", { path: `${HOME}/other/.git/config` });
     expect(d.action).toBe("ask");
@@ -189,6 +262,16 @@ const SHELL_WRITES: string[] = [
   "git config --file .git/modules/sub/config core.fsmonitor ./evil",
   "npm pkg set scripts.test='rm -rf x'",
   "pnpm pkg delete scripts.build",
+  "printf 'ref: refs/heads/main\\n' > HEAD",
+  "cp head.txt pkg/HEAD",
+  "ln -s refs/heads/main HEAD",
+  "mv head pkg/HEAD",
+  "cp -r template/objects evil.git/",
+  "echo 'id > x' >> ~/.bashrc",
+  "tee -a ~/.gitconfig < evil",
+  "cp evil ~/.config/git/config",
+  "echo 'ProxyCommand sh x' >> ~/.ssh/config",
+  "git config --global core.fsmonitor ./evil",
 ];
 
 describe("every way of writing a steering file asks", () => {

@@ -17,6 +17,7 @@ import { BWRAP } from "./detect.js";
 import { removeMade } from "./git-execution-parts.js";
 import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
+import { gitSafetyEnvironment } from "./git-safety.js";
 import { safeEnvironment } from "./safe-env.js";
 
 export type ShellOrigin = "model" | "person";
@@ -34,8 +35,8 @@ export interface EgressOptions extends Pick<GateOptions, "floors"> {
 
 /**
  * Starts shell commands for the worker: inside bubblewrap with a profile derived from the call's
- * rules when the sandbox is active, as plain bash otherwise; always with the safe environment and
- * in a process group of its own, so that killing the group ends the command (and, in the sandbox,
+ * rules when the sandbox is active, as plain bash otherwise; always with the safe environment, git's
+ * protected settings (a person's commands too) and in a process group of its own, so that killing the group ends the command (and, in the sandbox,
  * its PID namespace with everything it started). Outside the sandbox a watchdog kills the group
  * if the worker dies first.
  */
@@ -101,7 +102,8 @@ export class ShellRunner {
 
   /** As spawn, without the worker's own check of the command: what the sandbox alone lets through. */
   async start(command: string, guard: FileGuard, origin: ShellOrigin = "model", requestId?: string): Promise<ChildProcess> {
-    const options = { cwd: this.workDir, detached: true, env: safeEnvironment(), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+    const env = { ...safeEnvironment(), ...gitSafetyEnvironment() };
+    const options = { cwd: this.workDir, detached: true, env, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     if (!this.info.active) return spawnWatched(command, options);
     const profile = await this.profile(guard, origin);
     if (!this.throughProxy) return this.sandboxed(profile, ["bash", "-c", command], options);

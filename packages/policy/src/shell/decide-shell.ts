@@ -11,6 +11,7 @@ import { mayBeAliased, readingsOf } from "./readings.js";
 import { withoutLeadingOptions } from "./arity.js";
 import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
 import { changesTheShell, isHarmlessVariable } from "./environment.js";
+import { printsFromHistory } from "./git-history.js";
 import { looseMatch } from "./loose-match.js";
 import { isKnownProgram, takesAnyWords } from "./programs/index.js";
 import { printsCredential } from "./programs/credentials.js";
@@ -387,6 +388,13 @@ class ShellJudge {
     return this.files(cmd, v);
   }
 
+  /** `git log -p` and the like print what git holds: a file the rules deny to read_file, committed once, among it. */
+  private history(cmd: AnalyzedCommand, v: Verdict): Verdict {
+    const sub = printsFromHistory(cmd.words.map((w) => w.text));
+    const held = sub ? this.ctx.deniedInHistory!() : null;
+    return held ? atLeast(v, "ask", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
+  }
+
   /** An allow stands only when every word of the command is understood (docs/design.md, "Shell commands"). */
   private understanding(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const head = cmd.words[0]!;
@@ -397,6 +405,7 @@ class ShellJudge {
     if (cmd.opaque) v = atLeast(v, "ask", cmd.opaque);
     const credential = printsCredential(cmd.program, cmd.words);
     if (credential) v = atLeast(v, "ask", credential);
+    if (cmd.program === "git" && this.ctx.deniedInHistory) v = this.history(cmd, v);
     const c = cmd.classified;
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
@@ -521,8 +530,8 @@ class ShellJudge {
     for (const v of [write, read]) if (v?.action === "deny" && !v.rule) return v;
     const outside = this.dirs.candidates.length > 0 && this.pathsOf(word.text).some((p) => !isInside(p, normalRoot(this.ctx.cwd)));
     for (const v of [write, read]) {
-      // A word that may be text is not taken for a write to a file that steers a program.
-      if (v && v.action !== "allow" && !v.steers && (outside || v.action === "deny" || !v.rule))
+      // A word that may be text is not taken for a write to a file that steers a program, unless it leads outside.
+      if (v && v.action !== "allow" && (!v.steers || outside) && (outside || v.action === "deny" || !v.rule))
         return { ...v, action: "ask", reason: `${v.reason} (the gate cannot tell this word from text, so it asks)` };
     }
     return null;

@@ -108,8 +108,9 @@ export function isHarmlessVariable(name: string): boolean {
 
 /**
  * A variable set in the shell without export changes only the shell: a few of bash's own
- * variables, and those the environment already exports, change what runs.
+ * variables, and those the environment already exports, change what runs. The worker exports git's
+ * protected settings (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`) to every command.
  */
 export function changesTheShell(name: string): boolean {
-  return SHELL_SPECIAL.has(name) || /^(LD_|DYLD_|BASH_FUNC_)/.test(name);
+  return SHELL_SPECIAL.has(name) || /^(LD_|DYLD_|BASH_FUNC_|GIT_CONFIG_)/.test(name);
 }

@@ -296,7 +296,16 @@ const ENV = defineSpec({
 const COMMAND = defineSpec({ options: "-p -v -V", commandAt: 0 });
 const COMMAND_DESCRIBE = defineSpec({ options: "-p -v -V", operands: "text" });
 
-const env: SpecialReader = (words, name) => classifyWords(words, ENV, name);
+/** `env -i`, `env -`: every command is given git's protected settings in its environment, and these drop them. */
+const CLEARS_ENVIRONMENT = /^(-|--ignore-environment|-[0v]*i[0v]*)$/;
+
+const env: SpecialReader = (words, name) => {
+  const out = classifyWords(words, ENV, name);
+  const end = out.inner[0]?.start ?? words.length;
+  if (words.slice(1, end).some((w) => CLEARS_ENVIRONMENT.test(w.text)))
+    out.risk ??= `${name} clears the environment, and with it the settings every command is given (git's safe.bareRepository)`;
+  return out;
+};
 const command: SpecialReader = (words, name) => classifyWords(words, words.some((w) => /^-[pvV]*[vV]/.test(w.text)) ? COMMAND_DESCRIBE : COMMAND, name);
 
 const SET = defineSpec({ options: "-e -u -x -v -f -n -C -B -E -h -H -m -b -P -T -o:setopt", operands: "text" });

@@ -1,0 +1,77 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
+import type { Guard } from "@gatehouse/protocol";
+import { afterAll, describe, expect, it } from "vitest";
+import { GuardCache } from "../src/guard-cache.js";
+import { resolveSandbox, ShellRunner } from "../src/index.js";
+import { gitHost } from "./git-host.js";
+
+await loadShellParser();
+
+/**
+ * A `.env` committed once is in git's objects, where the sandbox's mask of the working file does
+ * not reach: the commands that print what git holds are refused while the rules deny reading it.
+ */
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-git-history-")));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const SECRET = "API_KEY=history-secret";
+
+const host = gitHost(root);
+
+function repo(name: string, script: string): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir);
+  host(`git init -q . && echo 'x' > app.ts && git add app.ts && git commit -qm init && ${script}`, dir);
+  return dir;
+}
+
+const RULES = `{ "*": "ask", "read_file": { "*": "allow", ".env": "deny", "*.env": "deny" }, "shell_exec": { "*": "ask", "git *": "allow" } }`;
+const rules: Guard = {
+  agent: null,
+  static: parseRulesOrThrow(RULES, { file: "p", home: root }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin })),
+  runtime: [],
+  protectedPaths: [],
+};
+
+async function run(work: string, command: string): Promise<string> {
+  const runner = new ShellRunner(work, resolveSandbox({ mode: "required", network: false }), { watch: false });
+  try {
+    const child = await runner.spawn(command, new GuardCache(work).get(rules));
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d));
+    await new Promise((r) => child.on("close", r));
+    return out;
+  } finally {
+    runner.close();
+  }
+}
+
+describe("a file the rules deny to read, held in git's history", () => {
+  const leaked = repo("leaked", `echo '${SECRET}' > .env && git add .env && git commit -qm oops && git rm -q .env && git commit -qm gone`);
+
+  it.each(["git log -p", "git show HEAD~1", "git diff HEAD~2", "git -C . log --patch --all", "git stash show -p"])(
+    "%j is refused, naming the file",
+    async (command) => {
+      await expect(run(leaked, command)).rejects.toThrow(/prints files from git's history and index, which hold .*\/\.env, denied to read_file/);
+    },
+  );
+
+  it.each(["git log --oneline", "git show --stat HEAD~1", "git status"])("%j still runs", async (command) => {
+    expect(await run(leaked, command)).not.toContain("history-secret");
+  });
+
+  it("git log -p runs where no denied file was ever committed", async () => {
+    const clean = repo("clean", "echo y >> app.ts && git commit -qam second");
+    expect(await run(clean, "git log -p")).toContain("+y");
+  });
+
+  it("a .env committed after the guard was made is seen", async () => {
+    const later = repo("later", "true");
+    const cache = new GuardCache(later);
+    expect(() => cache.get(rules).checkShell("git log -p")).not.toThrow();
+    host(`echo '${SECRET}' > .env && git add .env && git commit -qm oops`, later);
+    expect(() => cache.get(rules).checkShell("git log -p")).toThrow(/\.env, denied to read_file/);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { loadShellParser } from "../src/index.js";
+import { context, ruleset, shell } from "./helpers.js";
+
+await loadShellParser();
+
+const GIT = ruleset(`{ "read_file": "allow", "shell_exec": { "*": "ask", "git *": "allow" } }`);
+const holding = (held: string | null) => context({ static: GIT }, { deniedInHistory: () => held });
+
+describe("git commands that print what git holds, where its history holds a denied file", () => {
+  const PRINTS = [
+    "git log -p",
+    "git log --patch --all",
+    "git log -U3",
+    "git whatchanged -p",
+    "git show",
+    "git show HEAD~1",
+    "git show --oneline HEAD",
+    "git diff",
+    "git diff --cached",
+    "git diff HEAD~2",
+    "git -C sub -c color.ui=never log -p",
+    "git format-patch -1",
+    "git archive HEAD",
+    "git cat-file -p HEAD",
+    "git blame app.ts",
+    "git stash show -p",
+    "git grep KEY HEAD",
+    "git grep --cached KEY",
+    "git log -p --",
+    "git log -p -- src",
+  ];
+  it.each(PRINTS)("%j asks, naming the file", (command) => {
+    const d = shell(command, holding("/work/project/.env"));
+    expect(d.action, d.reason).toBe("ask");
+    expect(d.reason).toContain("which hold /work/project/.env, denied to read_file");
+  });
+
+  const PLAIN = [
+    "git status",
+    "git log --oneline",
+    "git log --stat",
+    "git show -s HEAD",
+    "git show --stat",
+    "git show --name-only HEAD",
+    "git grep KEY",
+    "git stash list",
+  ];
+  it.each(PLAIN)("%j stays allowed", (command) => {
+    expect(shell(command, holding("/work/project/.env")).action).toBe("allow");
+  });
+
+  it("git log -p stays allowed where the history holds nothing denied, or nothing is known of it", () => {
+    expect(shell("git log -p", holding(null)).action).toBe("allow");
+    expect(shell("git log -p", context({ static: GIT })).action).toBe("allow");
+  });
+});
