@@ -41,9 +41,11 @@ export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker
     "~/.config/google-chrome/*": "deny",
     "~/.config/chromium/*": "deny",
     // The machine's own: password hashes and the ssh host keys a worker running as root can read.
-    "/etc/shadow*": "deny",
-    "/etc/gshadow*": "deny",
-    "/etc/ssh/ssh_host_*_key": "deny"
+    "/etc/shadow": "deny",
+    "/etc/shadow-": "deny",
+    "/etc/gshadow": "deny",
+    "/etc/gshadow-": "deny",
+    "/etc/ssh/*": "deny"
   },
   "write_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny" },
   "edit_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny" },

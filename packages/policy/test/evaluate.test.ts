@@ -57,6 +57,7 @@ describe("the default rules and the credential stores in the home directory", ()
     "/etc/shadow-",
     "/etc/gshadow",
     "/etc/ssh/ssh_host_ed25519_key",
+    "/etc/ssh/ssh_host_rsa_key",
   ])("read_file %s is denied, and so is cat of it", (file) => {
     expect(decide("read_file", { path: file }).action).toBe("deny");
     expect(shell(`cat ${file}`).action).toBe("deny");
@@ -71,7 +72,7 @@ describe("the default rules and the credential stores in the home directory", ()
     "~/.ssh.md",
     "~/projects/app/.docker/config.json",
     "/etc/passwd",
-    "/etc/ssh/ssh_host_ed25519_key.pub",
+    "/etc/shadow.md",
   ])("read_file %s stays allowed", (file) => {
     expect(decide("read_file", { path: file }).action).toBe("allow");
   });
