@@ -22,10 +22,16 @@ const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
 /** The approvals a client was shown, each once (a subscription shows a pending one again after a restart, under its own id). */
 const asked = (seen: Events) => [...new Set(seen.of("tool_approval_required").map((e) => e.approvalId))];
 
-async function clusterPlaying(name: string, steps: unknown[], rules: string, approvalTimeoutMs?: number): Promise<Cluster> {
+async function clusterPlaying(
+  name: string,
+  steps: unknown[],
+  rules: string,
+  approvalTimeoutMs?: number,
+  config: Record<string, unknown> = {},
+): Promise<Cluster> {
   const scenario = path.join(scratch, `${name}.json`);
   fs.writeFileSync(scenario, JSON.stringify({ name, steps }));
-  cluster = await Cluster.start({ rules, config: { scenario }, ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}) });
+  cluster = await Cluster.start({ rules, config: { scenario, ...config }, ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}) });
   return cluster;
 }
 
@@ -143,6 +149,59 @@ describe("a worker killed with kill -9", { timeout: 60_000 }, () => {
     expect((await seen.next("tool_result", () => true, 15_000)).outcome).toBe("failed");
     await new Promise((r) => setTimeout(r, 3000));
     expect(fs.readdirSync(c.workDir).filter((f) => f.endsWith(".txt"))).toEqual([]);
+  });
+});
+
+describe("a replay of many pending approvals to a client that watches every session", { timeout: 90_000 }, () => {
+  /** Subscribes to every session as the browser console does: from `lastEventId`, again from the last id it saw when the stream ends. */
+  function watchEverything(client: ReturnType<Cluster["client"]>, lastEventId: string) {
+    const watched = { approvals: [] as string[], errors: [] as string[], subscriptions: 0, lastEventId };
+    const subscribe = () => {
+      watched.subscriptions++;
+      client.agent.onEvents.subscribe(
+        { lastEventId: watched.lastEventId },
+        {
+          onData: (d) => {
+            watched.lastEventId = d.id;
+            if (d.data.type === "tool_approval_required") watched.approvals.push(d.data.approvalId);
+          },
+          onError: (err) => {
+            watched.errors.push(err.message);
+            setTimeout(subscribe, 200);
+          },
+        },
+      );
+    };
+    subscribe();
+    return watched;
+  }
+
+  it("sends them all, each once, paced to the client, with no cut-off however far the replay passes the subscriber's backlog", async () => {
+    const sessions = 24;
+    // Each approval carries a 60 KB command (in its arguments and what it shows): the replay is several times the 1 MiB backlog.
+    const steps = [{ text: "Asking.", toolCalls: [shell(`echo ${"x".repeat(60_000)}`)] }];
+    const c = await clusterPlaying("big-asks", steps, `{ "*": "ask" }`, undefined, { limits: { subscriberBacklogBytes: 1024 * 1024 } });
+    const client = c.client();
+    const live = new Events(client, {});
+    for (let i = 0; i < sessions; i++) {
+      const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+      await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+      await live.next("tool_approval_required", (e) => e.sessionId === s.id, 10_000);
+    }
+    const raised = live.of("tool_approval_required").map((e) => e.approvalId);
+    const position = live.lastId()!;
+    live.close();
+
+    // From the start of the log (the console's first subscription), and from the newest id (a client coming back): every pending approval is in the replay.
+    for (const from of ["0", position]) {
+      const watched = watchEverything(c.client(), from);
+      await waitUntil(() => watched.approvals.length >= sessions, 30_000, `the replay from ${from}`);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(watched.errors).toEqual([]);
+      expect(watched.subscriptions).toBe(1);
+      expect(watched.approvals.sort()).toEqual([...raised].sort());
+    }
+    expect(c.serverLog.filter((l) => l.includes("subscriber backlog"))).toEqual([]);
   });
 });
 
