@@ -225,6 +225,7 @@ describe.skipIf(!disk)("a full data directory (a tmpfs of 8 MiB; skipped where t
     cluster = await Cluster.start({ config: { dataDir } });
     const client = cluster.client();
     const before = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const all = new Events(client, {});
     const filler = path.join(disk!, "filler");
     const free = fs.statfsSync(disk!);
     fs.writeFileSync(filler, Buffer.alloc(Number(free.bavail * free.bsize)));
@@ -232,17 +233,31 @@ describe.skipIf(!disk)("a full data directory (a tmpfs of 8 MiB; skipped where t
       /no space left in the server's data directory \(.*gh-full-/,
     );
     await expect(client.session.create.mutate({ workerId: "w1", agent: "general" })).rejects.toThrow(/no space left/);
+    // A prompt whose start cannot be recorded is refused with the cause; one that could (SQLite reuses its log's room) ends its turn, told to every client.
+    const prompted = await client.agent.prompt.mutate({ sessionId: before.id, text: "go" }).then(
+      () => "accepted",
+      (err: Error) => err.message,
+    );
+    if (prompted !== "accepted") expect(prompted).toMatch(/no space left in the server's data directory/);
     await waitUntil(() => cluster!.serverLog.some((l) => l.includes("no space left in the data directory")), 5000, "the log to say so");
     expect(cluster.serverLog.filter((l) => l.includes("no space left in the data directory"))).toHaveLength(1);
 
     fs.rmSync(filler);
     expect((await client.session.create.mutate({ workerId: "w1", agent: "general" })).id).not.toBe(before.id);
+    if (prompted === "accepted") await all.next("turn_ended", (e) => e.sessionId === before.id, 20_000);
+    await waitUntil(
+      async () => (await client.agent.prompt.mutate({ sessionId: before.id, text: "go" }).catch(() => ({ accepted: false }))).accepted,
+      10_000,
+      "a prompt to be taken",
+    );
+    await all.next("turn_ended", (e) => e.sessionId === before.id && all.of("turn_ended").length >= (prompted === "accepted" ? 2 : 1), 20_000);
 
     // Started while the disk is full, the server says so at once.
     fs.writeFileSync(filler, Buffer.alloc(Number(fs.statfsSync(disk!).bavail * fs.statfsSync(disk!).bsize)));
     const logged = cluster.serverLog.length;
     await cluster.restartServer();
     await waitUntil(() => cluster!.serverLog.slice(logged).some((l) => l.includes("no space left in the data directory")), 5000, "the server to say so");
+    expect(cluster.serverLog.slice(logged).filter((l) => /^\s+at /.test(l))).toEqual([]);
     fs.rmSync(filler);
   });
 });
