@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import { Checkpoints } from "./checkpoints.js";
-import { eventText } from "./event-text.js";
+import { eventFromText, eventText } from "./event-text.js";
 import { GatehouseError } from "./errors.js";
 import type { Resolution } from "./pending-approvals.js";
 import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
@@ -285,7 +285,7 @@ export class EmbeddedStore implements Store {
           ? this.statements.eventsAfter.all(afterId, limit)
           : this.statements.eventsAfterOf.all(afterId, JSON.stringify(typeof sessionId === "string" ? [sessionId] : sessionId), limit)
       ) as { id: number; session_id: string; data: string }[];
-      return rows.map((r) => ({ id: r.id, sessionId: r.session_id, event: JSON.parse(r.data) as GatehouseEvent }));
+      return rows.map((r) => ({ id: r.id, sessionId: r.session_id, event: eventFromText<GatehouseEvent>(r.data) }));
     });
   }
 
@@ -362,7 +362,7 @@ export class EmbeddedStore implements Store {
         event_id: number;
         data: string;
       }[];
-      return rows.map((r) => ({ eventId: r.event_id, event: JSON.parse(r.data) as PendingRecord["event"] }));
+      return rows.map((r) => ({ eventId: r.event_id, event: eventFromText<PendingRecord["event"]>(r.data) }));
     });
   }
 
