@@ -83,6 +83,29 @@ describe("an answer survives kill -9 of the server (embedded store)", { timeout:
     expect(fs.readFileSync(path.join(c.workDir, "approved.txt"), "utf8")).toBe("ran\n");
   });
 
+  it("never runs again a call that had started: its effect happens once, the turn ends, and the client is told the call failed", async () => {
+    const c = await clusterPlaying(
+      "started-kept",
+      [{ text: "Working.", toolCalls: [shell("echo ran >> effects.txt; sleep 3")] }, { text: "Told: {{lastResult}}" }],
+      `{ "*": "allow" }`,
+    );
+    const client = c.client();
+    const s = await client.session.create.mutate({ workerId: "w1", agent: "general" });
+    const seen = new Events(client, { sessionId: s.id });
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "go" });
+    const started = await seen.next("tool_call_started");
+    await waitUntil(() => fs.existsSync(path.join(c.workDir, "effects.txt")), 10_000, "the call's effect");
+
+    await c.restartServer();
+    const ended = await seen.next("turn_ended", () => true, 30_000);
+    expect(ended.reason).toBe("completed");
+    expect(seen.of("tool_result").map((r) => [r.callId, r.outcome])).toEqual([[started.callId, "failed"]]);
+    expect(seen.of("tool_call_started")).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(fs.readFileSync(path.join(c.workDir, "effects.txt"), "utf8")).toBe("ran\n");
+    expect((await client.session.get.query({ sessionId: s.id })).session.status).toBe("idle");
+  });
+
   it("times an approval out from when it was raised, not from the restart, and keeps the time-out", async () => {
     const timeout = 8000;
     const c = await clusterPlaying("timeout-kept", [{ text: "Asking.", toolCalls: [shell("touch late.txt")] }, { text: "Done." }], `{ "*": "ask" }`, timeout);
