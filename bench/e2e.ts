@@ -6,7 +6,8 @@ import path from "node:path";
 import readline from "node:readline";
 import { closeClient, type GatehouseClient } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
-import { collect, percentile, waitFor } from "./measure.js";
+import { collect, cpuMs, percentile, rssMiB, waitFor } from "./measure.js";
+import { pendingReplay } from "./replay.js";
 import { allowShell, generateRepository, shellCalls, startShellWorker } from "./shell-sandbox.js";
 
 // BENCH_ONLY=postgres: only the figures of bench/e2e-postgres.ts, which `pnpm bench:e2e` runs next.
@@ -31,14 +32,6 @@ fs.writeFileSync(
     limits: { requestsPerSecond: 1_000_000, subscriptionsPerToken: 100_000, connectionsPerToken: 1000 },
   }),
 );
-
-/** CPU time (user + system) a process has used, in ms: a figure that load from other processes does not inflate as much as wall time. */
-const cpuMs = (pid: number) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ on Linux)
-};
-
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 async function startProcesses(): Promise<{ server: ChildProcess; worker: ChildProcess; url: string }> {
   const server = spawn(process.execPath, [...NODE_ARGS, BIN, "server", "--config", path.join(root, "config.json")], { stdio: ["ignore", "pipe", "inherit"] });
@@ -187,6 +180,7 @@ async function shellFigures(client: GatehouseClient, url: string, repo: string):
 }
 
 const wantShell = process.env.BENCH_ONLY === "shell" || !process.env.BENCH_ONLY;
+const wantReplay = process.env.BENCH_ONLY === "replay" || !process.env.BENCH_ONLY;
 const repo = path.join(root, "repo");
 if (wantShell) generateRepository(repo, 20_000);
 const { server, worker, url } = await startProcesses();
@@ -202,7 +196,7 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   console.log(`node ${process.version}, ${os.cpus().length} cores; server and worker as separate processes on loopback`);
-  if (process.env.BENCH_ONLY !== "shell") {
+  if (process.env.BENCH_ONLY !== "shell" && process.env.BENCH_ONLY !== "replay") {
     const pids = { server: server.pid!, worker: worker.pid! };
     await allowedCalls(client, 1, 500, 10, pids);
     await allowedCalls(client, 20, 50, 10, pids);
@@ -212,6 +206,7 @@ try {
     await approveToStart(client);
     await manyPending(client, url, server.pid!);
   }
+  if (wantReplay) await pendingReplay(root, Number(process.env.BENCH_REPLAY_SESSIONS ?? 10_000));
   await closeClient(client);
 } finally {
   for (const w of extraWorkers) w.kill("SIGTERM");

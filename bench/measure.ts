@@ -1,4 +1,5 @@
 // What the end-to-end benchmarks share: percentiles, event streams and waiting on a condition.
+import fs from "node:fs";
 import type { GatehouseClient, GatehouseEvent } from "@gatehouse/protocol";
 
 /** The value at fraction `p` of `xs` (not sorted in place). */
@@ -17,3 +18,11 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 12
     await new Promise((r) => setTimeout(r, 2));
   }
 }
+
+/** CPU time (user + system) a process has used, in ms: a figure that load from other processes does not inflate as much as wall time. */
+export const cpuMs = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ on Linux)
+};
+
+export const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;

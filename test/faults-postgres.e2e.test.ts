@@ -45,6 +45,7 @@ describe("PostgreSQL stopped for five seconds", { timeout: 90_000 }, () => {
       workerId: "w1",
       scenario: s.scenario("outage", [{ toolCalls: [shell("sleep 1")] }, { text: "done" }]),
     });
+    const idle = await client.session.create.mutate({ workerId: "w1", scenario: s.scenario("idle", [{ text: "done" }]) });
     const seen = new Events(client, { sessionId: session.id });
     const everything = new Events(other, {});
     await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
@@ -55,7 +56,9 @@ describe("PostgreSQL stopped for five seconds", { timeout: 90_000 }, () => {
     await waitUntil(() => log.some((l) => l.includes("could not be recorded")), OUTAGE_MS, "a write the outage refused");
     const meanwhile = await client.agent.prompt.mutate({ sessionId: session.id, text: "again" }).catch((err: Error) => err);
     expect(meanwhile).not.toEqual({ accepted: true });
-    // The outage lasts its five seconds whatever the wait above took.
+    // A prompt that cannot be recorded is refused with the cause, not accepted and lost.
+    await expect(client.agent.prompt.mutate({ sessionId: idle.id, text: "now" })).rejects.toThrow(/the server's store is unavailable/);
+    // The outage lasts its five seconds whatever the waits above took.
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - paused))));
     postgres.resume();
 

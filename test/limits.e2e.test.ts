@@ -206,6 +206,54 @@ describe("a subscriber that does not read", () => {
   });
 });
 
+describe("a client sending the largest frames", () => {
+  it("is read within the client frame limit, refused unread past it, while another client's calls keep flowing", async () => {
+    const s = (server = await ServerProcess.start(config({ requestsPerSecond: 1000 })));
+    const other = await s.client(ADA);
+    let closed = false;
+    const watched = await s.client(ADA, () => (closed = true));
+    await watched.auth.whoami.query();
+    const sender = async (frame: string) => {
+      const ws = new WebSocket(`${s.url}?connectionParams=1`);
+      await new Promise((r) => ws.once("open", r));
+      ws.send(JSON.stringify({ method: "connectionParams", data: { token: FEEDER } }));
+      const answer = new Promise<string>((r) => ws.on("message", (m: Buffer) => String(m).includes('"id":1') && r(String(m))));
+      const close = new Promise<number>((r) => ws.once("close", (code) => r(code)));
+      await new Promise((r) => setTimeout(r, 200));
+      ws.send(frame);
+      return { answer, close, ws };
+    };
+    const prompt = (chars: number) =>
+      JSON.stringify({ id: 1, method: "mutation", params: { path: "agent.prompt", input: { sessionId: "none", text: "x".repeat(chars) } } });
+    const envelope = prompt(0).length;
+
+    let worst = 0;
+    let flowing = true;
+    const calls = (async () => {
+      while (flowing) {
+        const t0 = performance.now();
+        await other.auth.whoami.query();
+        worst = Math.max(worst, performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    // The largest frame a client may send (4 MiB), five times over, is read and answered.
+    for (let i = 0; i < 5; i++) {
+      const { answer, ws } = await sender(prompt(4 * 1024 * 1024 - envelope));
+      expect(await answer).toMatch(/text is longer than 1000000 characters/);
+      ws.close();
+    }
+    // One of 16 MB is refused before it is read (1009: too big), as a worker link would not be.
+    const { close } = await sender(prompt(16_000_000));
+    expect(await close).toBe(1009);
+    flowing = false;
+    await calls;
+    expect(closed).toBe(false);
+    expect(worst).toBeLessThan(1000);
+    await s.log.next(/"msg":"limit hit: frame size"/);
+  });
+});
+
 describe("a worker that floods its link", () => {
   it("is throttled to the token's rate, with nothing lost, while other workers and clients go on", async () => {
     const rate = 100;

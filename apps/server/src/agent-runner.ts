@@ -114,19 +114,34 @@ export class AgentRunner {
   }
 
   /** Starts a turn; false when one is already running for the session. */
-  prompt(session: SessionInfo, text: string): boolean {
+  async prompt(session: SessionInfo, text: string): Promise<boolean> {
     if (this.running.has(session.id)) return false;
     if (this.unrecorded.has(session.id))
       throw new GatehouseError("BUSY", `the end of session ${session.id}'s last turn is not recorded yet (the store is away); prompt again once it is`);
-    void this.runTurn(session, text, new AbortController());
+    const controller = new AbortController();
+    this.running.set(session.id, controller);
+    try {
+      await patchSession(this.options.store, session.id, { status: "running" });
+      await this.begin(session, text);
+    } catch (err) {
+      this.forget(session.id, controller);
+      await patchSession(this.options.store, session.id, { status: session.status }).catch(() => undefined);
+      throw err;
+    }
+    void this.play({ ...session, status: "running" }, controller, (usage) => this.turn(session.id, controller.signal, usage));
     return true;
+  }
+
+  /** The user's message that starts a turn; a prompt is answered once it is recorded: one the store cannot take is refused with its error, not accepted and lost. */
+  private async begin(session: SessionInfo, text: string): Promise<void> {
+    await this.addMessage(session.id, { role: "user", text });
+    await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
   }
 
   /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
   runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
     return this.play(session, controller, async (usage) => {
-      await this.addMessage(session.id, { role: "user", text });
-      await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
+      await this.begin(session, text);
       return this.turn(session.id, controller.signal, usage);
     });
   }

@@ -70,12 +70,22 @@ const Limits = z.strictObject({
     .default(16 * 1024),
   /** A WebSocket that has shown no valid token by then is closed. */
   authTimeoutMs: z.number().int().positive().default(10_000),
-  /** The largest frame (and HTTP body) once authenticated. */
+  /** The largest frame once a worker is authenticated: a tool's output may be 10,000,000 characters. */
   frameBytes: z
     .number()
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  /**
+   * The largest frame (and HTTP body) once a client is authenticated. Reading a frame holds the
+   * server's one thread (about 40 ms a MiB on a loaded machine); the largest input a client sends,
+   * a prompt of 1,000,000 characters, fits in 4 MiB unless most of it must be escaped in JSON.
+   */
+  clientFrameBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
   /** A client token's WebSockets and event streams. */
   connectionsPerToken: z.number().int().positive().default(32),
   /** A worker token's links: a fleet may share one token. */

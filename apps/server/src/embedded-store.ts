@@ -3,10 +3,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import { Checkpoints } from "./checkpoints.js";
-import { eventText } from "./event-text.js";
+import { eventFromText, eventText } from "./event-text.js";
 import { GatehouseError } from "./errors.js";
 import type { Resolution } from "./pending-approvals.js";
-import type { AnsweredRecord, AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
+import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
 /** Versioned schema changes, applied in order at start; the database's `user_version` says how many it has. */
 const MIGRATIONS: readonly string[] = [
@@ -26,6 +26,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE pending (approval_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, event_id INTEGER NOT NULL, data TEXT NOT NULL);`,
   `CREATE TABLE answers (approval_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, event_id INTEGER NOT NULL, data TEXT NOT NULL, answer TEXT NOT NULL);
    CREATE INDEX answers_session ON answers (session_id, event_id);`,
+  // A session's pending approvals are read at every carried-on turn and subscription: without it, each read scanned all of them.
+  `CREATE INDEX pending_session ON pending (session_id, event_id);`,
 ];
 
 /** Brings a database to the newest schema; one that a newer Gatehouse wrote is refused, not guessed at. */
@@ -166,8 +168,8 @@ export class EmbeddedStore implements Store {
       pruneAudit: db.prepare(`DELETE FROM audit WHERE at < ?`),
       putPending: db.prepare(`INSERT OR REPLACE INTO pending (approval_id, session_id, event_id, data) VALUES (?, ?, ?, ?)`),
       takePending: db.prepare(`DELETE FROM pending WHERE approval_id = ? RETURNING event_id, data`),
-      pending: db.prepare(`SELECT event_id, data FROM pending ORDER BY event_id`),
-      pendingOf: db.prepare(`SELECT event_id, data FROM pending WHERE session_id = ? ORDER BY event_id`),
+      pending: db.prepare(`SELECT event_id, data FROM pending WHERE event_id > ? ORDER BY event_id LIMIT ?`),
+      pendingOf: db.prepare(`SELECT event_id, data FROM pending WHERE session_id = ? AND event_id > ? ORDER BY event_id LIMIT ?`),
       keepAnswer: db.prepare(`INSERT OR REPLACE INTO answers (approval_id, session_id, event_id, data, answer) VALUES (?, ?, ?, ?, ?)`),
       answered: db.prepare(`SELECT event_id, data, answer FROM answers WHERE session_id = ? ORDER BY event_id`),
       forgetAnswers: db.prepare(`DELETE FROM answers WHERE session_id = ?`),
@@ -283,7 +285,7 @@ export class EmbeddedStore implements Store {
           ? this.statements.eventsAfter.all(afterId, limit)
           : this.statements.eventsAfterOf.all(afterId, JSON.stringify(typeof sessionId === "string" ? [sessionId] : sessionId), limit)
       ) as { id: number; session_id: string; data: string }[];
-      return rows.map((r) => ({ id: r.id, sessionId: r.session_id, event: JSON.parse(r.data) as GatehouseEvent }));
+      return rows.map((r) => ({ id: r.id, sessionId: r.session_id, event: eventFromText<GatehouseEvent>(r.data) }));
     });
   }
 
@@ -353,10 +355,14 @@ export class EmbeddedStore implements Store {
     return this.write(() => void this.statements.forgetAnswers.run(sessionId));
   }
 
-  listPending(sessionId?: string): Promise<PendingRecord[]> {
+  listPending(sessionId?: string, page?: Page): Promise<PendingRecord[]> {
     return this.read(() => {
-      const rows = (sessionId === undefined ? this.statements.pending.all() : this.statements.pendingOf.all(sessionId)) as { event_id: number; data: string }[];
-      return rows.map((r) => ({ eventId: r.event_id, event: JSON.parse(r.data) as PendingRecord["event"] }));
+      const [after, limit] = [page?.afterEventId ?? 0, page?.limit ?? -1];
+      const rows = (sessionId === undefined ? this.statements.pending.all(after, limit) : this.statements.pendingOf.all(sessionId, after, limit)) as {
+        event_id: number;
+        data: string;
+      }[];
+      return rows.map((r) => ({ eventId: r.event_id, event: eventFromText<PendingRecord["event"]>(r.data) }));
     });
   }
 

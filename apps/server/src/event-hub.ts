@@ -1,10 +1,14 @@
 import type { GatehouseEvent, TrackedEvent } from "@gatehouse/protocol";
 import { GatehouseError } from "./errors.js";
 import { silentLog, type Log } from "./log.js";
+import { replayItem } from "./replay-items.js";
 import { familyOf } from "./session-family.js";
 import type { PendingRecord, Store, StoredEvent } from "./store.js";
 
 type Listener = (stored: StoredEvent) => void;
+
+/** Events or pending approvals read from the store at once in a replay. */
+const REPLAY_PAGE = 500;
 
 /** Appends events to the store and streams them to subscribers, with replay on reconnect. */
 export class EventHub {
@@ -58,21 +62,47 @@ export class EventHub {
     for (const l of this.listeners) l(stored);
   }
 
-  /** Events after an id, of some sessions or of all, oldest first. */
-  private missed(afterId: number, family: readonly string[] | undefined): Promise<StoredEvent[]> {
-    return this.store.eventsAfter(afterId, family);
+  /**
+   * Events after an id, of some sessions or of all, oldest first, read a page at a time until the
+   * log is read to its end with no live event dropped meanwhile (`droppedLive` says, and starts
+   * buffering again: the next page has what was dropped).
+   */
+  private async *missed(afterId: number, family: readonly string[] | undefined, droppedLive: () => boolean): AsyncGenerator<StoredEvent> {
+    droppedLive();
+    for (let from = afterId; ;) {
+      const page = await this.store.eventsAfter(from, family, REPLAY_PAGE);
+      yield* page;
+      from = page.at(-1)?.id ?? from;
+      if (!droppedLive() && page.length < REPLAY_PAGE) return;
+    }
   }
 
-  private async pending(family: readonly string[] | undefined): Promise<PendingRecord[]> {
-    if (family === undefined) return this.store.listPending();
-    const all = await Promise.all(family.map((id) => this.store.listPending(id)));
-    return all.flat().sort((a, b) => a.eventId - b.eventId);
+  /** The pending approvals raised at or before an id (those after it come with the missed events), oldest first. */
+  private async *pendingUpTo(upTo: number, family: readonly string[] | undefined): AsyncGenerator<PendingRecord> {
+    if (family !== undefined) {
+      const all = await Promise.all(family.map((id) => this.store.listPending(id)));
+      yield* all
+        .flat()
+        .filter((p) => p.eventId <= upTo)
+        .sort((a, b) => a.eventId - b.eventId);
+      return;
+    }
+    for (let from = 0; ;) {
+      const page = await this.store.listPending(undefined, { afterEventId: from, limit: REPLAY_PAGE });
+      for (const p of page) {
+        if (p.eventId > upTo) return;
+        yield p;
+      }
+      if (page.length < REPLAY_PAGE) return;
+      from = page.at(-1)!.eventId;
+    }
   }
 
   /**
    * The pending approvals of the session and its subagents (or of every session) again, then what was missed since
    * `lastEventId`, then live events. Live events are buffered while history is read, so none
-   * is lost or repeated between the two.
+   * is lost or repeated between the two. History is read from the store a page at a time, as
+   * fast as the subscriber takes it; live events it dropped while reading are in the next page.
    */
   async *subscribe(filter: { sessionId?: string | undefined; lastEventId?: string | null | undefined }, signal?: AbortSignal): AsyncGenerator<TrackedEvent> {
     const buffer: StoredEvent[] = [];
@@ -88,6 +118,11 @@ export class EventHub {
       } else buffer.push(s);
       wake?.();
     };
+    const droppedLive = () => {
+      if (!overflowed) return false;
+      [overflowed, buffer.length] = [false, 0];
+      return true;
+    };
     this.listeners.add(listener);
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
@@ -98,13 +133,12 @@ export class EventHub {
       const requested = Number(filter.lastEventId ?? lastId);
       // An id beyond the log was issued before a restart that emptied it: all of the log is new to that client.
       const after = Number.isFinite(requested) && requested <= lastId ? requested : 0;
-      const missed = await this.missed(after, members);
-      const missedIds = new Set(missed.map((m) => m.id));
-      for (const p of await this.pending(members)) {
-        if (!missedIds.has(p.eventId)) yield { id: String(p.eventId), event: p.event };
+      for await (const p of this.pendingUpTo(after, members)) yield replayItem({ id: String(p.eventId), event: p.event });
+      let last = after;
+      for await (const s of this.missed(after, members, droppedLive)) {
+        last = s.id;
+        yield replayItem({ id: String(s.id), event: s.event });
       }
-      let last = missed.at(-1)?.id ?? after;
-      for (const s of missed) yield { id: String(s.id), event: s.event };
       while (!signal?.aborted) {
         while (buffer.length > 0) {
           const s = buffer.shift()!;

@@ -12,6 +12,13 @@ import { jsonEncoder, type Encoder } from "@trpc/server/adapters/ws";
  */
 const texts = new WeakMap<object, string>();
 
+/** An event read back from its stored text: the text is kept with it, not made again when it is sent. */
+export function eventFromText<T extends object>(text: string): T {
+  const event = JSON.parse(text) as T;
+  texts.set(event, text);
+  return event;
+}
+
 export function eventText(event: object): string {
   let text = texts.get(event);
   if (text === undefined) texts.set(event, (text = JSON.stringify(event)));

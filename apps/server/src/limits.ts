@@ -5,6 +5,7 @@ import type { Connections } from "./connections.js";
 import { GatehouseError } from "./errors.js";
 import { eventText } from "./event-text.js";
 import type { Log } from "./log.js";
+import { isReplayItem } from "./replay-items.js";
 
 interface Bucket {
   tokens: number;
@@ -101,7 +102,8 @@ function wireSize(item: unknown): number {
  * connection sends them, so that what waits for a subscriber is counted wherever it waits: in
  * this queue (server-sent events go out only as fast as their reader reads) or in the
  * connection's send buffer (a WebSocket takes every item at once). When the two together pass
- * the backlog, `cutOff` is called, the queue is dropped and the subscription ends.
+ * the backlog, `cutOff` is called, the queue is dropped and the subscription ends. Replayed items
+ * are taken only as fast as they go out, so a replay is never what passes the backlog.
  */
 async function* backlogBounded(
   source: AsyncIterable<unknown>,
@@ -124,6 +126,10 @@ async function* backlogBounded(
     cutOff(total);
     return true;
   };
+  /** A replay is read on once what waits for the subscriber is down to a quarter of its backlog: it paces the replay, never cuts it off. */
+  const roomForReplay = async () => {
+    while (state === "running" && queued + sendBuffer() > backlogBytes() / 4) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
   const pump = async () => {
     try {
       while (state === "running") {
@@ -132,8 +138,10 @@ async function* backlogBounded(
         const size = wireSize(next.value);
         queue.push({ item: next.value, size });
         queued += size;
-        if (overflowed()) break;
+        const replayed = isReplayItem(next.value);
+        if (!replayed && overflowed()) break;
         wake?.();
+        if (replayed) await roomForReplay();
       }
     } catch (error) {
       failure.happened = true;

@@ -1,6 +1,6 @@
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import type { Resolution } from "./pending-approvals.js";
-import type { AnsweredRecord, AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
+import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
 /** Whether an audit entry passes a query's filters (not its limit). */
 export function auditMatches(e: AuditEntry, q: AuditQuery): boolean {
@@ -137,9 +137,11 @@ export class MemoryStore implements Store {
     for (const [id, a] of this.answers) if (a.event.sessionId === sessionId) this.answers.delete(id);
   }
 
-  async listPending(sessionId?: string): Promise<PendingRecord[]> {
-    const all = [...this.pendings.values()].sort((a, b) => a.eventId - b.eventId);
-    return sessionId === undefined ? all : all.filter((p) => p.event.sessionId === sessionId);
+  async listPending(sessionId?: string, page?: Page): Promise<PendingRecord[]> {
+    const all = [...this.pendings.values()]
+      .filter((p) => (sessionId === undefined || p.event.sessionId === sessionId) && p.eventId > (page?.afterEventId ?? 0))
+      .sort((a, b) => a.eventId - b.eventId);
+    return page ? all.slice(0, page.limit) : all;
   }
 
   async close(): Promise<void> {}

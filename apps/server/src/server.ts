@@ -98,7 +98,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
         return { principal };
       },
     });
-  let rpc = httpHandler(limits.frameBytes);
+  let rpc = httpHandler(limits.clientFrameBytes);
   const webConsole = createConsoleHandler();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (webConsole(req, res)) return;
@@ -153,7 +153,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       }
       res.once("close", () => connections.drop(principal));
       authenticated.add(res);
-      allowFrames(res, limits.frameBytes);
+      allowFrames(res, principal.kind === "worker" ? limits.frameBytes : limits.clientFrameBytes);
       return { principal };
     },
     keepAlive: { enabled: true, pingMs: 1000, pongWaitMs: 2000 },
@@ -176,7 +176,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     fingerprint: tls?.fingerprint ?? null,
     reloadTokens: (next) => {
       tokens = new Tokens(next.workerTokens, next.clientTokens);
-      if (next.limits.frameBytes !== limits.frameBytes) rpc = httpHandler(next.limits.frameBytes);
+      if (next.limits.clientFrameBytes !== limits.clientFrameBytes) rpc = httpHandler(next.limits.clientFrameBytes);
       limits = next.limits;
       // Frame limits of connections opened from now on; open ones keep theirs.
       wss.options.maxPayload = limits.preAuthFrameBytes;

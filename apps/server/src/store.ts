@@ -41,6 +41,12 @@ export interface AuditQuery {
   limit?: number;
 }
 
+/** A part of a long list, in id order: the entries after an id, at most `limit` of them. */
+export interface Page {
+  afterEventId: number;
+  limit: number;
+}
+
 /** A call held for a person's answer: the event that raised it and that event's id in the log. */
 export interface PendingRecord {
   event: ApprovalRequired;
@@ -75,6 +81,7 @@ export interface RuntimeRuleRecord {
  * - Pending approvals: `putPending` records one; `takePending` removes it and returns it to
  *   exactly one caller, however many call at once (in this process or, for a shared store, in
  *   any); every other caller gets undefined. It is the one arbiter of "answered exactly once".
+ *   `listPending` reads them in pages (by event id) for a replay of any number.
  *   Given an answer, the approval is kept with it in the same write (`answered`), until
  *   `forgetAnswers`: a turn carried on after a restart honours the answer instead of asking again.
  * - Runtime rules are added per session and dropped together (`forgetRuntimeRules`).
@@ -109,8 +116,8 @@ export interface Store {
   putPending(record: PendingRecord): Promise<void>;
   /** Removes the pending approval and returns it to the one caller that took it; undefined to everyone else. The answer, given, is kept with it in the same write. */
   takePending(approvalId: string, answer?: Resolution): Promise<PendingRecord | undefined>;
-  /** Pending approvals of one session or of all, oldest first. */
-  listPending(sessionId?: string): Promise<PendingRecord[]>;
+  /** Pending approvals of one session or of all, oldest first; given a page, those after its event id, at most its limit. */
+  listPending(sessionId?: string, page?: Page): Promise<PendingRecord[]>;
   /** The answered approvals of a session kept by `takePending`, oldest first. */
   answered(sessionId: string): Promise<AnsweredRecord[]>;
   /** Drops a session's kept answers (its turn has ended). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventFrames, eventText } from "../src/event-text.js";
+import { eventFrames, eventFromText, eventText } from "../src/event-text.js";
 
 const frame = (id: string, event: object) => ({ id: 7, jsonrpc: "2.0", result: { type: "data", id, data: { id, data: event } } });
 
@@ -9,6 +9,14 @@ describe("event text", () => {
     const first = eventText(event);
     expect(first).toBe(JSON.stringify(event));
     expect(eventText(event)).toBe(first);
+  });
+
+  it("keeps the stored text of an event read back, instead of making it again", () => {
+    const text = '{"type":"tool_result","output":"a"}';
+    const event = eventFromText<object>(text);
+    expect(event).toEqual({ type: "tool_result", output: "a" });
+    expect(eventText(event)).toBe(text);
+    expect(eventFrames.encode(frame("3", event))).toBe(JSON.stringify(frame("3", event)));
   });
 
   it("makes the same frame as JSON, whatever the event holds", () => {

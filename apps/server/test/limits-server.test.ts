@@ -81,7 +81,7 @@ describe("limits reloaded", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-limits-"));
     const config = loadServerConfig(
       undefined,
-      { port: 0, dataDir, clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }], limits: { frameBytes: 1024 * 1024, authTimeoutMs: 1000 } },
+      { port: 0, dataDir, clientTokens: [{ name: "ada", token: TOKEN, role: "admin" }], limits: { clientFrameBytes: 1024 * 1024, authTimeoutMs: 1000 } },
       {},
     );
     const running = await startServer(config, { log: silentLog });
@@ -101,7 +101,7 @@ describe("limits reloaded", () => {
     };
     expect(await post()).toBe(413);
     expect(await preAuthFrame()).toBe(1009);
-    running.reloadTokens({ ...config, limits: { ...config.limits, frameBytes: 4 * 1024 * 1024, preAuthFrameBytes: 32 * 1024 } });
+    running.reloadTokens({ ...config, limits: { ...config.limits, clientFrameBytes: 4 * 1024 * 1024, preAuthFrameBytes: 32 * 1024 } });
     expect(await post()).not.toBe(413);
     expect(await preAuthFrame()).not.toBe(1009);
     await running.close();

@@ -120,9 +120,26 @@ describe("the event hub", () => {
     const hub = new EventHub(store, 5);
     const sub = hub.subscribe({});
     const first = sub.next();
+    // The replay of the empty log is over: what comes now is live.
+    await new Promise((r) => setTimeout(r, 10));
     await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
     expect((await first).value).toMatchObject({ id: "1" });
     for (let i = 0; i < 10; i++) await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
     await expect(sub.next()).rejects.toThrow(/fell more than 5 events behind.*lastEventId 1/);
+  });
+
+  it("reads on from the store for a subscriber that falls behind during its replay: nothing lost, not cut off", async () => {
+    const store = new MemoryStore();
+    const hub = new EventHub(store, 5);
+    await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    const sub = hub.subscribe({ lastEventId: "0" });
+    expect((await sub.next()).value).toMatchObject({ id: "1" });
+    for (let i = 0; i < 10; i++) await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await sub.next()).value!.id);
+    expect(ids).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 2)));
+    await hub.publish({ type: "mode_changed", sessionId: "s", at: "", mode: "default" });
+    expect((await sub.next()).value).toMatchObject({ id: "12" });
+    await sub.return(undefined);
   });
 });

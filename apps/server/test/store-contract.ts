@@ -87,6 +87,16 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       await store.close();
     });
 
+    it("lists pending approvals a page at a time, by event id", async () => {
+      const store = await open();
+      for (const [i, session] of ["s1", "s2", "s1", "s2"].entries()) await store.putPending({ event: ask(`a${i}`, session), eventId: 10 + i });
+      expect((await store.listPending(undefined, { afterEventId: 10, limit: 2 })).map((p) => p.eventId)).toEqual([11, 12]);
+      expect((await store.listPending(undefined, { afterEventId: 12, limit: 5 })).map((p) => p.eventId)).toEqual([13]);
+      expect((await store.listPending("s1", { afterEventId: 0, limit: 1 })).map((p) => p.eventId)).toEqual([10]);
+      expect((await store.listPending("s2", { afterEventId: 11, limit: 5 })).map((p) => p.eventId)).toEqual([13]);
+      await store.close();
+    });
+
     it("keeps an answer with the approval it took, per session, until the session's answers are forgotten", async () => {
       const store = await open();
       await store.putPending({ event: ask("a1"), eventId: 7 });

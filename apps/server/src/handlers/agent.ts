@@ -9,7 +9,7 @@ export function agentHandlers(services: Services): Handlers["agent"] {
       const target = await sessionOf(services, input.sessionId);
       if (target.parentId)
         throw new GatehouseError("REFUSED", `session ${target.id} is a subagent of session ${target.parentId}; it takes its work from its parent`);
-      return { accepted: services.runner.prompt(target, input.text) };
+      return { accepted: await services.runner.prompt(target, input.text) };
     },
     async abort(p, input) {
       await sessionOf(services, input.sessionId);

@@ -2,7 +2,7 @@ import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import pg from "pg";
 import { eventText } from "../event-text.js";
 import type { Resolution } from "../pending-approvals.js";
-import type { AnsweredRecord, AuditEntry, AuditQuery, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "../store.js";
+import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "../store.js";
 import { migrate } from "./migrations.js";
 
 /** The channel that carries the id of every event stored, for the instances that did not store it. */
@@ -215,10 +215,10 @@ export class PostgresStore implements Store {
     await this.pool.query("DELETE FROM approval_answers WHERE session_id = $1", [sessionId]);
   }
 
-  async listPending(sessionId?: string): Promise<PendingRecord[]> {
+  async listPending(sessionId?: string, page?: Page): Promise<PendingRecord[]> {
     const { rows } = await this.pool.query<{ event: PendingRecord["event"]; event_id: number }>(
-      "SELECT event, event_id FROM pending_approvals WHERE $1::text IS NULL OR session_id = $1 ORDER BY event_id",
-      [sessionId ?? null],
+      "SELECT event, event_id FROM pending_approvals WHERE ($1::text IS NULL OR session_id = $1) AND event_id > $2 ORDER BY event_id LIMIT $3",
+      [sessionId ?? null, page?.afterEventId ?? 0, page?.limit ?? null],
     );
     return rows.map((r) => ({ event: r.event, eventId: r.event_id }));
   }
