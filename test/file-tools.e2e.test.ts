@@ -82,6 +82,33 @@ describe("file tools check what they really open, with a real server and worker"
     }
   }, 240_000);
 
+  it("glob and grep judge what a symlink in the work directory really reaches: nothing read_file would refuse is listed or searched", async () => {
+    home = fs.mkdtempSync("/var/tmp/gh-private-");
+    fs.writeFileSync(path.join(home, "diary.txt"), "private diary: glob-grep-e2e-secret\n");
+    cluster = await Cluster.start({
+      files: { "README.md": "a readme\n" },
+      rules: `{"*": "ask", "glob": "allow", "grep": "allow", "read_file": {"*": "allow", "${home}/*": "ask"}}`,
+    });
+    fs.symlinkSync(path.join(home, "diary.txt"), path.join(cluster.workDir, "notes.md"));
+    fs.symlinkSync(home, path.join(cluster.workDir, "shared"));
+    const calls = [
+      { tool: "read_file", args: { path: "notes.md" } },
+      { tool: "grep", args: { pattern: "diary", path: "." } },
+      { tool: "grep", args: { pattern: "diary", path: "shared" } },
+      { tool: "grep", args: { pattern: "diary", path: "notes.md" } },
+      { tool: "glob", args: { pattern: "**" } },
+      { tool: "glob", args: { pattern: "**", path: "shared" } },
+    ];
+    const results = await play(cluster, cluster.client(), inSteps(calls));
+    expect(results.map((r) => r.ok)).toEqual([false, true, true, true, true, true]);
+    expect(results[0]!.output).toMatch(/resolves to .*diary\.txt.*ask/);
+    expect(JSON.stringify(results)).not.toContain("glob-grep-e2e-secret");
+    expect(results[1]!.output).toBe("(no matches)\n(1 file(s) skipped: read_file does not allow them)");
+    expect(results[2]!.output).toBe("(no matches)\n(1 file(s) skipped: read_file does not allow them)");
+    expect(results[4]!.output).toBe("README.md\n(1 file(s) skipped: read_file does not allow them)");
+    expect(results[5]!.output).toBe("(no files match)\n(1 file(s) skipped: read_file does not allow them)");
+  });
+
   it("a symlink flipped between a file in the work directory and one outside never lets a write out", async () => {
     cluster = await Cluster.start({ files: { "notes.real": "" }, rules: `{"*": "ask", "write_file": "allow"}` });
     const victim = path.join(cluster.root, "victim.txt");

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
+import { statSync } from "node:fs";
 import path from "node:path";
-import { closeDescriptor, openRegular, readHead } from "@gatehouse/fs-guard";
+import { closeDescriptor, FileRefused, openRegular, readHead } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, limitedResult, type ToolContext } from "../tool.js";
@@ -49,25 +50,42 @@ function skippedNote(n: number, unreadable: Unreadable): string {
 
 const SKIPPED = Symbol("skipped");
 const UNREADABLE = Symbol("unreadable");
+const NOT_A_FILE = Symbol("not a file");
 
 /**
  * A file's text for grep, read from the object really opened and checked as read_file would be;
  * SKIPPED when read_file's rules or the sandbox keep it from view, UNREADABLE when it cannot be
- * opened or is no regular file.
+ * opened, NOT_A_FILE when it is no regular file.
  */
-async function searchable(ctx: ToolContext, file: string): Promise<string | typeof SKIPPED | typeof UNREADABLE> {
+async function searchable(ctx: ToolContext, file: string): Promise<string | typeof SKIPPED | typeof UNREADABLE | typeof NOT_A_FILE> {
   let opened;
   try {
     opened = openRegular(file, path.relative(ctx.workDir, file), false, ctx.guard.workDevice);
-  } catch {
-    return UNREADABLE;
+  } catch (err) {
+    // A symlink to a folder is no file to search; grep -r does not follow one either.
+    return err instanceof FileRefused && err.code === "NOT_REGULAR" ? NOT_A_FILE : UNREADABLE;
   }
   try {
-    if (!ctx.guard.mayRead(file, opened.real)) return SKIPPED;
+    if (!ctx.guard.mayReveal("grep", file, opened.real, ctx.granted)) return SKIPPED;
     return (await readHead(opened.fd, GREP_FILE_LIMIT, opened.stats.size)).text;
   } finally {
     closeDescriptor(opened.fd);
   }
+}
+
+/**
+ * Whether glob may list a file: judged where it really leads, as read_file would judge it. A
+ * symlink is listed only when it leads to a regular file (glob lists files, not folders).
+ */
+function listable(ctx: ToolContext, file: string): boolean | typeof SKIPPED | typeof UNREADABLE {
+  let real: string;
+  try {
+    real = ctx.guard.realPath(file);
+  } catch {
+    return UNREADABLE;
+  }
+  if (real !== file && !statSync(real, { throwIfNoEntry: false })?.isFile()) return false;
+  return ctx.guard.mayReveal("glob", file, real, ctx.granted) || SKIPPED;
 }
 
 export const glob = defineTool({
@@ -84,8 +102,10 @@ export const glob = defineTool({
     for await (const file of walk(root, ctx.signal, unreadable)) {
       const rel = path.relative(root, file);
       if (!match(rel)) continue;
-      if (!ctx.guard.mayRead(file)) skipped++;
-      else found.push(path.relative(ctx.workDir, file) || ".");
+      const reached = listable(ctx, file);
+      if (reached === SKIPPED) skipped++;
+      else if (reached === UNREADABLE) unreadable.count++;
+      else if (reached) found.push(path.relative(ctx.workDir, file) || ".");
     }
     found.sort();
     return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped, unreadable)}`);
