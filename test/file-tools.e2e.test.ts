@@ -17,9 +17,12 @@ afterEach(async () => {
   home = undefined;
 });
 
-/** A session in the default mode playing `steps`; its results once the turn has ended. */
-async function play(c: Cluster, client: GatehouseClient, steps: unknown[], timeoutMs = 120_000) {
-  const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario("s", steps) });
+/**
+ * A session playing `steps` (in the default mode, or `strict`, where what would ask is denied and
+ * no person is needed); its results once the turn has ended.
+ */
+async function play(c: Cluster, client: GatehouseClient, steps: unknown[], timeoutMs = 120_000, mode: "default" | "strict" = "default") {
+  const info = await client.session.create.mutate({ workerId: "w1", mode, scenario: c.scenario("s", steps) });
   const events = new Events(client, { sessionId: info.id });
   await new Promise((r) => setTimeout(r, 100));
   await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
@@ -99,7 +102,7 @@ describe("file tools check what they really open, with a real server and worker"
       { tool: "glob", args: { pattern: "**" } },
       { tool: "glob", args: { pattern: "**", path: "shared" } },
     ];
-    const results = await play(cluster, cluster.client(), inSteps(calls));
+    const results = await play(cluster, cluster.client(), inSteps(calls), 120_000, "strict");
     expect(results.map((r) => r.ok)).toEqual([false, true, true, true, true, true]);
     expect(results[0]!.output).toMatch(/resolves to .*diary\.txt.*ask/);
     expect(JSON.stringify(results)).not.toContain("glob-grep-e2e-secret");
@@ -118,7 +121,8 @@ describe("file tools check what they really open, with a real server and worker"
     const flipper = flipLink(link, "notes.real", victim);
     try {
       const calls = Array.from({ length: 200 }, () => ({ tool: "write_file", args: { path: "notes.md", content: "written by the agent\n" } }));
-      const results = await play(cluster, cluster.client(), inSteps(calls));
+      // Decided on where the link leads just before each runs, a write outside asks: strict denies it.
+      const results = await play(cluster, cluster.client(), inSteps(calls), 120_000, "strict");
       expect(results).toHaveLength(200);
       expect(results.some((r) => r.ok)).toBe(true);
       expect(results.some((r) => !r.ok && /outside the work directory/.test(r.output))).toBe(true);
