@@ -170,6 +170,35 @@ describe("file tools check what they really open, with a real server and worker"
     for (const secret of ["file-tools-e2e-secret", "PRIVATE-KEY-skill-e2e", WORKER_TOKEN]) expect(all).not.toContain(secret);
   });
 
+  it("grep streams a huge file to its end without growing the worker, and a catastrophic pattern stops with a clear error while the worker goes on", async () => {
+    cluster = await Cluster.start({
+      rules: `{"*": "ask", "read_file": "allow", "grep": "allow"}`,
+      files: { "slow.txt": `${"a".repeat(40)}!\n`, "small.txt": "hi\n" },
+    });
+    const huge = path.join(cluster.workDir, "huge.log");
+    const block = `${"x".repeat(99)}\n`.repeat(10_000);
+    const fd = fs.openSync(huge, "w");
+    for (let i = 0; i < 160; i++) fs.writeSync(fd, block);
+    fs.writeSync(fd, "the needle at the very end\n");
+    fs.closeSync(fd);
+    const before = peakMemory(cluster.worker!.pid!);
+    const [found] = await play(cluster, cluster.client(), inSteps([{ tool: "grep", args: { pattern: "needle", path: "huge.log" } }]));
+    expect(found).toMatchObject({ ok: true, output: "huge.log:1600001:the needle at the very end" });
+    expect(peakMemory(cluster.worker!.pid!) - before).toBeLessThan(64 * 1024 * 1024);
+
+    const client = cluster.client();
+    const slow = play(cluster, client, inSteps([{ tool: "grep", args: { pattern: "^(a+)+$", path: "slow.txt" } }]));
+    await new Promise((r) => setTimeout(r, 300));
+    // Another session's read is answered while the pattern runs: the worker's event loop is free.
+    const started = performance.now();
+    const [read] = await play(cluster, client, inSteps([{ tool: "read_file", args: { path: "small.txt" } }]));
+    expect(read).toMatchObject({ ok: true, output: "hi\n" });
+    const [stopped] = await slow;
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(stopped).toMatchObject({ ok: false, output: expect.stringMatching(/^grep: the pattern ran longer than 2000 ms on slow\.txt and was stopped/) });
+    expect((await client.workers.list.query())[0]).toMatchObject({ connected: true });
+  });
+
   it("read_file of a huge file reads a bounded part, and files that are not regular or are the kernel's are refused", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}` });
     const huge = path.join(cluster.workDir, "huge.log");
