@@ -104,7 +104,7 @@ export class AgentRunner {
     this.runTime = new RunTimeDecisions({
       evaluate: (session, call, resolve) => gate.evaluate(session, call, resolve),
       presentation: (session, call) => gate.presentation(session, call),
-      realPaths: workerRealPaths(registry, (session) => gate.guard(session)),
+      realPaths: workerRealPaths(registry),
     });
   }
 
