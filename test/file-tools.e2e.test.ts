@@ -17,9 +17,12 @@ afterEach(async () => {
   home = undefined;
 });
 
-/** A session in the default mode playing `steps`; its results once the turn has ended. */
-async function play(c: Cluster, client: GatehouseClient, steps: unknown[], timeoutMs = 120_000) {
-  const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario("s", steps) });
+/**
+ * A session playing `steps` (in the default mode, or `strict`, where what would ask is denied and
+ * no person is needed); its results once the turn has ended.
+ */
+async function play(c: Cluster, client: GatehouseClient, steps: unknown[], timeoutMs = 120_000, mode: "default" | "strict" = "default") {
+  const info = await client.session.create.mutate({ workerId: "w1", mode, scenario: c.scenario("s", steps) });
   const events = new Events(client, { sessionId: info.id });
   await new Promise((r) => setTimeout(r, 100));
   await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
@@ -82,6 +85,33 @@ describe("file tools check what they really open, with a real server and worker"
     }
   }, 240_000);
 
+  it("glob and grep judge what a symlink in the work directory really reaches: nothing read_file would refuse is listed or searched", async () => {
+    home = fs.mkdtempSync("/var/tmp/gh-private-");
+    fs.writeFileSync(path.join(home, "diary.txt"), "private diary: glob-grep-e2e-secret\n");
+    cluster = await Cluster.start({
+      files: { "README.md": "a readme\n" },
+      rules: `{"*": "ask", "glob": "allow", "grep": "allow", "read_file": {"*": "allow", "${home}/*": "ask"}}`,
+    });
+    fs.symlinkSync(path.join(home, "diary.txt"), path.join(cluster.workDir, "notes.md"));
+    fs.symlinkSync(home, path.join(cluster.workDir, "shared"));
+    const calls = [
+      { tool: "read_file", args: { path: "notes.md" } },
+      { tool: "grep", args: { pattern: "diary", path: "." } },
+      { tool: "grep", args: { pattern: "diary", path: "shared" } },
+      { tool: "grep", args: { pattern: "diary", path: "notes.md" } },
+      { tool: "glob", args: { pattern: "**" } },
+      { tool: "glob", args: { pattern: "**", path: "shared" } },
+    ];
+    const results = await play(cluster, cluster.client(), inSteps(calls), 120_000, "strict");
+    expect(results.map((r) => r.ok)).toEqual([false, true, true, true, true, true]);
+    expect(results[0]!.output).toMatch(/resolves to .*diary\.txt.*ask/);
+    expect(JSON.stringify(results)).not.toContain("glob-grep-e2e-secret");
+    expect(results[1]!.output).toBe("(no matches)\n(1 file(s) skipped: read_file does not allow them)");
+    expect(results[2]!.output).toBe("(no matches)\n(1 file(s) skipped: read_file does not allow them)");
+    expect(results[4]!.output).toBe("README.md\n(1 file(s) skipped: read_file does not allow them)");
+    expect(results[5]!.output).toBe("(no files match)\n(1 file(s) skipped: read_file does not allow them)");
+  });
+
   it("a symlink flipped between a file in the work directory and one outside never lets a write out", async () => {
     cluster = await Cluster.start({ files: { "notes.real": "" }, rules: `{"*": "ask", "write_file": "allow"}` });
     const victim = path.join(cluster.root, "victim.txt");
@@ -91,7 +121,8 @@ describe("file tools check what they really open, with a real server and worker"
     const flipper = flipLink(link, "notes.real", victim);
     try {
       const calls = Array.from({ length: 200 }, () => ({ tool: "write_file", args: { path: "notes.md", content: "written by the agent\n" } }));
-      const results = await play(cluster, cluster.client(), inSteps(calls));
+      // Decided on where the link leads just before each runs, a write outside asks: strict denies it.
+      const results = await play(cluster, cluster.client(), inSteps(calls), 120_000, "strict");
       expect(results).toHaveLength(200);
       expect(results.some((r) => r.ok)).toBe(true);
       expect(results.some((r) => !r.ok && /outside the work directory/.test(r.output))).toBe(true);
@@ -137,6 +168,35 @@ describe("file tools check what they really open, with a real server and worker"
     for (const r of results.slice(0, 3)) expect(r.output).toMatch(/outside skills\/|is on procfs/);
     const all = JSON.stringify(results);
     for (const secret of ["file-tools-e2e-secret", "PRIVATE-KEY-skill-e2e", WORKER_TOKEN]) expect(all).not.toContain(secret);
+  });
+
+  it("grep streams a huge file to its end without growing the worker, and a catastrophic pattern stops with a clear error while the worker goes on", async () => {
+    cluster = await Cluster.start({
+      rules: `{"*": "ask", "read_file": "allow", "grep": "allow"}`,
+      files: { "slow.txt": `${"a".repeat(40)}!\n`, "small.txt": "hi\n" },
+    });
+    const huge = path.join(cluster.workDir, "huge.log");
+    const block = `${"x".repeat(99)}\n`.repeat(10_000);
+    const fd = fs.openSync(huge, "w");
+    for (let i = 0; i < 160; i++) fs.writeSync(fd, block);
+    fs.writeSync(fd, "the needle at the very end\n");
+    fs.closeSync(fd);
+    const before = peakMemory(cluster.worker!.pid!);
+    const [found] = await play(cluster, cluster.client(), inSteps([{ tool: "grep", args: { pattern: "needle", path: "huge.log" } }]));
+    expect(found).toMatchObject({ ok: true, output: "huge.log:1600001:the needle at the very end" });
+    expect(peakMemory(cluster.worker!.pid!) - before).toBeLessThan(64 * 1024 * 1024);
+
+    const client = cluster.client();
+    const slow = play(cluster, client, inSteps([{ tool: "grep", args: { pattern: "^(a+)+$", path: "slow.txt" } }]));
+    await new Promise((r) => setTimeout(r, 300));
+    // Another session's read is answered while the pattern runs: the worker's event loop is free.
+    const started = performance.now();
+    const [read] = await play(cluster, client, inSteps([{ tool: "read_file", args: { path: "small.txt" } }]));
+    expect(read).toMatchObject({ ok: true, output: "hi\n" });
+    const [stopped] = await slow;
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(stopped).toMatchObject({ ok: false, output: expect.stringMatching(/^grep: the pattern ran longer than 2000 ms on slow\.txt and was stopped/) });
+    expect((await client.workers.list.query())[0]).toMatchObject({ connected: true });
   });
 
   it("read_file of a huge file reads a bounded part, and files that are not regular or are the kernel's are refused", async () => {

@@ -86,7 +86,7 @@ describe("the system's own secrets, with a real server and worker and the sandbo
       { tool: "grep", args: { pattern: "token|known-servers", path: "more" } },
       read("src/app.ts"),
       read("dist/app.js"),
-      { tool: "grep", args: { pattern: "hello", path: "." } },
+      { tool: "grep", args: { pattern: "hello", path: ".", include_ignored: true } },
     ]);
     expect(results).toHaveLength(14);
     expectNoSecret(results);

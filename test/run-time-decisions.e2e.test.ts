@@ -29,7 +29,7 @@ const GIT_CONFIG = "[core]\n\tbare = false\n";
  * or the gate of a plain path into `.git`, is not under test here) and returns the first ask
  * of another call whose reason names where a link leads: the one raised just before it runs.
  */
-async function askNaming(client: GatehouseClient, s: { id: string; events: Events }, leadsTo: RegExp) {
+async function askNaming(client: GatehouseClient, s: { id: string; events: Events }, leadsTo: RegExp, turn = 1) {
   let found: EventOf<"tool_approval_required"> | undefined;
   const approved = new Set<string>();
   await waitUntil(
@@ -41,7 +41,7 @@ async function askNaming(client: GatehouseClient, s: { id: string; events: Event
           await client.tool.approve.mutate({ sessionId: s.id, approvalId: a.approvalId });
         }
       }
-      return found !== undefined || s.events.of("turn_ended").length > 0;
+      return found !== undefined || s.events.of("turn_ended").length >= turn;
     },
     10_000,
     `an ask whose reason matches ${leadsTo}`,
@@ -99,6 +99,45 @@ describe("a decision holds for what actually runs", () => {
     await client.tool.deny.mutate({ sessionId: s.id, approvalId: edited!.approvalId });
     await s.events.next("turn_ended");
     expect(fs.readFileSync(path.join(cluster.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
+  });
+
+  it("the first call of a batch too: a link an earlier turn made is judged where it leads, and the mode does not let the edit through on its name", async () => {
+    cluster = await Cluster.start({
+      rules: `{"*": "ask", "shell_exec": "allow", "edit_file": "ask", "read_file": "allow"}`,
+      files: { ".git/config": GIT_CONFIG, "notes.txt": "notes" },
+    });
+    const client = cluster.client();
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      mode: "accept-edits",
+      scenario: cluster.scenario("s", [
+        { text: "Linking.", toolCalls: [shell("ln -s .git/config settings.ini")] },
+        { text: "linked" },
+        {
+          text: "Editing.",
+          toolCalls: [edit("settings.ini", "bare = false", "bare = false\n\tfsmonitor = ./payload"), { tool: "read_file", args: { path: "notes.txt" } }],
+        },
+        { text: "done" },
+      ]),
+    });
+    const s = { id: info.id, events: new Events(client, { sessionId: info.id }) };
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "link" });
+    // The link is the earlier turn's, approved there (what the gate makes of `ln` is not under test).
+    expect(await askNaming(client, s, /^$/)).toBeUndefined();
+    expect(fs.lstatSync(path.join(cluster.workDir, "settings.ini")).isSymbolicLink()).toBe(true);
+    await client.agent.prompt.mutate({ sessionId: s.id, text: "edit" });
+    const ask = (await askNaming(client, s, /\.git\/config/, 2))!;
+    expect(ask).toMatchObject({ toolName: "edit_file", batch: { index: 0, total: 2 } });
+    expect(ask.reason).toMatch(/^decided again just before it ran: .*settings\.ini resolves to .*\/\.git\/config: /);
+    await client.tool.deny.mutate({ sessionId: s.id, approvalId: ask.approvalId });
+    await waitUntil(() => s.events.of("turn_ended").length === 2, 10_000, "the second turn to end");
+    expect(fs.readFileSync(path.join(cluster.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
+    expect(s.events.of("tool_result").map((r) => [r.toolName, r.outcome])).toEqual([
+      ["shell_exec", "ok"],
+      ["edit_file", "rejected"],
+      ["read_file", "ok"],
+    ]);
   });
 
   it("a read through a link made earlier in the batch is judged where it leads: a read rule that asks there asks", async () => {

@@ -1,4 +1,5 @@
-import { type WorkerMessage, WORKER_LINK_PATH } from "@gatehouse/protocol";
+import path from "node:path";
+import { REAL_PATHS_REQUEST, type WorkerMessage, WORKER_LINK_PATH } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -48,8 +49,15 @@ describe("workers", () => {
     const sub = worker.worker.onToolRequests.subscribe({ workerId: "w2" }, { onData: (m) => runs.push(m as WorkerMessage) });
     await events.next("worker_connected");
     await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
-    await waitUntil(() => runs.length > 0, 5000, "the tool request");
-    const run = runs[0]!;
+    // Just before the call runs, the gate asks where its paths lead; each leads to itself here.
+    await waitUntil(() => runs.length > 0, 5000, "the gate's question about real paths");
+    const asked = runs[0]!;
+    expect(asked).toMatchObject({ type: "run", origin: "gate", toolName: REAL_PATHS_REQUEST, args: { paths: [path.join(cluster.workDir, "a.txt")] } });
+    if (asked.type !== "run") throw new Error("expected a run message");
+    const leads = Object.fromEntries((asked.args.paths as string[]).map((p) => [p, { real: p }]));
+    await worker.worker.result.mutate({ workerId: "w2", requestId: asked.requestId, ok: true, output: JSON.stringify(leads) });
+    await waitUntil(() => runs.length > 1, 5000, "the tool request");
+    const run = runs[1]!;
     expect(run).toMatchObject({ type: "run", toolName: "read_file", args: { path: "a.txt" }, guard: { protectedPaths: expect.any(Array) } });
     if (run.type !== "run") throw new Error("expected a run message");
     expect(await worker.worker.result.mutate({ workerId: "w2", requestId: run.requestId, ok: true, output: "from a tRPC worker" })).toEqual({ accepted: true });

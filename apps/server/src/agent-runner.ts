@@ -19,7 +19,7 @@ import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 import { now } from "./clock.js";
-import { mayMovePaths, RunTimeDecisions, type Since } from "./run-time-decision.js";
+import { RunTimeDecisions } from "./run-time-decision.js";
 import { workerRealPaths } from "./worker-real-paths.js";
 import { grantedBy } from "./granted.js";
 import { missingToolDecision, missingToolReason } from "./missing-tools.js";
@@ -71,7 +71,6 @@ interface Held {
   covered: Coverage | null | undefined;
   /** Where it stands in its batch, for an ask raised again (made only then). */
   batch: () => BatchContext;
-  since: Since;
 }
 
 /** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
@@ -105,7 +104,7 @@ export class AgentRunner {
     this.runTime = new RunTimeDecisions({
       evaluate: (session, call, resolve) => gate.evaluate(session, call, resolve),
       presentation: (session, call) => gate.presentation(session, call),
-      realPaths: workerRealPaths(registry, (session) => gate.guard(session)),
+      realPaths: workerRealPaths(registry),
     });
   }
 
@@ -444,7 +443,6 @@ export class AgentRunner {
       stored,
       covered: own.covered,
       batch: () => batchOf(calls, index),
-      since: sinceDecided(calls, prepared, index),
     };
   }
 
@@ -466,7 +464,7 @@ export class AgentRunner {
         // A person may have taken a while: the call runs as the session is now.
         current = await this.session(session.id);
       }
-      const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null, since: held.since };
+      const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null };
       const stricter = await this.runTime.check(current, { tool: call.toolName, args: call.args }, raised, signal);
       if (!stricter) return this.run(current, call, approval ? null : decision, held.stored, signal);
       await this.auditDecision(current, call, stricter);
@@ -539,17 +537,6 @@ export class AgentRunner {
   private audit(session: SessionInfo, call: ModelToolCall, action: string, reason: string, rule: string | null, by?: string): Promise<void> {
     return this.options.store.appendAudit(auditEntry(session, { tool: call.toolName, args: call.args }, action, reason, rule, by));
   }
-}
-
-/** What the calls of a batch before `index` may have done since the batch was decided. */
-function sinceDecided(calls: ModelToolCall[], prepared: Prepared[], index: number): Since {
-  let pathsMoved = false;
-  let waited = false;
-  for (let i = 0; i < index; i++) {
-    pathsMoved ||= mayMovePaths(calls[i]!.toolName);
-    waited ||= prepared[i]!.approval !== null;
-  }
-  return { pathsMoved, waited };
 }
 
 /** Where a call stands in its batch, as a person sees it with its approval. */

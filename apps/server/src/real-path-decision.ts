@@ -33,7 +33,14 @@ export async function decideOnRealPaths(
     });
     if (missing.size === 0) return { decision, leads: new Map([...known].map(([p, r]) => [p, describe(r)])) };
     const answer = await lookup([...missing]);
-    for (const p of missing) known.set(p, answer.get(p) ?? { error: "ENOANSWER" });
+    let same = true;
+    for (const p of missing) {
+      const found = answer.get(p) ?? { error: "ENOANSWER" };
+      known.set(p, found);
+      same &&= "real" in found && found.real === p;
+    }
+    // Every path it lacked leads to itself, as this round took it to: deciding again changes nothing.
+    if (same) return { decision, leads: new Map([...known].map(([p, r]) => [p, describe(r)])) };
   }
   const last = decide(() => {
     throw Object.assign(new Error("too deep"), { code: "ETOODEEP" });

@@ -4,28 +4,12 @@ import { uncovered, type Coverage } from "./approval-coverage.js";
 import { decideOnRealPaths, type Leads } from "./real-path-decision.js";
 import { RealPathsUnknown, type RealPathLookup } from "./worker-real-paths.js";
 
-/** Tools that never make, move or remove a link or a folder: after them, every path leads where it led. */
-const PATHS_KEPT = new Set(["read_file", "glob", "grep", "skill", "write_file", "edit_file"]);
-
-/** Whether a call of this tool may change where a path leads. */
-export const mayMovePaths = (tool: string): boolean => !PATHS_KEPT.has(tool);
-
 /** How a call came to run. */
 export interface Raised {
   /** `allow`: the rules allowed it; `ask`: a person approved it. */
   action: Action;
   /** What the approval covers; null for a call the rules allowed. */
   approved: Coverage | null;
-  /** What the batch's earlier calls may have done since it was decided. */
-  since: Since;
-}
-
-/** What may have happened between a call's decision and its run. */
-export interface Since {
-  /** An earlier call of its batch may have changed where paths lead (a shell command, an MCP tool, a subagent). */
-  pathsMoved: boolean;
-  /** An earlier call of its batch waited for a person: the rules, the mode or the files may have changed meanwhile. */
-  waited: boolean;
 }
 
 export interface RunTimeSources {
@@ -55,11 +39,11 @@ export class RunTimeDecisions {
 
   /**
    * Null when the decision the call was raised with holds; else the stricter one, with its reason.
-   * A call that nothing happened to since its decision moments ago (no wait for a person, no
-   * earlier call that may move paths) keeps it: the common case stays as fast as it was.
+   * Every call is decided again, the first of its batch too: a link made before the batch (by an
+   * earlier turn, another session, a person) is judged where it leads before anything runs, and
+   * the session's mode cannot let through on a name what its real path would have asked about.
    */
   async check(session: SessionInfo, call: ToolCall, raised: Raised, signal?: AbortSignal): Promise<Decision | null> {
-    if (!raised.approved && !raised.since.pathsMoved && !raised.since.waited) return null;
     const { decision, leads } = await this.decide(session, call, onPaths(call), signal);
     if (isStricter(decision.action, raised.action)) return { ...decision, reason: `decided again just before it ran: ${decision.reason}` };
     if (!raised.approved || decision.action === "allow") return null;

@@ -32,24 +32,29 @@ function answerOf(got: ToolOutput): Map<string, Resolved> {
   return new Map(Object.entries(answer.data));
 }
 
+/** A real-paths request runs no tool: the worker applies no rules to it, so none are sent. */
+const NO_RULES: Guard = { agent: null, static: [], runtime: [], protectedPaths: [] };
+
 /** Real paths from the session's worker, by the worker's own resolution (the one its file checks use). */
-export function workerRealPaths(registry: Pick<WorkerRegistry, "dispatch">, guard: (session: SessionInfo) => Guard): RealPathLookup {
+export function workerRealPaths(registry: Pick<WorkerRegistry, "dispatch">): RealPathLookup {
   return async (session, paths, signal) => {
-    const within = AbortSignal.timeout(ANSWER_WITHIN_MS);
-    const got = await registry
-      .dispatch(
-        session.workerId,
-        {
-          sessionId: session.id,
-          toolName: REAL_PATHS_REQUEST,
-          args: { paths: [...paths] },
-          timeoutMs: ANSWER_WITHIN_MS,
-          guard: guard(session),
-          origin: "gate",
-        },
-        signal ? AbortSignal.any([signal, within]) : within,
-      )
-      .catch((err: unknown): ToolOutput => ({ ok: false, output: (err as Error).message }));
-    return answerOf(got);
+    // A timer and one controller: AbortSignal.timeout and AbortSignal.any cost more than the request.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), ANSWER_WITHIN_MS);
+    const onAbort = () => stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const got = await registry
+        .dispatch(
+          session.workerId,
+          { sessionId: session.id, toolName: REAL_PATHS_REQUEST, args: { paths: [...paths] }, timeoutMs: ANSWER_WITHIN_MS, guard: NO_RULES, origin: "gate" },
+          stop.signal,
+        )
+        .catch((err: unknown): ToolOutput => ({ ok: false, output: (err as Error).message }));
+      return answerOf(got);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
   };
 }

@@ -21,7 +21,7 @@ function worker(links: Record<string, string>) {
   return { asked, lookup };
 }
 
-const allowedAfterAShell: Raised = { action: "allow", approved: null, since: { pathsMoved: true, waited: false } };
+const allowedAfterAShell: Raised = { action: "allow", approved: null };
 
 describe("deciding a call on the worker's real paths", () => {
   it("judges a path where its link leads, and says so", async () => {
@@ -54,13 +54,16 @@ describe("a call decided again just before it runs", () => {
       realPaths: (_session, paths) => lookup(paths),
     });
 
-  it("keeps the decision of a call nothing happened to, without asking the worker", async () => {
-    f = gateFixture(`{ "*": "ask", "read_file": "allow" }`);
-    let asked = 0;
-    const runTime = runTimeOn(() => (asked++, Promise.resolve(new Map())));
-    const calm: Raised = { action: "allow", approved: null, since: { pathsMoved: false, waited: false } };
-    expect(await runTime.check(f.session(), { tool: "read_file", args: { path: "a.txt" } }, calm)).toBeNull();
-    expect(asked).toBe(0);
+  it("decides the first call of a batch on the worker's real paths too: a link made before the batch is judged where it leads", async () => {
+    f = gateFixture(`{ "*": "ask", "read_file": { "*": "allow", "private/**": "ask" } }`);
+    const w = worker({ [path.join(f.workDir, "notes.txt")]: path.join(f.workDir, "private/key.txt") });
+    const first: Raised = { action: "allow", approved: null };
+    const decision = await runTimeOn(w.lookup).check(f.session(), { tool: "read_file", args: { path: "notes.txt" } }, first);
+    expect(decision).toMatchObject({
+      action: "ask",
+      reason: expect.stringMatching(/^decided again just before it ran: notes\.txt resolves to .*private\/key\.txt/),
+    });
+    expect(w.asked).toHaveLength(1);
   });
 
   it("asks when the worker cannot say where the paths lead", async () => {

@@ -143,17 +143,25 @@ export class FileGuard {
   }
 
   /**
-   * Whether glob and grep may reveal this file: what read_file's rules do not deny and the sandbox
-   * would not hide from a command (`grep -r` sees as much), checked on its real path.
+   * Whether glob and grep may reveal a file they came across: exactly what read_file would read
+   * under the call's grant, checked on the file's real path (where a symlink leads elsewhere, the
+   * real path must also be allowed outright to a person's grant, and to the search tool itself).
+   * The sandbox's hiding comes from the same checks, so `grep -r` in a command sees no more.
    */
-  mayRead(absolute: string, real = resolveRealPath(absolute)): boolean {
+  mayReveal(tool: string, absolute: string, real: string, granted: Granted): boolean {
     try {
-      this.check("read_file", absolute, "mode");
-      this.checkOpened("read_file", absolute, absolute, real, "mode");
+      this.check("read_file", absolute, granted);
+      this.checkOpened("read_file", absolute, absolute, real, granted);
+      if (real !== absolute) this.checkOpened(tool, absolute, absolute, real, granted);
       return true;
     } catch (err) {
       if (err instanceof ToolRefused) return false;
       throw err;
     }
+  }
+
+  /** The real path a name leads to now, by the resolution the checks use. */
+  realPath(absolute: string): string {
+    return resolveRealPath(absolute);
   }
 }

@@ -88,6 +88,56 @@ describe("glob and grep", () => {
   it("grep names an invalid pattern", async () => {
     expect((await run("grep", { pattern: "(" })).output).toMatch(/not a valid regular expression/);
   });
+
+  it("a pattern that backtracks catastrophically is stopped within its bound, with a clear error, and the event loop never stops", async () => {
+    fs.writeFileSync(path.join(work, "src", "slow.txt"), `${"a".repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 50);
+    const started = performance.now();
+    const r = await run("grep", { pattern: "^(a+)+$", path: "src/slow.txt" }).finally(() => clearInterval(ticker));
+    const took = performance.now() - started;
+    expect(r.ok).toBe(false);
+    expect(r.output).toMatch(/^grep: the pattern ran longer than 2000 ms on src\/slow\.txt and was stopped; .*backtracks catastrophically/);
+    expect(took).toBeLessThan(6_000);
+    // The loop ran all along: a tick every 50 ms, give or take a loaded machine.
+    expect(ticks).toBeGreaterThan(took / 50 / 3);
+    expect((await run("grep", { pattern: "a!$", path: "src/slow.txt" })).output).toBe(`src/slow.txt:1:${"a".repeat(40)}!`);
+  });
+
+  it("grep leaves out what .gitignore ignores, and node_modules, unless include_ignored is set; glob too", async () => {
+    const tree = path.join(work, "ignoring");
+    fs.mkdirSync(path.join(tree, "build"), { recursive: true });
+    fs.mkdirSync(path.join(tree, "node_modules", "dep"), { recursive: true });
+    fs.mkdirSync(path.join(tree, "src"), { recursive: true });
+    fs.writeFileSync(path.join(tree, ".gitignore"), "build/\n*.log\n");
+    fs.writeFileSync(path.join(tree, "src", ".gitignore"), "generated.ts\n");
+    fs.writeFileSync(path.join(tree, "build", "out.js"), "needle\n");
+    fs.writeFileSync(path.join(tree, "node_modules", "dep", "index.js"), "needle\n");
+    fs.writeFileSync(path.join(tree, "debug.log"), "needle\n");
+    fs.writeFileSync(path.join(tree, "src", "generated.ts"), "needle\n");
+    fs.writeFileSync(path.join(tree, "src", "main.ts"), "needle\n");
+    const note = "(4 file(s) or folder(s) ignored by .gitignore or node_modules; set include_ignored to search them)";
+    expect((await run("grep", { pattern: "needle", path: "ignoring" })).output).toBe(`ignoring/src/main.ts:1:needle\n${note}`);
+    expect((await run("glob", { pattern: "**/*.{ts,js,log}", path: "ignoring" })).output).toBe(`ignoring/src/main.ts\n${note}`);
+    const all = await run("grep", { pattern: "needle", path: "ignoring", include_ignored: true });
+    expect(all.output.split("\n").sort()).toEqual(
+      ["build/out.js", "debug.log", "node_modules/dep/index.js", "src/generated.ts", "src/main.ts"].map((f) => `ignoring/${f}:1:needle`),
+    );
+    // A search that starts below a .gitignore still follows it.
+    expect((await run("grep", { pattern: "needle", path: "ignoring/src" })).output).toBe(
+      `ignoring/src/main.ts:1:needle\n(1 file(s) or folder(s) ignored by .gitignore or node_modules; set include_ignored to search them)`,
+    );
+  });
+
+  it("grep searches a file in chunks to its end, line numbers kept across chunks, a binary file left out", async () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `line ${i + 1}`);
+    fs.writeFileSync(path.join(work, "src", "long.txt"), `${lines.join("\n")}\nthe last line`);
+    fs.writeFileSync(path.join(work, "src", "blob.bin"), Buffer.from("needle\0needle\n"));
+    expect((await run("grep", { pattern: "^line (1|131072|200000)$|last", path: "src/long.txt" })).output).toBe(
+      "src/long.txt:1:line 1\nsrc/long.txt:131072:line 131072\nsrc/long.txt:200000:line 200000\nsrc/long.txt:200001:the last line",
+    );
+    expect((await run("grep", { pattern: "needle", path: "src/blob.bin" })).output).toBe("(no matches)");
+  });
 });
 
 describe("shell_exec", () => {

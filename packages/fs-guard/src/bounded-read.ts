@@ -71,3 +71,48 @@ export async function readLines(fd: number, first: number, count: number, maxCha
     if (n === 0) return { text: kept.join("\n"), more: false };
   }
 }
+
+/** Whole lines of a file, a chunk at a time, and the number of the chunk's first line (0-based). */
+export interface LineChunk {
+  text: string;
+  first: number;
+}
+
+/**
+ * The file's lines in chunks of whole lines, read CHUNK bytes at a time: memory stays bounded
+ * whatever the file's size. A line longer than `maxLine` characters is given as its first
+ * `maxLine`, the rest of it skipped. The first chunk's bytes are given to `binary`, which stops
+ * the read when it says the file is no text.
+ */
+export async function* readLineChunks(fd: number, maxLine: number, binary: (head: Buffer) => boolean): AsyncGenerator<LineChunk> {
+  const decoder = new StringDecoder("utf8");
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let partial = "";
+  let skipping = false;
+  let line = 0;
+  for (let position = 0; ;) {
+    const n = await readAt(fd, buffer, position);
+    if (position === 0 && binary(buffer.subarray(0, n))) return;
+    position += n;
+    if (n === 0) {
+      const rest = partial + decoder.end();
+      if (rest && !skipping) yield { text: rest.slice(0, maxLine), first: line };
+      return;
+    }
+    const pieces = (partial + decoder.write(buffer.subarray(0, n))).split("\n");
+    partial = pieces.pop()!;
+    if (skipping && pieces.length > 0) {
+      pieces.shift();
+      skipping = false;
+    }
+    if (skipping) partial = "";
+    else if (partial.length > maxLine && pieces.length === 0) {
+      pieces.push(partial.slice(0, maxLine));
+      partial = "";
+      skipping = true;
+    }
+    const kept = pieces.map((p) => (p.length > maxLine ? p.slice(0, maxLine) : p));
+    if (kept.length > 0) yield { text: kept.join("\n"), first: line };
+    line += kept.length;
+  }
+}

@@ -10,4 +10,4 @@ export {
   type OpenedFile,
   type OpenedFolder,
 } from "./opened-file.js";
-export { readHead, readLines, type ReadText } from "./bounded-read.js";
+export { readHead, readLineChunks, readLines, type LineChunk, type ReadText } from "./bounded-read.js";

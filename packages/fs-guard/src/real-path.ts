@@ -11,7 +11,7 @@ export function resolveRealPath(absolute: string): string {
   let current = path.resolve(absolute);
   for (let hops = 0; hops < MAX_LINKS; hops++) {
     try {
-      return fs.realpathSync(current);
+      return fs.realpathSync.native(current);
     } catch {
       // Missing or dangling: resolve the parent, then look at the last component itself.
     }

@@ -149,8 +149,17 @@ export function physically(tool: string, raw: string, base: string, ctx: DecideC
     return unresolvable(raw, err, verdict);
   }
   const onReal = decidePath(tool, real, ctx);
-  if (!isStricter(onReal.action, verdict.action)) return verdict;
+  if (!weighsMore(onReal, verdict)) return verdict;
   return { ...onReal, subject: verdict.subject, reason: `${raw} leads to ${real}: ${onReal.reason}` };
+}
+
+/**
+ * Whether the verdict on a real path counts over the one on the name: a stricter action, or the
+ * same ask for a file that decides what a program runs (a steering file makes the write an
+ * exec-tier act, which a mode that lets writes through does not let through).
+ */
+function weighsMore(onReal: Verdict, onName: Verdict): boolean {
+  return isStricter(onReal.action, onName.action) || (onReal.action === onName.action && onReal.action !== "allow" && !!onReal.steers && !onName.steers);
 }
 
 function unresolvable(raw: string, err: unknown, verdict: Verdict): Verdict {
@@ -171,6 +180,6 @@ export function decideAbsolute(tool: string, absolute: string, ctx: DecideContex
   }
   if (real === absolute) return verdict;
   const onReal = decidePath(tool, real, ctx);
-  if (!isStricter(onReal.action, verdict.action)) return verdict;
+  if (!weighsMore(onReal, verdict)) return verdict;
   return { ...onReal, subject: verdict.subject, reason: `${verdict.subject} resolves to ${real}: ${onReal.reason}` };
 }

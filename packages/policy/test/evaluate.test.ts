@@ -180,6 +180,16 @@ describe("paths (docs/design.md: what a pattern is matched against)", () => {
     expect(d.action).toBe("deny");
     expect(d.reason).toMatch(/resolves to \/work\/project\/\.env/);
   });
+
+  it("a link to a file that steers a program makes the write exec-tier: accept-edits does not let it through on the link's name", () => {
+    const real = (p: string) => (p === `${CWD}/settings.ini` ? `${CWD}/.git/config` : p);
+    const rules = ruleset(`{"*": "ask", "edit_file": "ask"}`);
+    const edit = { path: "settings.ini", old_string: "a", new_string: "b" };
+    expect(decide("edit_file", edit, context({ static: rules }, { mode: "accept-edits" })).action).toBe("allow");
+    const d = decide("edit_file", edit, context({ static: rules }, { mode: "accept-edits", resolveRealPath: real }));
+    expect(d).toMatchObject({ action: "ask", tier: "exec" });
+    expect(d.reason).toMatch(/settings\.ini resolves to \/work\/project\/\.git\/config/);
+  });
 });
 
 describe("layers (docs/design.md: layers)", () => {

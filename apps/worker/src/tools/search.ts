@@ -1,130 +1,163 @@
-import fs from "node:fs/promises";
+import { statSync } from "node:fs";
 import path from "node:path";
-import { closeDescriptor, openRegular, readHead } from "@gatehouse/fs-guard";
+import { closeDescriptor, FileRefused, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { defineTool, limitedResult, type ToolContext } from "../tool.js";
+import { defineTool, limitedResult, type ToolContext, type ToolResult } from "../tool.js";
+import { LineMatcher, PatternRefused } from "./line-matcher.js";
+import { newTally, tallyNote, walk, type Tally } from "./search-walk.js";
 
-const MAX_FILES = 20_000;
-/** The most of one file grep searches. */
-const GREP_FILE_LIMIT = 4 * 1024 * 1024;
-const SKIP_DIRS = new Set([".git", "node_modules"]);
+/** The most matching lines one grep gives. */
+const MAX_MATCHES = 5_000;
+/** The longest line grep searches: a longer one is searched in its first part. */
+const MAX_LINE = 1024 * 1024;
+/** Text handed to the pattern's thread at once: small files go together, a big one in parts. */
+const BATCH_CHARS = 256 * 1024;
 
-/** What a search could not look at, counted so that its output can say so. */
-interface Unreadable {
-  count: number;
-}
+const includeIgnored = z.boolean().optional().describe("also search files that .gitignore ignores, and node_modules (default false)");
 
-/** Every file under `root`, depth first, skipping .git and node_modules; folders it cannot list are counted. */
-async function* walk(root: string, signal: AbortSignal, unreadable: Unreadable): AsyncGenerator<string> {
-  const stat = await fs.stat(root);
-  if (!stat.isDirectory()) {
-    yield root;
-    return;
-  }
-  const stack = [root];
-  let seen = 0;
-  while (stack.length > 0 && seen < MAX_FILES && !signal.aborted) {
-    const dir = stack.pop()!;
-    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => {
-      unreadable.count++;
-      return [];
-    });
-    for (const e of entries) {
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) stack.push(full);
-      } else if (e.isFile() || e.isSymbolicLink()) {
-        seen++;
-        yield full;
-      }
-    }
-  }
-}
-
-function skippedNote(n: number, unreadable: Unreadable): string {
-  const denied = n > 0 ? `\n(${n} file(s) skipped: read_file does not allow them)` : "";
-  return unreadable.count > 0 ? `${denied}\n(${unreadable.count} file(s) or folder(s) could not be read)` : denied;
-}
-
-const SKIPPED = Symbol("skipped");
-const UNREADABLE = Symbol("unreadable");
+/** A file with a NUL byte in its first part is no text: grep -I skips it too. */
+const isBinary = (head: Buffer) => head.includes(0);
 
 /**
- * A file's text for grep, read from the object really opened and checked as read_file would be;
- * SKIPPED when read_file's rules or the sandbox keep it from view, UNREADABLE when it cannot be
- * opened or is no regular file.
+ * Whether glob may list a file: judged where it really leads, as read_file would judge it. A
+ * symlink is listed only when it leads to a regular file (glob lists files, not folders).
  */
-async function searchable(ctx: ToolContext, file: string): Promise<string | typeof SKIPPED | typeof UNREADABLE> {
+function listable(ctx: ToolContext, file: string, tally: Tally): boolean {
+  let real: string;
+  try {
+    real = ctx.guard.realPath(file);
+  } catch {
+    tally.unreadable++;
+    return false;
+  }
+  if (real !== file && !statSync(real, { throwIfNoEntry: false })?.isFile()) return false;
+  if (ctx.guard.mayReveal("glob", file, real, ctx.granted)) return true;
+  tally.skipped++;
+  return false;
+}
+
+export const glob = defineTool({
+  name: "glob",
+  description:
+    "List files whose path (relative to the search folder) matches a glob pattern; files .gitignore ignores are left out unless include_ignored is set.",
+  tier: "read",
+  input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional(), include_ignored: includeIgnored }),
+  async run(args, ctx: ToolContext) {
+    const root = ctx.guard.check("glob", args.path ?? ".", ctx.granted);
+    const match = picomatch(args.pattern, { dot: true });
+    const found: string[] = [];
+    const tally = newTally();
+    for await (const file of walk(ctx, root, args.include_ignored ?? false, tally)) {
+      if (match(path.relative(root, file)) && listable(ctx, file, tally)) found.push(path.relative(ctx.workDir, file) || ".");
+    }
+    found.sort();
+    return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${tallyNote(tally)}`);
+  },
+});
+
+/** Lines waiting for the pattern, from one file or several, and the matches found so far. */
+class Matches {
+  readonly lines: string[] = [];
+  private pending: { file: string; chunk: LineChunk }[] = [];
+  private chars = 0;
+
+  constructor(private readonly matcher: LineMatcher) {}
+
+  get full(): boolean {
+    return this.lines.length >= MAX_MATCHES;
+  }
+
+  async add(file: string, chunk: LineChunk): Promise<void> {
+    this.pending.push({ file, chunk });
+    this.chars += chunk.text.length;
+    if (this.chars >= BATCH_CHARS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.chars = 0;
+    const others = new Set(batch.map((b) => b.file)).size - 1;
+    const where = `${batch[0]!.file}${others > 0 ? ` and ${others} other file(s)` : ""}`;
+    const found = await this.matcher.match(
+      batch.map((b) => b.chunk.text),
+      where,
+    );
+    found.forEach((lines, i) => {
+      const { file, chunk } = batch[i]!;
+      for (const [index, line] of lines) if (!this.full) this.lines.push(`${file}:${chunk.first + index + 1}:${line}`);
+    });
+  }
+}
+
+/**
+ * Searches one file, read from the object really opened and checked as read_file would be, in
+ * chunks; one read_file's rules or the sandbox keep from view is counted as skipped.
+ */
+async function searchFile(ctx: ToolContext, file: string, matches: Matches, tally: Tally): Promise<void> {
+  const shown = path.relative(ctx.workDir, file);
   let opened;
   try {
-    opened = openRegular(file, path.relative(ctx.workDir, file), false, ctx.guard.workDevice);
-  } catch {
-    return UNREADABLE;
+    opened = openRegular(file, shown, false, ctx.guard.workDevice);
+  } catch (err) {
+    // A symlink to a folder is no file to search; grep -r does not follow one either.
+    if (!(err instanceof FileRefused && err.code === "NOT_REGULAR")) tally.unreadable++;
+    return;
   }
   try {
-    if (!ctx.guard.mayRead(file, opened.real)) return SKIPPED;
-    return (await readHead(opened.fd, GREP_FILE_LIMIT, opened.stats.size)).text;
+    if (!ctx.guard.mayReveal("grep", file, opened.real, ctx.granted)) {
+      tally.skipped++;
+      return;
+    }
+    for await (const chunk of readLineChunks(opened.fd, MAX_LINE, isBinary)) {
+      await matches.add(shown, chunk);
+      if (matches.full || ctx.signal.aborted) return;
+    }
   } finally {
     closeDescriptor(opened.fd);
   }
 }
 
-export const glob = defineTool({
-  name: "glob",
-  description: "List files whose path (relative to the search folder) matches a glob pattern.",
-  tier: "read",
-  input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional() }),
-  async run(args, ctx: ToolContext) {
-    const root = ctx.guard.check("glob", args.path ?? ".");
-    const match = picomatch(args.pattern, { dot: true });
-    const found: string[] = [];
-    let skipped = 0;
-    const unreadable = { count: 0 };
-    for await (const file of walk(root, ctx.signal, unreadable)) {
-      const rel = path.relative(root, file);
-      if (!match(rel)) continue;
-      if (!ctx.guard.mayRead(file)) skipped++;
-      else found.push(path.relative(ctx.workDir, file) || ".");
-    }
-    found.sort();
-    return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${skippedNote(skipped, unreadable)}`);
-  },
-});
-
 export const grep = defineTool({
   name: "grep",
-  description: "Search files for lines matching a regular expression; path may be a file or a folder.",
+  description:
+    "Search files for lines matching a regular expression; path may be a file or a folder. Files .gitignore ignores are left out unless include_ignored is set.",
   tier: "read",
   input: z.object({
     pattern: z.string().min(1, "pattern must not be empty"),
     path: z.string().optional(),
     include: z.string().optional(),
     ignore_case: z.boolean().optional(),
+    include_ignored: includeIgnored,
   }),
-  async run(args, ctx: ToolContext) {
-    let re: RegExp;
+  async run(args, ctx: ToolContext): Promise<ToolResult> {
+    const flags = args.ignore_case ? "i" : "";
     try {
-      re = new RegExp(args.pattern, args.ignore_case ? "i" : "");
+      new RegExp(args.pattern, flags);
     } catch (err) {
       return { ok: false, output: `grep: pattern is not a valid regular expression: ${(err as Error).message}` };
     }
-    const root = ctx.guard.check("grep", args.path ?? ".");
+    const root = ctx.guard.check("grep", args.path ?? ".", ctx.granted);
     const include = args.include ? picomatch(args.include, { dot: true, basename: true }) : null;
-    const lines: string[] = [];
-    let skipped = 0;
-    const unreadable = { count: 0 };
-    for await (const file of walk(root, ctx.signal, unreadable)) {
-      if (include && !include(path.basename(file))) continue;
-      const text = await searchable(ctx, file);
-      if (text === SKIPPED) skipped++;
-      if (text === UNREADABLE) unreadable.count++;
-      if (typeof text !== "string" || text.includes("\0")) continue;
-      text.split("\n").forEach((line, i) => {
-        if (re.test(line)) lines.push(`${path.relative(ctx.workDir, file)}:${i + 1}:${line}`);
-      });
-      if (lines.length > 5000) break;
+    const tally = newTally();
+    const matcher = new LineMatcher(args.pattern, flags);
+    const matches = new Matches(matcher);
+    try {
+      for await (const file of walk(ctx, root, args.include_ignored ?? false, tally)) {
+        if (include && !include(path.basename(file))) continue;
+        await searchFile(ctx, file, matches, tally);
+        if (matches.full || ctx.signal.aborted) break;
+      }
+      await matches.flush();
+    } catch (err) {
+      if (err instanceof PatternRefused) return { ok: false, output: err.message };
+      throw err;
+    } finally {
+      matcher.release();
     }
-    return limitedResult(true, `${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${skippedNote(skipped, unreadable)}`);
+    const { lines } = matches;
+    return limitedResult(true, `${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${tallyNote(tally)}`);
   },
 });
