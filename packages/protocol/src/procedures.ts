@@ -3,6 +3,7 @@ import {
   AgentDefinition,
   ApprovalId,
   Decision,
+  McpServerStatus,
   Message,
   Mode,
   SandboxInfo,
@@ -70,6 +71,8 @@ export const WorkerRegisterInput = z.object({
   skills: z.array(SkillInfo).max(1000).default([]),
   /** Absent from workers that predate the sandbox: shown as unknown. */
   sandbox: SandboxInfo.optional(),
+  /** Its MCP servers after their first attempt: running, or why not. */
+  mcpServers: z.array(McpServerStatus).max(100).default([]),
 });
 export type WorkerRegisterInput = z.infer<typeof WorkerRegisterInput>;
 export const WorkerRef = z.object({ workerId: WorkerId });
