@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { chromiumForFile, signedIn } from "./support/browser.js";
+import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
+
+let cluster: Cluster | undefined;
+const chromium = chromiumForFile(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+describe("the browser console's session list", () => {
+  it("shows each session's first prompt as text, its age and what waits; a card names its rule once", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "allow", "shell_exec": "ask"}` });
+    const client = cluster.client();
+    const asking = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: cluster.scenario("ask", [{ toolCalls: [{ tool: "shell_exec", args: { command: "echo hi" } }] }, { text: "done" }]),
+    });
+    const quiet = await client.session.create.mutate({ workerId: "w1" });
+    const events = new Events(client, { sessionId: asking.id });
+    await client.agent.prompt.mutate({ sessionId: asking.id, text: "<b>fix</b> the login\nbug, then run the tests" });
+    await events.next("tool_approval_required", undefined, 20_000);
+
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await page.getByRole("link", { name: "Sessions" }).click();
+    const row = page.locator(`[data-session="${asking.id}"]`);
+    await row.getByText("1 waiting").waitFor({ timeout: 10_000 });
+    const prompt = await row.getByTestId("first-prompt").textContent();
+    // Shown as text on one line: the markup is not markup, the line break is marked, not followed.
+    expect(prompt).toBe("<b>fix</b> the login\\nbug, then run the tests");
+    expect(await row.locator("b").count()).toBe(0);
+    expect(await row.locator("time").textContent()).toBe("just now");
+    const other = page.locator(`[data-session="${quiet.id}"]`);
+    expect(await other.getByTestId("first-prompt").textContent()).toBe("no prompt yet");
+    expect(await other.getByText("none waiting").count()).toBe(1);
+
+    await page
+      .getByRole("link", { name: /Approvals|Inbox/ })
+      .first()
+      .click();
+    const why = page.locator('article[data-tool="shell_exec"] .why');
+    await why.waitFor();
+    const terms = await why.locator("dt").allTextContents();
+    expect(terms).toContain("Why it asks");
+    expect(terms).not.toContain("Rule");
+    expect(await why.locator("dd").first().textContent()).toMatch(/rule shell_exec "\*": ask at .*permissions\.jsonc:\d+:\d+/);
+  });
+});
