@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
+import { ServerProcess } from "./support/server-process.js";
 
 let cluster: Cluster | undefined;
 const chromium = chromiumForFile(async () => {
@@ -8,7 +9,7 @@ const chromium = chromiumForFile(async () => {
   cluster = undefined;
 });
 
-describe("the browser console's session list", () => {
+describe("the browser console's session list and sign-in page", () => {
   it("shows each session's first prompt as text, its age and what waits; a card names its rule once", async () => {
     cluster = await Cluster.start({ rules: `{"*": "allow", "shell_exec": "ask"}` });
     const client = cluster.client();
@@ -44,5 +45,36 @@ describe("the browser console's session list", () => {
     expect(terms).toContain("Why it asks");
     expect(terms).not.toContain("Rule");
     expect(await why.locator("dd").first().textContent()).toMatch(/rule shell_exec "\*": ask at .*permissions\.jsonc:\d+:\d+/);
+  });
+
+  it("over TLS, the server prints its certificate's fingerprint and the sign-in page says how to compare it", async () => {
+    const tls = await ServerProcess.start({ tls: "self-signed", clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }] });
+    try {
+      expect(tls.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+      const printed = await tls.log.next(/the certificate's SHA-256 fingerprint/);
+      expect(printed).toContain(`the certificate's SHA-256 fingerprint, to compare with the browser's: ${tls.fingerprint}`);
+      const context = await chromium.browser().newContext({ ignoreHTTPSErrors: true });
+      const page = await context.newPage();
+      await page.goto(tls.url.replace(/^wss:/, "https:") + "/");
+      const hint = await page.getByTestId("certificate-hint").textContent();
+      expect(hint).toContain("compare its SHA-256 fingerprint with the one gatehouse server printed when it started");
+      await context.close();
+    } finally {
+      await tls.stop();
+    }
+  });
+
+  it("over plain http, the sign-in page has no certificate to check", async () => {
+    const plain = await ServerProcess.start({ clientTokens: [{ token: CLIENT_TOKEN, name: "ada", role: "admin" }] });
+    try {
+      const context = await chromium.browser().newContext();
+      const page = await context.newPage();
+      await page.goto(plain.url.replace(/^ws:/, "http:") + "/");
+      await page.getByLabel("Client token").waitFor();
+      expect(await page.getByTestId("certificate-hint").count()).toBe(0);
+      await context.close();
+    } finally {
+      await plain.stop();
+    }
   });
 });
