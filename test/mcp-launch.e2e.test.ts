@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, CLIENT_TOKEN, Events, waitUntil } from "./support/cluster.js";
+import { Tmux } from "./support/tmux.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const TEST_SERVER = path.resolve(import.meta.dirname, "support/mcp-test-server.mjs");
@@ -64,8 +65,11 @@ exit 3
 `;
 
 let cluster: Cluster | undefined;
+let tmux: Tmux | undefined;
 let scratch: string;
 afterEach(async () => {
+  tmux?.kill();
+  tmux = undefined;
   await cluster?.stop();
   cluster = undefined;
   fs.rmSync(scratch, { recursive: true, force: true });
@@ -197,5 +201,16 @@ describe("MCP servers started the documented ways, under the default sandbox", {
       ["demo", "stopped (its connection closed); its tools are withdrawn until it is back"],
       ["demo", null],
     ]);
+  });
+
+  it("the terminal of ./gatehouse shows a server that could not start, with its own error", async () => {
+    const { bin } = scratchWith({ "broken-mcp": BROKEN });
+    fs.mkdirSync(path.join(scratch, "work"));
+    fs.writeFileSync(path.join(scratch, "mcp.json"), JSON.stringify({ mcpServers: { broken: { command: path.join(bin, "broken-mcp") } } }));
+    fs.writeFileSync(path.join(scratch, "scenario.json"), JSON.stringify({ name: "ready", steps: [{ text: "Ready." }] }));
+    const args = `--dir ${scratch}/work --data-dir ${scratch}/data --scenario ${scratch}/scenario.json --mcp ${scratch}/mcp.json`;
+    tmux = new Tmux(`XDG_CACHE_HOME=${scratch}/cache node ${BIN} ${args}`, 120, 40);
+    const screen = await tmux.waitFor(/error: MCP server broken on worker \S+ could not start/, "the server's failure");
+    expect(screen).toMatch(/its last words on stderr:\n +broken-mcp: cannot read its settings in \/etc\/broken-mcp\.conf/);
   });
 });

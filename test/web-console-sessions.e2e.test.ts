@@ -77,4 +77,16 @@ describe("the browser console's session list and sign-in page", () => {
       await plain.stop();
     }
   });
+
+  it("a worker's page shows an MCP server that cannot start, with its own error", async () => {
+    cluster = await Cluster.start({ mcpServers: () => ({ broken: { command: "/nonexistent/broken-mcp", args: [] } }) });
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await page.goto(`http://127.0.0.1:${cluster.port}/#/workers/w1`);
+    const servers = page.getByTestId("mcp-servers");
+    await servers.waitFor({ timeout: 10_000 });
+    const text = await servers.textContent();
+    expect(text).toContain("broken");
+    expect(text).toContain("not running");
+    expect(text).toMatch(/could not start: [^\n]*\nits last words on stderr:\n.*\/nonexistent\/broken-mcp'?: No such file or directory/);
+  });
 });
