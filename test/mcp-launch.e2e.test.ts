@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type net from "node:net";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -55,6 +57,24 @@ const proxy = new URL(process.env.HTTPS_PROXY || "http://127.0.0.1:9");
 http
   .request({ host: proxy.hostname, port: proxy.port, method: "CONNECT", path: "registry.npmjs.org:443" })
   .on("connect", (res) => { console.error("npm error network: the proxy answered " + res.statusCode); process.exit(1); })
+  .on("error", (err) => { console.error("npm error network: " + err.code); process.exit(1); })
+  .end();
+`;
+
+/** npx that fetches through the proxy from a registry on a loopback port (its last argument), then runs the package. */
+const LOOPBACK_NPX = `
+import http from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+const [pkg, port] = process.argv.slice(-2);
+const proxy = new URL(process.env.HTTP_PROXY || "http://127.0.0.1:9");
+http
+  .request({ host: proxy.hostname, port: proxy.port, method: "CONNECT", path: "127.0.0.1:" + port })
+  .on("connect", async (res, socket) => {
+    socket.destroy();
+    if (res.statusCode !== 200) { console.error("npm error network: the proxy answered " + res.statusCode); process.exit(1); }
+    await import(pathToFileURL(path.join(pkg, "server.mjs")).href);
+  })
   .on("error", (err) => { console.error("npm error network: " + err.code); process.exit(1); })
   .end();
 `;
@@ -212,5 +232,33 @@ describe("MCP servers started the documented ways, under the default sandbox", {
     tmux = new Tmux(`XDG_CACHE_HOME=${scratch}/cache node ${BIN} ${args}`, 120, 40);
     const screen = await tmux.waitFor(/error: MCP server broken on worker \S+ could not start/, "the server's failure");
     expect(screen).toMatch(/its last words on stderr:\n +broken-mcp: cannot read its settings in \/etc\/broken-mcp\.conf/);
+  });
+
+  it("a server refused the network for want of rules is tried again as soon as the first call brings them", async () => {
+    const { bin, pkg, cache } = scratchWith({ npx: LOOPBACK_NPX });
+    const registry = http.createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    const port = (registry.address() as net.AddressInfo).port;
+    try {
+      cluster = await Cluster.start({
+        rules: `{"*": "allow", "network": {"127.0.0.1:${port}": "allow"}}`,
+        workerEnv: { PATH: `${bin}:${process.env.PATH}`, XDG_CACHE_HOME: cache },
+        mcpServers: () => ({ fetching: { command: "npx", args: ["-y", pkg, String(port)] } }),
+      });
+      // Several tries have failed; the next one by backoff alone is seconds away.
+      await waitUntil(() => cluster!.workerLog.includes("trying again in 8 s"), 30_000, "the fourth failed try");
+      const client = cluster.client();
+      expect((await client.workers.list.query())[0]?.mcpServers[0]?.problem).toContain("the worker has no rules from its server yet");
+      const info = await client.session.create.mutate({
+        workerId: "w1",
+        scenario: cluster.scenario("one", [{ toolCalls: [{ tool: "glob", args: { pattern: "*" } }] }, { text: "done" }]),
+      });
+      const asked = Date.now();
+      await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+      await waitUntil(async () => (await client.workers.list.query())[0]?.mcpServers[0]?.running === true, 20_000, "the server to run");
+      expect(Date.now() - asked).toBeLessThan(6_000);
+    } finally {
+      registry.close();
+    }
   });
 });
