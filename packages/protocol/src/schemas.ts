@@ -128,11 +128,14 @@ export const ToolDescriptor = z.object({
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
+/** The longest problem a worker reports for one MCP server; it cuts its own to fit. */
+export const MCP_PROBLEM_MAX = 10_000;
+
 /** One of a worker's MCP servers: running, or why not (its error and its last stderr lines, its own text: show it as such). */
 export const McpServerStatus = z.object({
   name: z.string().min(1).max(64),
   running: z.boolean(),
-  problem: z.string().max(10_000).nullable(),
+  problem: z.string().max(MCP_PROBLEM_MAX).nullable(),
 });
 export type McpServerStatus = z.infer<typeof McpServerStatus>;
 

@@ -1,5 +1,5 @@
 import type { Log } from "@gatehouse/log";
-import { backoffMs } from "@gatehouse/protocol";
+import { backoffMs, cutText, MCP_PROBLEM_MAX } from "@gatehouse/protocol";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -214,7 +214,7 @@ export function describeProblem(what: string, stderr: readonly string[], refused
   const parts = [what];
   if (refused.length > 0) parts.push(`the sandbox refused its connections to ${refused.slice(0, 3).join("; ")}`);
   if (stderr.length > 0) parts.push(`its last words on stderr:\n${stderr.map((l) => `  ${l}`).join("\n")}`);
-  return parts.join("\n");
+  return cutText(parts.join("\n"), MCP_PROBLEM_MAX - 100, (total) => ` … (${total} characters in all)`).text;
 }
 
 function formatDelay(ms: number): string {
