@@ -125,9 +125,10 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     fs.rmSync(outside, { force: true });
     expect([probe.wrote, escaped]).toEqual(["EROFS", false]);
     expect(probe.env).not.toContain("WORKER_SECRET");
-    // The SDK's safe list, the directory bubblewrap starts it in, and the variables that name its proxy.
+    // The SDK's safe list, the directory bubblewrap starts it in, the variables that name its proxy and its own cache.
     const proxy = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"].flatMap((k) => [k, k.toLowerCase()]);
-    expect(probe.env.filter((k) => ![...proxy, "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD"].includes(k))).toEqual([]);
+    const known = [...proxy, "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD", "npm_config_cache", "XDG_CACHE_HOME"];
+    expect(probe.env.filter((k) => !known.includes(k))).toEqual([]);
     await waitUntil(() => fs.existsSync(path.join(cluster!.workDir, "slow-started.txt")), 20_000, "the slow call to start");
     await client.agent.abort.mutate({ sessionId: s.id });
     await waitUntil(() => fs.existsSync(path.join(cluster!.workDir, "slow-cancelled.txt")), 20_000, "the server to see the cancellation");

@@ -105,7 +105,9 @@ export class Cluster {
   async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
     const token = env.GATEHOUSE_WORKER_TOKEN || extra.includes("--token-file") ? [] : ["--token", WORKER_TOKEN];
     const args = [BIN, "worker", "--server", this.url, ...token, "--id", "w1", "--dir", this.workDir, ...extra];
-    this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+    // MCP servers' caches in the cluster's folder, not the home directory's.
+    const cache = { XDG_CACHE_HOME: path.join(this.root, "cache") };
+    this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...cache, ...env } });
     this.worker.stderr!.on("data", (chunk: Buffer) => (this.workerLog += chunk.toString()));
     const probe = this.client();
     // Ready once the worker has registered (a loaded machine can take seconds to start a process).

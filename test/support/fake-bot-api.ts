@@ -52,11 +52,12 @@ export class FakeBotApi {
 
   private constructor(private readonly server: http.Server) {}
 
-  static async start(): Promise<FakeBotApi> {
+  /** On `port` when given (a test that brings the API up where a bot already looks), else on a free one. */
+  static async start(port = 0): Promise<FakeBotApi> {
     const server = http.createServer();
     const api = new FakeBotApi(server);
     server.on("request", (req, res) => void api.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     return api;
   }
 

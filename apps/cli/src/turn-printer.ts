@@ -19,6 +19,8 @@ export class TurnPrinter {
     private readonly json: boolean,
     /** The session whose turn this is; events of other sessions are its subagents'. */
     private readonly sessionId: string,
+    /** Where problems outside the turn go (an MCP server that fails): stderr for `run`. */
+    private readonly warn: (line: string) => void = write,
   ) {}
 
   print(id: string, e: GatehouseEvent): void {
@@ -27,7 +29,9 @@ export class TurnPrinter {
     const own = e.sessionId === this.sessionId;
     if (!own && (e.type === "assistant_message" || e.type === "worker_disconnected" || e.type === "permissions_invalid")) return;
     const line = this.describe(e);
-    if (line !== null) this.write(own ? line : `[${safeLine(this.agents.get(e.sessionId) ?? "subagent")}] ${line}`);
+    if (line === null) return;
+    if (e.type === "mcp_server") return this.warn(line);
+    this.write(own ? line : `[${safeLine(this.agents.get(e.sessionId) ?? "subagent")}] ${line}`);
   }
 
   /**
@@ -94,6 +98,8 @@ export class TurnPrinter {
         return `error: permissions file invalid: ${safeLine(e.file)}:${e.line}:${e.column}: ${safeText(e.message)}`;
       case "worker_disconnected":
         return `error: worker ${e.workerId} disconnected`;
+      case "mcp_server":
+        return e.problem === null ? `MCP server ${safeLine(e.server)} runs again` : `error: MCP server ${safeLine(e.server)} ${safeText(e.problem)}`;
       case "turn_ended":
         return `turn ended: ${e.reason.replace("_", " ")}`;
       default:

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Handlers, SessionInfo } from "@gatehouse/protocol";
+import type { Handlers, McpServerStatus, SessionInfo } from "@gatehouse/protocol";
 import { homeDirectory } from "@gatehouse/policy/node";
 import { AgentRunner } from "./agent-runner.js";
 import { AgentLayers, agentsOf, findAgent, maySpawn } from "./agents.js";
@@ -25,6 +25,7 @@ import { WorkerPermissions } from "./worker-permissions.js";
 import { WorkerRegistry } from "./worker-registry.js";
 import { NetworkAsks } from "./network-asks.js";
 import { now } from "./clock.js";
+import { changedServers, mcpServerNotice } from "./mcp-server-notices.js";
 
 const FALLBACK_SCENARIO = parseScenario(
   JSON.stringify({ name: "no-model", steps: [{ text: "This is Gatehouse's scripted model: no model is configured, so it only answers with this line." }] }),
@@ -68,10 +69,24 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     notices.add(notice);
   };
   const noticesWritten = async () => void (await Promise.all(notices));
+  /** Tells a worker's sessions of its MCP servers that failed or run again. */
+  const tellMcp = (workerId: string, current: readonly McpServerStatus[], before: readonly McpServerStatus[]) => {
+    const changed = changedServers(current, before);
+    if (changed.length === 0) return;
+    for (const s of changed.filter((m) => m.problem !== null)) log.warn(`worker ${workerId}: MCP server ${s.name} ${s.problem}`);
+    const notice = (async () => {
+      for (const s of await store.listSessions({ workerId }))
+        if (!s.parentId) for (const status of changed) await hub.publish(mcpServerNotice(s.id, workerId, status));
+    })()
+      .catch((err: unknown) => log.error("could not tell sessions about an MCP server", { err, workerId }))
+      .finally(() => notices.delete(notice));
+    notices.add(notice);
+  };
   const registry = new WorkerRegistry(
     {
       connected: (workerId) => told(workerId, true),
       disconnected: (workerId) => told(workerId, false),
+      mcpServersChanged: tellMcp,
     },
     log,
     config.heartbeatTimeoutMs,

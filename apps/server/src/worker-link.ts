@@ -102,7 +102,7 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
       registry.heartbeat(workerId);
       return beats.onTime();
     }
-    if (message.type === "tools") registry.setTools(workerId, message.tools);
+    if (message.type === "tools") registry.setTools(workerId, message.tools, message.mcpServers);
     else if (message.type === "output") registry.output(workerId, message.requestId, message.text);
     else if (message.type === "network_ask") {
       const { askId } = message;

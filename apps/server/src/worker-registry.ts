@@ -1,4 +1,4 @@
-import type { RunMessage, ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
+import type { McpServerStatus, RunMessage, ToolDescriptor, ToolOutput, WorkerMessage, WorkerRegisterInput } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { homeDirectory } from "@gatehouse/policy/node";
 import { nanoid } from "nanoid";
@@ -24,6 +24,8 @@ export interface WorkerEntry {
   agents: WorkerRegisterInput["agents"];
   skills: WorkerRegisterInput["skills"];
   sandbox: WorkerRegisterInput["sandbox"];
+  /** Absent from entries written by servers that predate MCP server statuses. */
+  mcpServers?: McpServerStatus[];
   connected: boolean;
   lastSeen: number;
 }
@@ -54,6 +56,8 @@ export interface OtherInstances {
 export interface RegistryEvents {
   connected(workerId: string): void;
   disconnected(workerId: string, lostSessions: string[]): void;
+  /** The worker's MCP servers as they are now, and as they were (none for a new registration). */
+  mcpServersChanged?(workerId: string, now: readonly McpServerStatus[], before: readonly McpServerStatus[]): void;
 }
 
 /** Registered workers, their tool-request streams and the calls in flight on each. */
@@ -89,8 +93,9 @@ export class WorkerRegistry {
     }
   }
 
-  register(input: WorkerRegisterInput): WorkerEntry {
+  register(input: Omit<WorkerRegisterInput, "mcpServers"> & { mcpServers?: McpServerStatus[] }): WorkerEntry {
     this.refuseIfOnline(input.workerId);
+    const before = this.entries.get(input.workerId)?.mcpServers ?? [];
     const entry: WorkerEntry = {
       id: input.workerId,
       workDir: input.workDir,
@@ -99,11 +104,13 @@ export class WorkerRegistry {
       agents: input.agents,
       skills: input.skills,
       sandbox: input.sandbox,
+      mcpServers: input.mcpServers ?? [],
       connected: this.entries.get(input.workerId)?.connected ?? false,
       lastSeen: Date.now(),
     };
     this.entries.set(input.workerId, entry);
     this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
+    this.events.mcpServersChanged?.(entry.id, entry.mcpServers ?? [], before);
     return entry;
   }
 
@@ -118,12 +125,15 @@ export class WorkerRegistry {
     return [...ids].map((id) => this.get(id)!);
   }
 
-  /** A registered worker's tools changed (an MCP server came or went): later steps see the new list. */
-  setTools(workerId: string, tools: ToolDescriptor[]): void {
+  /** A registered worker's tools changed (an MCP server came, went or failed): later steps see the new list. */
+  setTools(workerId: string, tools: ToolDescriptor[], mcpServers: McpServerStatus[] = []): void {
     const entry = this.entries.get(workerId);
     if (!entry) return;
+    const before = entry.mcpServers ?? [];
     entry.tools = tools;
+    entry.mcpServers = mcpServers;
     if (this.connections.has(workerId)) this.others?.announce(entry);
+    this.events.mcpServersChanged?.(workerId, mcpServers, before);
   }
 
   heartbeat(workerId: string): void {

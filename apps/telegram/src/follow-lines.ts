@@ -31,6 +31,10 @@ export function followLine(e: GatehouseEvent): string | null {
       return `worker ${esc(e.workerId)} disconnected`;
     case "permissions_invalid":
       return `⚠ ${esc(e.file)}:${e.line}:${e.column}: ${esc(cut(e.message, 300))} (every call asks until it is fixed)`;
+    case "mcp_server":
+      return e.problem === null
+        ? `MCP server ${esc(e.server)} runs again`
+        : `⚠ MCP server ${esc(e.server)} on worker ${esc(e.workerId)} ${esc(cut(e.problem, 500))}`;
     case "session_created":
       return e.session.parentId ? `subagent ${esc(e.session.agent)} started` : null;
     default:

@@ -10,6 +10,7 @@ import { GatehouseLink, tokenDigest } from "./gatehouse-link.js";
 import { cut, short } from "./html.js";
 import { createLog, type Log } from "@gatehouse/log";
 import { describeProblem } from "./problem.js";
+import { PollWatch, reachBotApi } from "./api-reach.js";
 
 export interface TelegramBotOptions {
   /** The Gatehouse server, ws:// or wss://. */
@@ -48,11 +49,28 @@ export class TelegramBot {
   private readonly chatQueues = new Map<number, Promise<void>>();
   private saveTimer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
+  private readonly stopping = new AbortController();
+  private readonly apiRoot: string;
 
   constructor(private readonly opts: TelegramBotOptions) {
     this.log = opts.log ?? createLog().child({ component: "telegram" });
     this.state = BotState.load(opts.stateFile);
-    this.bot = new Bot(opts.botToken, { client: { ...(opts.apiRoot ? { apiRoot: opts.apiRoot } : {}) } });
+    this.apiRoot = opts.apiRoot ?? "https://api.telegram.org";
+    // A call that hangs fails after the long poll's own wait and a margin, rather than grammY's 500 s.
+    const timeoutSeconds = (opts.pollSeconds ?? 30) + 15;
+    this.bot = new Bot(opts.botToken, { client: { timeoutSeconds, ...(opts.apiRoot ? { apiRoot: opts.apiRoot } : {}) } });
+    const poll = new PollWatch(this.apiRoot, this.log);
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      if (method !== "getUpdates") return prev(method, payload, signal);
+      try {
+        const res = await prev(method, payload, signal);
+        poll.worked();
+        return res;
+      } catch (err) {
+        if (!this.stopping.signal.aborted) poll.failed(err);
+        throw err;
+      }
+    });
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       for (let attempt = 0; ; attempt++) {
         const res = await prev(method, payload, signal);
@@ -74,14 +92,13 @@ export class TelegramBot {
     this.bot.catch((err) => this.log.warn("an update failed", { error: describeProblem(err.error) }));
   }
 
-  /** Checks the bot token with Telegram, follows the server's events, and starts polling for updates. */
+  /**
+   * Checks the bot token with Telegram (trying again, and saying so, while the Bot API cannot be
+   * reached), follows the server's events, and starts polling for updates. Resolves once polling
+   * runs, or when the bot is stopped first.
+   */
   async start(): Promise<void> {
-    try {
-      await this.bot.init();
-    } catch (err) {
-      const refused = err instanceof GrammyError && err.error_code === 401;
-      throw new Error(refused ? "Telegram refused the bot token (401): check it with BotFather" : `cannot reach the Telegram Bot API: ${describeProblem(err)}`);
-    }
+    if (!(await reachBotApi(this.bot, this.apiRoot, this.log, this.stopping.signal))) return;
     await this.bot.api
       .setMyCommands(COMMANDS.map(([command, description]) => ({ command, description })))
       .catch((err: unknown) => this.log.warn("could not set the command list", { error: describeProblem(err) }));
@@ -102,6 +119,7 @@ export class TelegramBot {
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     if (this.bot.isRunning()) await this.bot.stop().catch(() => undefined);
     await this.polling?.catch(() => undefined);
     await Promise.all([...this.links.values()].map((l) => l.stop()));

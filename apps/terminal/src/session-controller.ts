@@ -47,6 +47,8 @@ export class SessionController {
   private subscription: { unsubscribe(): void } | null = null;
   private id: string;
   private workerId: string | null = null;
+  /** Whether the worker's failing MCP servers were told as the session started. */
+  private mcpTold = false;
   private lastEventId: string | null = null;
   private attempts = 0;
   private retry: NodeJS.Timeout | undefined;
@@ -148,11 +150,36 @@ export class SessionController {
 
   /** Reads the session as the server has it: which worker it is on, or that the server no longer has it. */
   private async readState(): Promise<void> {
+    let workerId: string;
     try {
-      const { session } = await this.client.session.get.query({ sessionId: this.id });
-      this.workerId = session.workerId;
+      workerId = (await this.client.session.get.query({ sessionId: this.id })).session.workerId;
+      this.workerId = workerId;
     } catch (err) {
       if (codeOf(err) === "NOT_FOUND") this.markGone();
+      return;
+    }
+    if (!this.mcpTold) await this.tellMcpProblems(workerId);
+  }
+
+  /** The worker's MCP servers that are failing as the session starts; later changes come as events. */
+  private async tellMcpProblems(workerId: string): Promise<void> {
+    this.mcpTold = true;
+    try {
+      const worker = (await this.client.workers.list.query()).find((w) => w.id === workerId);
+      for (const m of worker?.mcpServers ?? [])
+        if (m.problem !== null)
+          this.set({
+            view: applyEvent(this.state.view, {
+              type: "mcp_server",
+              sessionId: this.id,
+              at: new Date().toISOString(),
+              workerId,
+              server: m.name,
+              problem: m.problem,
+            }),
+          });
+    } catch (err) {
+      this.say("warn", `could not read the worker's MCP servers: ${describeError(err, this.url)}`);
     }
   }
 

@@ -297,5 +297,9 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
       return addNotice({ ...view, workerOnline: false }, "error", `worker ${e.workerId} is offline`);
     case "permissions_invalid":
       return addNotice(view, "error", `permissions file invalid: ${e.file}:${e.line}:${e.column}: ${e.message} (every call asks until it is fixed)`);
+    case "mcp_server":
+      return e.problem === null
+        ? addNotice(view, "info", `MCP server ${e.server} runs again; its tools are back`)
+        : addNotice(view, "error", `MCP server ${e.server} on worker ${e.workerId} ${e.problem}`);
   }
 }

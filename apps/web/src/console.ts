@@ -146,7 +146,7 @@ export class Console {
           if (d.id) this.lastEventId = d.id;
           const event = d.data as GatehouseEvent;
           this.state.apply(event);
-          if (event.type === "worker_connected" || event.type === "worker_disconnected") void this.refresh();
+          if (event.type === "worker_connected" || event.type === "worker_disconnected" || event.type === "mcp_server") void this.refresh();
           this.changed();
         },
         onError: (err) => {

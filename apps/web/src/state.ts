@@ -196,6 +196,13 @@ export class ConsoleState {
       case "permissions_invalid":
         list.push({ kind: "notice", text: `${e.file}:${e.line}:${e.column}: ${e.message}`, tone: "error" });
         return;
+      case "mcp_server":
+        list.push(
+          e.problem === null
+            ? { kind: "notice", text: `MCP server ${e.server} runs again; its tools are back`, tone: "info" }
+            : { kind: "notice", text: `MCP server ${e.server} on worker ${e.workerId} ${e.problem}`, tone: "error" },
+        );
+        return;
     }
   }
 }

@@ -151,12 +151,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const mcp = new McpServers(opts.mcpServers ?? [], {
     reserved: new Set([...offered.map((t) => t.name), "task"]),
     maxTools: MAX_WORKER_TOOLS - builtins.length,
-    wrap: (argv, cwd) => shell.wrapProcess(argv, cwd),
+    wrap: (argv, cwd, places) => shell.wrapProcess(argv, cwd, places),
     log,
     onToolsChanged: () => {
       if (!link) return;
       registration.tools = tools().map(descriptor);
-      link.send({ type: "tools", tools: registration.tools });
+      registration.mcpServers = mcp.statuses();
+      link.send({ type: "tools", tools: registration.tools, mcpServers: registration.mcpServers });
     },
   });
   const tools = () => [...builtins, ...mcp.tools()];
@@ -174,7 +175,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     log.debug("running a tool call", { requestId: msg.requestId, sessionId: msg.sessionId, tool: msg.toolName });
     const output = msg.streamOutput ? new OutputStream((text) => link?.send({ type: "output", requestId: msg.requestId, text })) : undefined;
     const guard = guards.get(msg.guard);
+    const first = standing === undefined;
     standing = { static: guard.context.layers.static };
+    // MCP servers refused the network for want of rules before this call try again under them.
+    if (first) mcp.retryFailed();
     void runTool(tools(), msg, guard, controller.signal, log, shell, output && ((text) => output.write(text))).then((result) => {
       output?.flush();
       if (!running.delete(msg.requestId) && controller.signal.aborted) return;
@@ -191,6 +195,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     agents,
     skills: listSkills(workDir, (problem) => log.warn(problem)),
     sandbox,
+    mcpServers: mcp.statuses(),
   };
   link = new ServerLink({
     server: opts.server,

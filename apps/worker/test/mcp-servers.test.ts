@@ -5,6 +5,8 @@ import type { Log } from "@gatehouse/log";
 import { afterEach, expect, it } from "vitest";
 import type { StdioServerConfig } from "../src/mcp/config.js";
 import { McpServers } from "../src/mcp/servers.js";
+import { describeProblem } from "../src/mcp/connection.js";
+import { MCP_PROBLEM_MAX, McpServerStatus } from "@gatehouse/protocol";
 
 const TEST_SERVER = path.resolve(import.meta.dirname, "../../../test/support/mcp-test-server.mjs");
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-mcp-")));
@@ -41,4 +43,11 @@ it("a server that cannot start neither stops the others nor the worker, and is t
   const echo = servers.tools()[0]!;
   expect(echo.mcp).toEqual({ server: "demo", tool: "echo", annotations: { title: "Echo", readOnlyHint: true } });
   expect(echo.inputSchema).toMatchObject({ type: "object", required: ["text"] });
+});
+
+it("a failure's message always fits what the protocol takes, however long the server's words", () => {
+  const problem = describeProblem(`could not start: ${"x".repeat(20_000)}`, Array(8).fill("y".repeat(1000)), ["a:1: refused"]);
+  expect(problem.length).toBeLessThanOrEqual(MCP_PROBLEM_MAX);
+  expect(problem).toMatch(/… \(\d+ characters in all\)$/);
+  expect(McpServerStatus.safeParse({ name: "long", running: false, problem }).success).toBe(true);
 });

@@ -17,6 +17,11 @@ const failure = (text: string, env: NodeJS.ProcessEnv = {}) => {
 };
 
 describe("MCP configuration", () => {
+  it("takes at most as many servers as a worker may report", () => {
+    const servers = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`s${i}`, { command: "node" }]));
+    expect(failure(JSON.stringify({ mcpServers: servers }))).toMatch(/^mcp\.jsonc:1:\d+: mcpServers: at most 100 servers$/);
+  });
+
   it("reads stdio and Streamable HTTP servers, with comments, relative cwd and ${VAR} secrets", () => {
     const servers = parse(
       `{

@@ -109,6 +109,8 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("worker_connected"), ...base, workerId: z.string() }),
   z.object({ type: z.literal("worker_disconnected"), ...base, workerId: z.string() }),
+  /** One of the worker's MCP servers failed (its problem: its error and last stderr lines, its own text) or runs again (problem null). */
+  z.object({ type: z.literal("mcp_server"), ...base, workerId: z.string(), server: z.string(), problem: z.string().nullable() }),
   z.object({
     type: z.literal("permissions_invalid"),
     ...base,

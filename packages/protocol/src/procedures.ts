@@ -3,6 +3,7 @@ import {
   AgentDefinition,
   ApprovalId,
   Decision,
+  McpServerStatus,
   Message,
   Mode,
   SandboxInfo,
@@ -57,6 +58,9 @@ export type DenyInput = z.infer<typeof DenyInput>;
 export const Applied = z.object({ applied: z.boolean() });
 export const ViewInput = z.object({ sessionId: SessionId, approvalId: ApprovalId });
 
+/** The most MCP servers one worker has. */
+export const MAX_MCP_SERVERS = 100;
+
 /** The most tools one worker registers (its built-ins and its MCP servers' tools together). */
 export const MAX_WORKER_TOOLS = 1000;
 
@@ -70,6 +74,8 @@ export const WorkerRegisterInput = z.object({
   skills: z.array(SkillInfo).max(1000).default([]),
   /** Absent from workers that predate the sandbox: shown as unknown. */
   sandbox: SandboxInfo.optional(),
+  /** Its MCP servers after their first attempt: running, or why not. */
+  mcpServers: z.array(McpServerStatus).max(MAX_MCP_SERVERS).default([]),
 });
 export type WorkerRegisterInput = z.infer<typeof WorkerRegisterInput>;
 export const WorkerRef = z.object({ workerId: WorkerId });

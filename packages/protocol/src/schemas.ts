@@ -128,6 +128,17 @@ export const ToolDescriptor = z.object({
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
+/** The longest problem a worker reports for one MCP server; it cuts its own to fit. */
+export const MCP_PROBLEM_MAX = 10_000;
+
+/** One of a worker's MCP servers: running, or why not (its error and its last stderr lines, its own text: show it as such). */
+export const McpServerStatus = z.object({
+  name: z.string().min(1).max(64),
+  running: z.boolean(),
+  problem: z.string().max(MCP_PROBLEM_MAX).nullable(),
+});
+export type McpServerStatus = z.infer<typeof McpServerStatus>;
+
 /** One action or a map of pattern to action, as in permissions.jsonc. */
 const ActionWord = z.enum(ACTIONS, { error: (issue) => `${JSON.stringify(issue.input)} is not an action: use allow, deny or ask` });
 export const PermissionMap = z.record(
@@ -190,5 +201,7 @@ export const WorkerInfo = z.object({
   skills: z.array(SkillInfo),
   /** How the worker runs shell commands; null for a worker that did not say. */
   sandbox: SandboxInfo.nullable(),
+  /** Its MCP servers, running or not. */
+  mcpServers: z.array(McpServerStatus),
 });
 export type WorkerInfo = z.infer<typeof WorkerInfo>;

@@ -51,7 +51,8 @@ export const LinkFromWorker = z.discriminatedUnion("type", [
   /** Output of a call that asked for it (`streamOutput`), as it comes; its result still carries the whole. */
   z.object({ type: z.literal("output"), requestId: z.string(), text: z.string().max(OUTPUT_CHUNK_CHARS) }),
   z.object({ type: z.literal("heartbeat") }),
-  z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools }),
+  /** Its tools and MCP servers, when a server came, went or failed. */
+  z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools, mcpServers: WorkerRegisterInput.shape.mcpServers }),
   NetworkAskMessage,
   NetworkDecidedMessage,
   /** The command ended, or the connection was given up, before the answer came. */

@@ -73,6 +73,13 @@ function askerFor(client: GatehouseClient, interactive: boolean, wait: boolean, 
   return { ask, resolved: () => undefined, print: (write) => write(), close: () => undefined };
 }
 
+/** The worker's MCP servers that are failing as the turn starts, on stderr; later changes come as events. */
+async function tellMcpProblems(client: GatehouseClient, workerId: string, sessionId: string, printer: TurnPrinter): Promise<void> {
+  const worker = (await client.workers.list.query()).find((w) => w.id === workerId);
+  for (const m of worker?.mcpServers ?? [])
+    if (m.problem !== null) printer.print("", { type: "mcp_server", sessionId, at: new Date().toISOString(), workerId, server: m.name, problem: m.problem });
+}
+
 /**
  * `gatehouse run --prompt TEXT [--mode MODE] [--json] [--wait]`: one turn, printed as lines, then
  * exits with a RUN_EXIT code. Without a terminal, what asks is denied (strict) unless a mode is
@@ -96,7 +103,12 @@ export async function runCommand(values: RunValues): Promise<number> {
       void where.client.agent.abort.mutate({ sessionId: session.id }).catch((err: unknown) => stop(err));
     };
     const asker = askerFor(where.client, interactive, wait, giveUp);
-    const printer = new TurnPrinter((line) => asker.print(() => process.stdout.write(`${line}\n`)), values.json === true, session.id);
+    const printer = new TurnPrinter(
+      (line) => asker.print(() => process.stdout.write(`${line}\n`)),
+      values.json === true,
+      session.id,
+      (line) => asker.print(() => process.stderr.write(`${line}\n`)),
+    );
     let started!: () => void;
     const subscribed = new Promise<void>((resolve) => (started = resolve));
     const ended = new Promise<Extract<GatehouseEvent, { type: "turn_ended" }>>((resolve) => {
@@ -119,6 +131,7 @@ export async function runCommand(values: RunValues): Promise<number> {
       );
     });
     await subscribed;
+    await tellMcpProblems(where.client, where.workerId, session.id, printer);
     await where.client.agent.prompt.mutate({ sessionId: session.id, text: values.prompt });
     const end = await Promise.race([ended, unstoppable]);
     if (unanswered) return RUN_EXIT.unanswered;

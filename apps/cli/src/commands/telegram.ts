@@ -7,10 +7,9 @@ import {
   BotStateError,
   botTokenFrom,
   parseTelegramSettings,
-  startTelegramBot,
+  TelegramBot,
   TelegramSettingsError,
   usersWithTokens,
-  type TelegramBot,
   type TelegramSettings,
 } from "@gatehouse/telegram";
 import { readConfigFile } from "@gatehouse/server";
@@ -53,13 +52,12 @@ function checked<T>(make: () => T): T {
   }
 }
 
-/** Runs until SIGINT or SIGTERM, then stops the bot. */
-async function runUntilSignal(bot: TelegramBot): Promise<void> {
-  await new Promise<void>((resolve) => {
+/** Resolves on SIGINT or SIGTERM. */
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  await bot.stop();
 }
 
 interface Start {
@@ -72,10 +70,11 @@ interface Start {
   log?: Log | undefined;
 }
 
-async function start(bot: Start): Promise<TelegramBot> {
-  try {
-    return await checked(() =>
-      startTelegramBot({
+/** The bot, and its start: it resolves once the bot polls for updates (it keeps trying while the Bot API cannot be reached). */
+function start(bot: Start): { bot: TelegramBot; started: Promise<void> } {
+  const made = checked(
+    () =>
+      new TelegramBot({
         url: bot.url,
         tls: bot.tls,
         botToken: bot.botToken,
@@ -84,11 +83,8 @@ async function start(bot: Start): Promise<TelegramBot> {
         apiRoot: bot.settings.apiRoot,
         ...(bot.log ? { log: bot.log } : {}),
       }),
-    );
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError((err as Error).message, 1);
-  }
+  );
+  return { bot: made, started: made.start() };
 }
 
 /** `gatehouse telegram --server URL [--token-file FILE] --users ID[,ID...] [--config FILE] [--state FILE] [--api-root URL]` and the trust flags. */
@@ -108,10 +104,19 @@ export async function telegramCommand(values: OptionValues<typeof TELEGRAM_OPTIO
   for (const t of new Set(users.map((u) => u.token))) await closeClient(await connectClient(values.server, t, trust));
   const tls = await trustServer(values.server, trust);
   const stateFile = path.resolve(values.state ?? settings.stateFile ?? path.join(os.homedir(), ".gatehouse", "telegram-state.json"));
-  const bot = await start({ url: values.server, tls, botToken, settings, users, stateFile });
-  const running = { msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile };
-  process.stdout.write(`${JSON.stringify(running)}\n`);
-  await runUntilSignal(bot);
+  const { bot, started } = start({ url: values.server, tls, botToken, settings, users, stateFile });
+  const signalled = untilSignal();
+  try {
+    if ((await Promise.race([started.then(() => "started" as const), signalled.then(() => "signalled" as const)])) === "started") {
+      const running = { msg: "gatehouse telegram bot running", bot: bot.bot.botInfo.username, server: values.server, users: users.map((u) => u.id), stateFile };
+      process.stdout.write(`${JSON.stringify(running)}\n`);
+      await signalled;
+    }
+  } catch (err) {
+    throw new CliError((err as Error).message, 1);
+  } finally {
+    await bot.stop();
+  }
   return 0;
 }
 
@@ -133,5 +138,9 @@ export async function embeddedTelegram(
   const botToken = checked(() => botTokenFrom(process.env, settings.botTokenEnv));
   const tls = server.fingerprint ? await trustServer(server.url, { fingerprint: server.fingerprint }) : {};
   const stateFile = path.resolve(settings.stateFile ?? path.join(dataDir, "telegram-state.json"));
-  return start({ url: server.url, tls, botToken, settings, users, stateFile, log: log.child({ component: "telegram" }) });
+  const botLog = log.child({ component: "telegram" });
+  const { bot, started } = start({ url: server.url, tls, botToken, settings, users, stateFile, log: botLog });
+  // The server does not wait for Telegram: the bot says while it cannot reach the Bot API, and keeps trying.
+  started.catch((err: unknown) => botLog.error(`the Telegram bot stopped: ${(err as Error).message}`));
+  return bot;
 }

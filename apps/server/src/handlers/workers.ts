@@ -14,6 +14,7 @@ export function workersHandlers(services: Services): Handlers["workers"] {
         agents: agentsOf(w).map((a) => a.name),
         skills: w.skills,
         sandbox: w.sandbox ?? null,
+        mcpServers: w.mcpServers ?? [],
       }));
     },
   });

@@ -1,4 +1,4 @@
-import { Mode, safePresentation, type ApprovalRequired, type Presentation } from "@gatehouse/protocol";
+import { Mode, safeLine, safePresentation, safeText, type ApprovalRequired, type Presentation } from "@gatehouse/protocol";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useRef, useState, useSyncExternalStore } from "react";
 import { describeCall } from "@gatehouse/client-text";
@@ -18,21 +18,35 @@ export interface AppProps {
 
 interface Paged {
   title: string;
-  presentation: Presentation;
+  lines: string[];
+  diff: boolean;
 }
 
-/** Runs what a person typed: `!command` on the worker, `/mode NAME`, `/new`, or a prompt to the model. */
-function submit(controller: SessionController, text: string, exit: () => Promise<void>): void {
+const pagedPresentation = (title: string, p: Presentation): Paged => ({ title, lines: p.content.split("\n"), diff: p.kind === "diff" });
+
+/** The last `!command` that ended, whole, for the pager; null when none has. */
+function lastCommandOutput(items: readonly Item[]): Paged | null {
+  const last = items.findLast((i) => i.kind === "shell" && !i.running);
+  if (last?.kind !== "shell") return null;
+  return { title: `!${safeLine(last.command)} (exit ${last.exitCode ?? "none"})`, lines: safeText(last.output.replace(/\n$/, "")).split("\n"), diff: false };
+}
+
+/** Runs what a person typed: `!command` on the worker, `/mode NAME`, `/new`, `/output`, or a prompt to the model. */
+function submit(controller: SessionController, text: string, exit: () => Promise<void>, page: (p: Paged) => void): void {
   if (text.startsWith("!")) return void controller.shell(text.slice(1).trim());
   if (text === "/quit" || text === "/exit") return void exit();
   if (text === "/new") return void controller.newSession();
+  if (text === "/output") {
+    const output = lastCommandOutput(controller.snapshot.view.items);
+    return output ? page(output) : controller.report("no !command has ended yet; /output shows the last one's whole output");
+  }
   if (controller.snapshot.gone) return controller.report(`session ${controller.sessionId} is gone; /new starts a new one, Ctrl+C quits`);
   const mode = /^\/mode(?:\s+(\S+))?$/.exec(text);
   if (mode) {
     const parsed = Mode.safeParse(mode[1]);
     return parsed.success ? void controller.setMode(parsed.data) : controller.report(`usage: /mode ${Mode.options.join("|")}`);
   }
-  if (text.startsWith("/")) return controller.report(`unknown command ${text.split(" ")[0]}; try /mode NAME, /new, /quit, or !command`);
+  if (text.startsWith("/")) return controller.report(`unknown command ${text.split(" ")[0]}; try /mode NAME, /new, /output, /quit, or !command`);
   void controller.prompt(text);
 }
 
@@ -77,7 +91,7 @@ export function App({ controller, banner, onExit }: AppProps) {
   const done = printed.current;
   const view = async (a: ApprovalRequired) => {
     const whole = await controller.view(a);
-    if (whole) setPaged({ title: describeCall(a.toolName, a.arguments, 60), presentation: safePresentation(whole) });
+    if (whole) setPaged(pagedPresentation(describeCall(a.toolName, a.arguments, 60), safePresentation(whole)));
   };
   const rows = stdout.rows || 24;
   return (
@@ -89,13 +103,7 @@ export function App({ controller, banner, onExit }: AppProps) {
         <TranscriptItem key={i} item={item} />
       ))}
       {paged ? (
-        <Pager
-          title={paged.title}
-          lines={paged.presentation.content.split("\n")}
-          diff={paged.presentation.kind === "diff"}
-          height={rows - 2}
-          onClose={() => setPaged(null)}
-        />
+        <Pager title={paged.title} lines={paged.lines} diff={paged.diff} height={rows - 2} onClose={() => setPaged(null)} />
       ) : pending.length > 0 ? (
         <ApprovalPrompt
           key={pending[0]!.approvalId}
@@ -106,7 +114,7 @@ export function App({ controller, banner, onExit }: AppProps) {
           subagents={state.view.subagents}
         />
       ) : (
-        <InputLine hint={hint(state, busy)} onSubmit={(text) => submit(controller, text, leave)} />
+        <InputLine hint={hint(state, busy)} onSubmit={(text) => submit(controller, text, leave, setPaged)} />
       )}
       {state.problem ? <Text color="red">{state.problem}</Text> : null}
       <Text dimColor wrap="truncate-end">

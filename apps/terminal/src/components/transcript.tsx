@@ -56,6 +56,9 @@ function Call({ item }: { item: CallItem }) {
 /** The last lines a running command printed. */
 const RUNNING_LINES = 10;
 
+/** The lines of an ended `!command` shown in the transcript; `/output` pages through the rest. */
+const PREVIEW_LINES = 20;
+
 function Shell({ item }: { item: ShellItem }) {
   if (item.running) {
     const lines = safeText(item.output.replace(/\n$/, "")).split("\n");
@@ -75,7 +78,8 @@ function Shell({ item }: { item: ShellItem }) {
       <Marked mark="!" color="magenta">
         <Text color="magenta">{safeLine(item.command)}</Text> <Text dimColor>(exit {item.exitCode ?? "none"}, not gated: typed by you)</Text>
       </Marked>
-      <Output lines={outputPreview(item.output, 20)} />
+      <Output lines={outputPreview(item.output, PREVIEW_LINES)} />
+      {item.output.replace(/\s+$/, "").split("\n").length > PREVIEW_LINES ? <Text dimColor> /output shows the whole output in a pager</Text> : null}
     </Box>
   );
 }

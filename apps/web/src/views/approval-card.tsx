@@ -10,10 +10,10 @@ export interface CardKeys {
   (key: string): boolean;
 }
 
-/** Where the deciding rule came from: `permissions.jsonc:12:5 (static layer)`. */
+/** Where the deciding rule came from: `permissions.jsonc:12:5 (static layer)`; null when there is none, or the reason names it already. */
 function ruleSource(a: ApprovalRequired): string | null {
   const r = a.decision.rule;
-  if (!r) return null;
+  if (!r || a.reason.includes(`rule ${r.tool} "${r.pattern}"`)) return null;
   const at = r.file ? `${r.file}${r.line ? `:${r.line}:${r.column ?? 1}` : ""}` : `${r.origin === "approval" ? "an earlier approval" : "a rule"}`;
   return safeLine(`${r.tool} "${r.pattern}" → ${r.action}, ${at} (${r.layer} layer)`);
 }

@@ -1,4 +1,4 @@
-import { safeLine } from "@gatehouse/protocol/show";
+import { cutLine, safeLine } from "@gatehouse/protocol/show";
 import type { SessionInfo } from "@gatehouse/protocol";
 import { useState } from "preact/hooks";
 import type { Console } from "../console.js";
@@ -19,16 +19,39 @@ function SessionTree({ console: c, parentId }: { console: Console; parentId: str
   );
 }
 
+/** How long ago a moment was, in the largest whole unit: `just now`, `5 min ago`, `3 h ago`, `2 days ago`. */
+export function ageText(at: string, now: number): string {
+  const seconds = Math.max(0, (now - Date.parse(at)) / 1000);
+  if (!Number.isFinite(seconds) || seconds < 60) return "just now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  const days = Math.floor(seconds / 86_400);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
+}
+
+/** The session's first prompt, on one line and cut: what a person recognises it by. */
+function firstPrompt(c: Console, id: string): string | null {
+  const first = c.state.transcripts.get(id)?.find((e) => e.kind === "user");
+  return first ? cutLine(safeLine(first.text), 100) : null;
+}
+
 function SessionRow({ console: c, s }: { console: Console; s: SessionInfo }) {
   const waiting = c.pending().filter((a) => a.sessionId === s.id).length;
+  const prompt = firstPrompt(c, s.id);
   return (
     <a class="row" href={`#/sessions/${encodeURIComponent(s.id)}`} data-session={s.id}>
       <span class="name">
         {s.parentId ? `${safeLine(s.agent)} subagent` : `${safeLine(s.agent)} session`} <code>{s.id.slice(0, 8)}</code>
       </span>
+      <span class={prompt ? "prompt-line" : "prompt-line empty-prompt"} data-testid="first-prompt">
+        {prompt ?? "no prompt yet"}
+      </span>
       <span class="meta">
-        {s.workerId} · {s.mode} · {safeLine(s.model)} · <span class={`status status-${s.status}`}>{s.status}</span>
-        {waiting > 0 && <span class="count hot"> {waiting} waiting</span>}
+        <time dateTime={s.createdAt} title={s.createdAt}>
+          {ageText(s.createdAt, Date.now())}
+        </time>{" "}
+        · {s.workerId} · {s.mode} · {safeLine(s.model)} · <span class={`status status-${s.status}`}>{s.status}</span> ·{" "}
+        {waiting > 0 ? <span class="count hot">{waiting} waiting</span> : <span class="count">none waiting</span>}
       </span>
     </a>
   );

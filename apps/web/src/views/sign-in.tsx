@@ -39,6 +39,18 @@ export function SignIn({ console: c, busy }: { console: Console; busy: boolean }
         )}
       </form>
       <p class="hint">The token stays in this tab until you sign out or close it.</p>
+      {location.protocol === "https:" && <CertificateHint />}
     </main>
+  );
+}
+
+/** Over TLS: how to make sure this is the server's own certificate before a token is typed. */
+function CertificateHint() {
+  return (
+    <p class="hint" data-testid="certificate-hint">
+      Before you sign in, check that this is your server: click the padlock or “Not secure” in the address bar, open the certificate&apos;s details, and compare
+      its SHA-256 fingerprint with the one <code>gatehouse server</code> printed when it started (“the certificate&apos;s SHA-256 fingerprint, to compare with
+      the browser&apos;s”). If they differ, do not sign in.
+    </p>
   );
 }

@@ -39,6 +39,20 @@ export function WorkerView({ console: c, id }: { console: Console; id: string })
           </>
         )}
       </p>
+      {w.mcpServers.length > 0 && (
+        <>
+          <h2>MCP servers</h2>
+          <ul data-testid="mcp-servers">
+            {w.mcpServers.map((m) => (
+              <li key={m.name}>
+                <code>{safeLine(m.name)}</code>{" "}
+                <strong class={m.running ? "status status-online" : "status status-offline"}>{m.running ? "running" : "not running"}</strong>
+                {m.problem && <pre class="notice error">{safeText(m.problem)}</pre>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h2>Tools</h2>
       <table class="tools">
         <thead>

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { MAX_MCP_SERVERS } from "@gatehouse/protocol";
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 
 /** A server whose tools run as a subprocess of the worker, spoken to over its stdin and stdout. */
@@ -143,6 +144,7 @@ export function parseMcpConfig(text: string, file: string, workDir: string, env:
   for (const key of Object.keys(nodeValue(root) as object)) if (key !== "mcpServers") top.fail([key], `unknown field (the file holds "mcpServers")`);
   const servers = top.value(["mcpServers"]) ?? {};
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) top.fail(["mcpServers"], "must be an object of server name to server");
+  if (Object.keys(servers).length > MAX_MCP_SERVERS) top.fail(["mcpServers"], `at most ${MAX_MCP_SERVERS} servers`);
   return Object.entries(servers).map(([name, server]) => {
     const at = ["mcpServers", name];
     if (!SERVER_NAME.test(name))

@@ -1,3 +1,4 @@
+import type { McpServerStatus } from "@gatehouse/protocol";
 import type { Tool } from "../tool.js";
 import type { McpServerConfig } from "./config.js";
 import type { ConnectionOptions, McpConnection } from "./connection.js";
@@ -38,6 +39,16 @@ export class McpServers {
       this.options.log.warn(`the MCP servers offer ${all.length} tools; only the first ${this.options.maxTools} are offered`);
     }
     return all.slice(0, this.options.maxTools);
+  }
+
+  /** Servers waiting to restart are tried at once. */
+  retryFailed(): void {
+    for (const c of this.connections) c.retryNow();
+  }
+
+  /** Each server: running, or why not. */
+  statuses(): McpServerStatus[] {
+    return this.connections.map((c) => ({ name: c.config.name, running: c.running, problem: c.problem }));
   }
 
   async close(): Promise<void> {

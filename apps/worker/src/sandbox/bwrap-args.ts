@@ -27,8 +27,17 @@ function mask(m: Mask, emptyFile: string): string[] {
  * over masked files. They are handed to bubblewrap on a descriptor (`--args`), never on its
  * command line, which every process in the sandbox could read at /proc/1/cmdline.
  */
-export function bwrapOptions(profile: SandboxProfile, cwd: string, emptyFile: string, egress?: EgressBinding): string[] {
-  return [...confinement(profile, emptyFile, egress), "--chdir", cwd];
+export function bwrapOptions(profile: SandboxProfile, cwd: string, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces): string[] {
+  return [...confinement(profile, emptyFile, egress, places), "--chdir", cwd];
+}
+
+/**
+ * Places of a long-lived process's own (an MCP server's): folders it may write besides the work
+ * directory (its cache), and paths it names that the private /tmp would hide (its program, its script).
+ */
+export interface OwnPlaces {
+  writable: readonly string[];
+  visible: readonly string[];
 }
 
 /** The descriptor bubblewrap reads its options from. */
@@ -64,10 +73,11 @@ export function bwrapLauncher(options: readonly string[], program: readonly stri
 const INSTALL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 
-function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding): string[] {
+function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  for (const p of UNDER_TMP) args.push("--ro-bind", p, p);
+  for (const p of [...UNDER_TMP, ...(places?.visible ?? [])]) args.push("--ro-bind", p, p);
   args.push("--bind", profile.workDir, profile.workDir);
+  for (const p of places?.writable ?? []) args.push("--bind", p, p);
   for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
   for (const m of profile.masked) args.push(...mask(m, emptyFile));

@@ -9,10 +9,10 @@ import type { Layers } from "@gatehouse/policy";
 import type { FileGuard } from "../file-guard.js";
 import type { AskRequest } from "../network/ask-link.js";
 import { EgressGate, type AskAnswer, type GateOptions } from "../network/egress-gate.js";
-import { EgressProxy } from "../network/egress-proxy.js";
+import { EgressProxy, type EgressRecord } from "../network/egress-proxy.js";
 import { egressBinding, findRelay, type Relay } from "../network/relay-command.js";
 import { proxyEnvironment } from "../network/relay-ports.js";
-import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData, type EgressBinding } from "./bwrap-args.js";
+import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData, type EgressBinding, type OwnPlaces } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { removeMade } from "./git-execution-parts.js";
 import { spawnWatched } from "./group-watchdog.js";
@@ -21,6 +21,15 @@ import { gitSafetyEnvironment } from "./git-safety.js";
 import { safeEnvironment } from "./safe-env.js";
 
 export type ShellOrigin = "model" | "person";
+
+/** A long-lived process as the sandbox starts it; through the worker's proxy, its connections so far and those refused. */
+export interface WrappedProcess {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  connections?(): number;
+  refusedSince?(from: number): EgressRecord[];
+}
 
 /** How commands' connections are judged beyond their rules: the server's addresses, and who answers an ask. */
 export interface EgressOptions extends Pick<GateOptions, "floors"> {
@@ -164,13 +173,13 @@ export class ShellRunner {
 
   /**
    * How to start a long-lived process (a stdio MCP server) in the sandbox: bubblewrap with the
-   * base profile (a server outlives any one call's rules), `argv` run in `cwd`. Null when the
-   * sandbox is not active.
+   * base profile (a server outlives any one call's rules), `argv` run in `cwd`, with `places` of
+   * its own. Null when the sandbox is not active.
    */
-  wrapProcess(argv: readonly string[], cwd: string): { command: string; args: string[]; env?: Record<string, string> } | null {
+  wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): WrappedProcess | null {
     if (!this.info.active) return null;
     const profile = this.profiles.base(this.ownSecrets);
-    if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask()), argv);
+    if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv);
     const key = JSON.stringify([argv, cwd]);
     let proxy = this.standing.get(key);
     if (!proxy) {
@@ -178,7 +187,13 @@ export class ShellRunner {
       this.standing.set(key, (proxy = EgressProxy.openNow(gate, this.log)));
     }
     const binding = egressBinding(proxy.socketPath, this.relay);
-    return { ...bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), binding), [...binding.relay, ...argv]), env: proxyEnvironment() };
+    const seen = proxy.records;
+    return {
+      ...bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), binding, places), [...binding.relay, ...argv]),
+      env: proxyEnvironment(),
+      connections: () => seen.length,
+      refusedSince: (from) => seen.slice(from).filter((r) => !r.allowed),
+    };
   }
 
   /** An empty file that no sandboxed process may read, bound over masked files; made again if a cleaner removed it. */

@@ -1,0 +1,50 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const BIN = path.join(ROOT, "apps/cli/bin/gatehouse.js");
+const DOCS = ["README.md", "docs/operations.md"];
+const SUBCOMMANDS = new Set(["server", "worker", "connect", "run", "audit", "token", "telegram", "permissions", "eval", "explain", "lint"]);
+
+/** Every `./gatehouse ...` command line of a document: its subcommand and the flags it gives. */
+function commandsOf(file: string): { line: number; command: string; flags: string[] }[] {
+  return fs
+    .readFileSync(path.join(ROOT, file), "utf8")
+    .split("\n")
+    .flatMap((text, i) =>
+      [...text.matchAll(/\.\/gatehouse((?: [^`|\n]*)?)/g)].map((m) => {
+        const words = m[1]!.trim().split(/\s+/);
+        const sub: string[] = [];
+        for (const w of words) if (SUBCOMMANDS.has(w) && sub.length === words.indexOf(w)) sub.push(w);
+        return { line: i + 1, command: sub.join(" "), flags: [...m[0].matchAll(/--[a-z][a-z-]*/g)].map((f) => f[0]) };
+      }),
+    );
+}
+
+const helpOf = new Map<string, string>();
+function help(command: string): string {
+  if (!helpOf.has(command)) helpOf.set(command, execFileSync(process.execPath, [BIN, ...command.split(" ").filter(Boolean), "--help"], { encoding: "utf8" }));
+  return helpOf.get(command)!;
+}
+
+describe("the commands of the README and the operations guide, as written", () => {
+  it.each(DOCS)("%s spells the command one way, ./gatehouse, as a fresh clone runs it", (file) => {
+    const bare = fs
+      .readFileSync(path.join(ROOT, file), "utf8")
+      .split("\n")
+      .map((text, i) => ({ line: i + 1, text }))
+      .filter(({ text }) => /(^|[\s`(=])gatehouse (server|worker|connect|run|audit|token|telegram|permissions)\b/.test(text));
+    expect(bare).toEqual([]);
+  });
+
+  it.each(DOCS)("%s gives only commands and flags the CLI has", { timeout: 60_000 }, (file) => {
+    const commands = commandsOf(file);
+    expect(commands.length).toBeGreaterThan(5);
+    const unknown = commands.flatMap((c) =>
+      c.flags.filter((f) => f !== "--help" && !help(c.command).includes(f)).map((f) => `${file}:${c.line}: ${c.command} ${f}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+});
