@@ -51,6 +51,8 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     scope: Scope.nullable(),
     pattern: z.string().nullable(),
     feedback: z.string().nullable(),
+    /** The arguments (a JSON string) the person approved the call with, when they edited it; what runs instead of the original. */
+    editedArguments: z.string().nullable().optional(),
   }),
   z.object({
     type: z.literal("tool_result"),
