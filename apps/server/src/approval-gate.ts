@@ -1,12 +1,23 @@
-import { evaluate, loadShellParser, overbroadPattern, Ruleset, RulesFileError, type Decision, type EvaluationContext, type ToolCall } from "@gatehouse/policy";
+import {
+  evaluate,
+  loadShellParser,
+  overbroadPattern,
+  Ruleset,
+  RulesFileError,
+  suggestPatterns,
+  type Decision,
+  type EvaluationContext,
+  type ToolCall,
+} from "@gatehouse/policy";
 import { refuseChanged } from "./approval-digest.js";
+import { refuseEditDecision, refuseMisfit, sameArguments, type EditedCall } from "./approval-edit.js";
 import { GatehouseError } from "./errors.js";
 import type { ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { SessionContexts, type RuleSources } from "./evaluation-context.js";
 import type { EventHub } from "./event-hub.js";
 import { InvalidRules } from "./invalid-rules.js";
-import { PendingApprovals, type Resolution, type Scope } from "./pending-approvals.js";
+import { PendingApprovals, type Pending, type Resolution, type Scope } from "./pending-approvals.js";
 import { RuntimeRules } from "./runtime-rules.js";
 import type { PendingRecord, Store } from "./store.js";
 import { workerGuard } from "./worker-guard.js";
@@ -117,20 +128,51 @@ export class ApprovalGate {
 
   async approve(by: string, input: ApproveInput): Promise<boolean> {
     const p = this.pending.get(input.sessionId, input.approvalId);
-    if (!p) return false;
+    if (!p) return this.unapplied(input);
     refuseChanged(input.digest, p.call, p.event.presentation);
+    const edited = input.editedArguments ? await this.checkEdit(p, input.editedArguments, input.confirmCritical === true) : undefined;
+    const call = edited ? { tool: p.call.tool, args: edited.args } : p.call;
+    const decision = edited?.decision ?? p.event.decision;
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
-    const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
-    if (scope !== "once") refuseToSave(p.event.decision.critical, patterns, p.call.tool);
-    const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") };
+    const patterns = input.patterns ?? (input.pattern ? [input.pattern] : edited ? suggestPatterns(decision) : p.event.suggestedPatterns);
+    if (scope !== "once") refuseToSave(decision.critical, patterns, call.tool);
+    const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", "), ...(edited && { edited }) };
     // The call is let go only once its rule is in place, so what it leads to already sees the rule.
     const claimed = await this.pending.settle(input.approvalId, resolution, false);
-    if (!claimed) return false;
-    if (scope !== "once") await this.runtime.allow(p.session.id, p.call.tool, patterns);
-    if (scope === "always") await this.saveAlways(p.session, p.call.tool, patterns, by);
+    if (!claimed) return this.unapplied(input);
+    if (scope !== "once") await this.runtime.allow(p.session.id, call.tool, patterns);
+    if (scope === "always") await this.saveAlways(p.session, call.tool, patterns, by);
     claimed.settle(resolution);
     if (scope !== "once") await this.recheck(p.session.id);
     return true;
+  }
+
+  /**
+   * The edited call checked as a call of its own: against the tool's schema, then decided by the
+   * rules, floors and mode as the session is now. Undefined when the edit changed nothing.
+   */
+  private async checkEdit(p: Pending, args: Record<string, unknown>, confirmed: boolean): Promise<EditedCall | undefined> {
+    if (sameArguments(args, p.call.args)) return undefined;
+    const call = { tool: p.call.tool, args };
+    refuseMisfit(
+      call,
+      this.options.registry.get(p.session.workerId)?.tools.find((t) => t.name === call.tool),
+    );
+    const session = (await this.options.store.getSession(p.session.id)) ?? p.session;
+    const decision = this.evaluate(session, call);
+    refuseEditDecision(call.tool, decision, confirmed);
+    return { args, decision, shown: await this.presentation(session, call) };
+  }
+
+  /**
+   * An answer that came too late. An edit that does not apply, or a plain approval that lost to
+   * an edit, is an error: the person must learn that what runs is not what they answered.
+   */
+  private async unapplied(input: ApproveInput): Promise<false> {
+    const kept = (await this.options.store.answered(input.sessionId)).find((r) => r.event.approvalId === input.approvalId)?.answer;
+    if (!input.editedArguments && !kept?.edited) return false;
+    const how = kept ? ` (${kept.outcome} by ${kept.by ?? "nobody"}${kept.edited ? ", with edited arguments" : ""})` : "";
+    throw new GatehouseError("CONFLICT", `approval ${input.approvalId} was already answered${how}: this answer was not applied`);
   }
 
   /**

@@ -133,6 +133,7 @@ export class PendingApprovals {
       scope: r.scope,
       pattern: r.pattern ?? null,
       feedback: r.feedback,
+      ...(r.edited ? { editedArguments: JSON.stringify(r.edited.args) } : {}),
     };
   }
 
