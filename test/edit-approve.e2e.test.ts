@@ -45,6 +45,7 @@ describe("approving a call with edited arguments", () => {
     const c = await start();
     const client = c.client();
     const s = await asked(c, client, shell("rm -rf build dist"));
+    expect(s.ask.editable).toBe(true);
     const applied = await client.tool.approve.mutate({
       sessionId: s.id,
       approvalId: s.ask.approvalId,

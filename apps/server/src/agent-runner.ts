@@ -74,6 +74,9 @@ interface Held {
   since: Since;
 }
 
+/** Whether a person may edit a held call's arguments: a subagent's task is started by the server, not a worker's tool, and is not. */
+const editable = (call: ModelToolCall): boolean => call.toolName !== TASK_TOOL;
+
 /** A call a person edited before approving it: as the model made it, and as it runs. */
 interface Edit {
   original: ModelToolCall;
@@ -359,7 +362,15 @@ export class AgentRunner {
         if (!asks(index)) return null;
         // Audited before it is raised, so that an ask any client has seen is in the audit log whatever happens next.
         return this.auditDecision(session, c, decisions[index]!).then(() =>
-          this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batchOf(calls, index), covered[index]!.shown),
+          this.options.gate.raise(
+            session,
+            c.callId,
+            { tool: c.toolName, args: c.args },
+            decisions[index]!,
+            batchOf(calls, index),
+            covered[index]!.shown,
+            editable(c),
+          ),
         );
       }),
     );
@@ -489,7 +500,8 @@ export class AgentRunner {
       if (stricter.action === "deny") return told(notRun("denied", toolMessages.denied(call.toolName, stricter.reason)), edit);
       action = stricter.action;
       covered = await this.cover(current, call);
-      approval = (await this.options.gate.raise(current, call.callId, { tool: call.toolName, args: call.args }, stricter, held.batch(), covered.shown)).settled;
+      const again = { tool: call.toolName, args: call.args };
+      approval = (await this.options.gate.raise(current, call.callId, again, stricter, held.batch(), covered.shown, editable(call))).settled;
     }
   }
 

@@ -103,7 +103,7 @@ export class ApprovalGate {
     return null;
   }
 
-  /** Holds a call for a person's answer; the promise settles with the answer. */
+  /** Holds a call for a person's answer; the promise settles with the answer. Only an `editable` call's answer may edit its arguments. */
   raise(
     session: SessionInfo,
     callId: string,
@@ -111,8 +111,9 @@ export class ApprovalGate {
     decision: Decision,
     batch: BatchContext,
     presentation: Presentation | null,
+    editable = false,
   ): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
-    return this.pending.raise(session, callId, call, decision, batch, presentation);
+    return this.pending.raise(session, callId, call, decision, batch, presentation, editable);
   }
 
   /** Holds again a call another process raised (see PendingApprovals.adopt), with its session's runtime rules as the store has them now. */
@@ -153,6 +154,7 @@ export class ApprovalGate {
    */
   private async checkEdit(p: Pending, args: Record<string, unknown>, confirmed: boolean): Promise<EditedCall | undefined> {
     if (sameArguments(args, p.call.args)) return undefined;
+    if (p.event.editable !== true) throw new GatehouseError("INVALID", `this ${p.call.tool} call cannot be edited, only approved or denied as it is`);
     const call = { tool: p.call.tool, args };
     refuseMisfit(
       call,

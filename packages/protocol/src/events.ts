@@ -21,6 +21,8 @@ export const ApprovalRequired = z.object({
   presentation: Presentation.nullable(),
   /** A digest of the arguments and the presentation: sent back with `tool.approve`, it makes the approval apply to this call only. */
   digest: z.string().optional(),
+  /** Whether `tool.approve` takes `editedArguments` for this call (a network connection's ask, say, cannot be edited). */
+  editable: z.boolean().optional(),
 });
 export type ApprovalRequired = z.infer<typeof ApprovalRequired>;
 
