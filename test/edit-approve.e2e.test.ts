@@ -129,10 +129,23 @@ describe("approving a call with edited arguments", () => {
     expect(await s.events.next("tool_result")).toMatchObject({ outcome: "ok" });
   });
 
-  it("an edit approved for the session saves the edited call's pattern, not the original's", async () => {
+  it("an edit approved for the session saves the edited call's pattern, not the original's, which tool.checkEdit shows first", async () => {
     const c = await start();
     const client = c.client();
     const s = await asked(c, client, shell("rm -rf build dist"));
+    const checked = await client.tool.checkEdit.query({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: { command: "ls dist" } });
+    expect(checked).toMatchObject({ decision: { action: "ask", critical: null }, suggestedPatterns: ["ls *"] });
+    const critical = await client.tool.checkEdit.query({
+      sessionId: s.id,
+      approvalId: s.ask.approvalId,
+      editedArguments: { command: "dd if=/dev/zero of=/dev/null" },
+    });
+    expect(critical).toMatchObject({ decision: { critical: "dd writes to a device" }, suggestedPatterns: [] });
+    expect(await errorOf(client.tool.checkEdit.query({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: { cmd: "ls" } }))).toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/^the edited arguments do not fit the shell_exec tool: /),
+    });
+    expect(s.events.of("tool_approval_resolved")).toEqual([]);
     await client.tool.approve.mutate({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: { command: "ls dist" }, scope: "session" });
     expect(await s.events.next("tool_approval_resolved")).toMatchObject({ scope: "session", pattern: "ls *" });
     await s.events.next("turn_ended");

@@ -12,7 +12,7 @@ import {
 import { refuseChanged } from "./approval-digest.js";
 import { refuseEditDecision, refuseMisfit, sameArguments, type EditedCall } from "./approval-edit.js";
 import { GatehouseError } from "./errors.js";
-import type { ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { ApproveInput, BatchContext, CheckEditInput, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { SessionContexts, type RuleSources } from "./evaluation-context.js";
 import type { EventHub } from "./event-hub.js";
@@ -131,7 +131,7 @@ export class ApprovalGate {
     const p = this.pending.get(input.sessionId, input.approvalId);
     if (!p) return this.unapplied(input);
     refuseChanged(input.digest, p.call, p.event.presentation);
-    const edited = input.editedArguments ? await this.checkEdit(p, input.editedArguments, input.confirmCritical === true) : undefined;
+    const edited = input.editedArguments ? await this.editedCall(p, input.editedArguments, input.confirmCritical === true) : undefined;
     const call = edited ? { tool: p.call.tool, args: edited.args } : p.call;
     const decision = edited?.decision ?? p.event.decision;
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
@@ -149,10 +149,22 @@ export class ApprovalGate {
   }
 
   /**
+   * What approving with these edited arguments would run, checked as `approve` checks it, without
+   * answering; a critical call is not refused here (its decision says it is critical). Undefined
+   * when the approval is not pending.
+   */
+  async checkEdit(input: CheckEditInput): Promise<EditedCall | undefined> {
+    const p = this.pending.get(input.sessionId, input.approvalId);
+    if (!p) return undefined;
+    const args = input.editedArguments;
+    return (await this.editedCall(p, args, true)) ?? { args, decision: p.event.decision, shown: p.event.presentation };
+  }
+
+  /**
    * The edited call checked as a call of its own: against the tool's schema, then decided by the
    * rules, floors and mode as the session is now. Undefined when the edit changed nothing.
    */
-  private async checkEdit(p: Pending, args: Record<string, unknown>, confirmed: boolean): Promise<EditedCall | undefined> {
+  private async editedCall(p: Pending, args: Record<string, unknown>, confirmed: boolean): Promise<EditedCall | undefined> {
     if (sameArguments(args, p.call.args)) return undefined;
     if (p.event.editable !== true) throw new GatehouseError("INVALID", `this ${p.call.tool} call cannot be edited, only approved or denied as it is`);
     const call = { tool: p.call.tool, args };

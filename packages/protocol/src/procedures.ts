@@ -54,6 +54,9 @@ export const ApproveInput = z.object({
   confirmCritical: z.boolean().optional(),
 });
 export type ApproveInput = z.infer<typeof ApproveInput>;
+/** Edited arguments checked without answering: what the gate makes of the edited call, for a client to show before the person approves it. */
+export const CheckEditInput = ApproveInput.pick({ sessionId: true, approvalId: true }).extend({ editedArguments: ApproveInput.shape.editedArguments.unwrap() });
+export type CheckEditInput = z.infer<typeof CheckEditInput>;
 export const DenyInput = z.object({
   sessionId: SessionId,
   approvalId: ApprovalId,
