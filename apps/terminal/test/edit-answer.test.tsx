@@ -47,7 +47,10 @@ describe("approving an edited call in the terminal", () => {
   });
 
   it("a critical edited call offers only Y, which confirms it; a refused edit says why and keeps the text", async () => {
-    const p = await prompt(editable("ls"), [{ error: "the edited shell_exec call is denied: no" }, { decision: decision({ critical: "dd writes to a device" }), suggestedPatterns: [] }]);
+    const p = await prompt(editable("ls"), [
+      { error: "the edited shell_exec call is denied: no" },
+      { decision: decision({ critical: "dd writes to a device" }), suggestedPatterns: [] },
+    ]);
     await p.press("e", " x", "\r");
     expect(p.frame()).toContain("not approved: the edited shell_exec call is denied: no");
     expect(p.frame()).toContain("(Enter checks it, Esc goes back): ls x");

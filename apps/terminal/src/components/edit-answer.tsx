@@ -18,7 +18,10 @@ export interface EditAnswerProps {
 }
 
 type Checked = Exclude<EditCheck, { error: string }>;
-type Step = { kind: "typing"; text: string; error?: string; attempt: number } | { kind: "checking" } | { kind: "checked"; edited: Record<string, unknown>; text: string; check: Checked };
+type Step =
+  | { kind: "typing"; text: string; error?: string; attempt: number }
+  | { kind: "checking" }
+  | { kind: "checked"; edited: Record<string, unknown>; text: string; check: Checked };
 
 /** Edits `text` in the person's editor, the terminal handed over meanwhile; null when the editor failed. */
 function inEditor(editor: string, text: string, toolName: string): string | null {
