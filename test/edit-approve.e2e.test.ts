@@ -93,6 +93,37 @@ describe("approving a call with edited arguments", () => {
     expect((await s.events.next("tool_result")).output).toContain("app.js");
   });
 
+  it("a write_file edited in its content writes the person's content; edited to a path the rules deny, it is refused", async () => {
+    const c = await start(`{"write_file": {"*": "ask", "*.env": "deny"}}`);
+    const client = c.client();
+    const s = await asked(c, client, { tool: "write_file", args: { path: "out.txt", content: "from the model\n" } });
+    const denied = await errorOf(
+      client.tool.approve.mutate({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: { path: "prod.env", content: "from the model\n" } }),
+    );
+    expect(denied?.message).toMatch(/^the edited write_file call is denied: static rule write_file "\*\.env": deny at .*; the call is still pending$/);
+    const edited = { path: "out.txt", content: "from the person\n" };
+    expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: edited })).toEqual({ applied: true });
+    expect(await s.events.next("tool_result")).toMatchObject({ outcome: "ok" });
+    expect(fs.readFileSync(path.join(c.workDir, "out.txt"), "utf8")).toBe("from the person\n");
+    expect(fs.existsSync(path.join(c.workDir, "prod.env"))).toBe(false);
+  });
+
+  it("an edited path is decided again on the worker's real paths just before it runs: through a link into a denied folder, it is denied", async () => {
+    const c = await start(`{"write_file": {"*": "ask", "secret/**": "deny"}}`);
+    fs.mkdirSync(path.join(c.workDir, "secret"));
+    fs.writeFileSync(path.join(c.workDir, "secret/key.txt"), "kept\n");
+    fs.symlinkSync("secret/key.txt", path.join(c.workDir, "innocent.txt"));
+    const client = c.client();
+    const s = await asked(c, client, { tool: "write_file", args: { path: "out.txt", content: "x\n" } });
+    const edited = { path: "innocent.txt", content: "overwritten\n" };
+    expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: edited })).toEqual({ applied: true });
+    const result = await s.events.next("tool_result");
+    expect(result.outcome).toBe("denied");
+    expect(result.output).toMatch(/^The user changed this write_file call before approving it\. [^\n]*\nToolDeniedError: .*secret\/key\.txt/);
+    expect(fs.readFileSync(path.join(c.workDir, "secret/key.txt"), "utf8")).toBe("kept\n");
+    expect(s.events.of("tool_call_started")).toEqual([]);
+  });
+
   it("arguments that do not fit the tool's schema are refused naming the field", async () => {
     const c = await start();
     const client = c.client();
