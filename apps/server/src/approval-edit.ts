@@ -13,9 +13,14 @@ export interface EditedCall {
 
 const schemas = new WeakMap<object, z.ZodType>();
 
+/** A schema that keeps its parts under draft-07's `definitions` without naming its draft is read as draft-07, as MCP servers mean it. */
+function withDraft(schema: Record<string, unknown>): Record<string, unknown> {
+  return "definitions" in schema && !("$schema" in schema) ? { ...schema, $schema: "http://json-schema.org/draft-07/schema#" } : schema;
+}
+
 function schemaOf(descriptor: ToolDescriptor): z.ZodType {
   let schema = schemas.get(descriptor.inputSchema);
-  if (!schema) schemas.set(descriptor.inputSchema, (schema = z.fromJSONSchema(descriptor.inputSchema as Parameters<typeof z.fromJSONSchema>[0])));
+  if (!schema) schemas.set(descriptor.inputSchema, (schema = z.fromJSONSchema(withDraft(descriptor.inputSchema) as Parameters<typeof z.fromJSONSchema>[0])));
   return schema;
 }
 
