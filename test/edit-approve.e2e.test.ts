@@ -124,6 +124,22 @@ describe("approving a call with edited arguments", () => {
     expect(s.events.of("tool_call_started")).toEqual([]);
   });
 
+  it("an MCP tool's call edited as JSON runs with the edited arguments; a missing field is named", async () => {
+    const server = path.resolve(import.meta.dirname, "support/mcp-test-server.mjs");
+    cluster = await Cluster.start({ mcpServers: () => ({ demo: { command: process.execPath, args: [server] } }), rules: `{"*": "ask"}`, config: people });
+    const c = cluster;
+    const client = c.client();
+    await waitUntil(async () => (await client.workers.list.query())[0]?.tools.some((t) => t.name === "demo_write_note") ?? false, 20_000, "the MCP tools");
+    const s = await asked(c, client, { tool: "demo_write_note", args: { name: "a", text: "from the model" } });
+    const missing = await errorOf(client.tool.approve.mutate({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: { name: "b" } }));
+    expect(missing).toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^the edited arguments do not fit the demo_write_note tool: text: /) });
+    const edited = { name: "b", text: "from the person" };
+    expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: s.ask.approvalId, editedArguments: edited })).toEqual({ applied: true });
+    expect(await s.events.next("tool_result", undefined, 20_000)).toMatchObject({ outcome: "ok" });
+    expect(fs.readFileSync(path.join(c.workDir, "note-b.txt"), "utf8")).toBe("from the person");
+    expect(fs.existsSync(path.join(c.workDir, "note-a.txt"))).toBe(false);
+  });
+
   it("arguments that do not fit the tool's schema are refused naming the field", async () => {
     const c = await start();
     const client = c.client();
