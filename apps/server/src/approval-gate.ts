@@ -185,8 +185,10 @@ export class ApprovalGate {
   private async unapplied(input: ApproveInput): Promise<false> {
     const kept = (await this.options.store.answered(input.sessionId)).find((r) => r.event.approvalId === input.approvalId)?.answer;
     if (!input.editedArguments && !kept?.edited) return false;
-    const how = kept ? ` (${kept.outcome} by ${kept.by ?? "nobody"}${kept.edited ? ", with edited arguments" : ""})` : "";
-    throw new GatehouseError("CONFLICT", `approval ${input.approvalId} was already answered${how}: this answer was not applied`);
+    const why = kept
+      ? `was already answered (${kept.outcome} by ${kept.by ?? "nobody"}${kept.edited ? ", with edited arguments" : ""})`
+      : "is not pending (answered, cancelled, timed out or unknown)";
+    throw new GatehouseError("CONFLICT", `approval ${input.approvalId} ${why}: this answer was not applied`);
   }
 
   /**
