@@ -5,8 +5,7 @@ export type Connection = "connecting" | "online" | "reconnecting";
 
 /** A person's answer to an approval prompt. */
 export type Answer =
-  | ({ kind: "approve"; scope: "once" | "session" | "always"; patterns?: string[] } & EditedAnswer)
-  | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
+  ({ kind: "approve"; scope: "once" | "session" | "always"; patterns?: string[] } & EditedAnswer) | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
 
 /** An approval of the call as the person edited it; a critical edited call runs only with `confirmCritical`. */
 export interface EditedAnswer {
