@@ -1,10 +1,10 @@
-import { startTelegramBot, type Log, type TelegramBot } from "@gatehouse/telegram";
+import type { Log, TelegramBot } from "@gatehouse/telegram";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil } from "./support/cluster.js";
-import { BOT_USER_TOKEN, botServerConfig, FakeBotApi } from "./support/fake-bot-api.js";
+import { botServerConfig, FakeBotApi, startTestBot } from "./support/fake-bot-api.js";
 import { HOSTILE_CASES, HOSTILE_FILES } from "./support/hostile-text.js";
 
 const ADA = 111;
@@ -42,16 +42,7 @@ describe("hostile text in the Telegram bot", () => {
       config: botServerConfig(path.join(dir, "scenario.json")),
     });
     api = await FakeBotApi.start();
-    bot = await startTelegramBot({
-      url: cluster.url,
-      botToken: api.token,
-      apiRoot: api.apiRoot,
-      users: [{ id: ADA, token: BOT_USER_TOKEN }],
-      stateFile: path.join(dir, "state.json"),
-      pollSeconds: 1,
-      followFlushMs: 50,
-      log: quiet,
-    });
+    bot = await startTestBot(cluster, api, ADA, path.join(dir, "state.json"), quiet);
     const client = cluster.client();
     const events = new Events(client, {});
     api.userSends(ADA, "/new w1");

@@ -181,7 +181,7 @@ describe("the browser console", () => {
     await shell.waitFor();
     expect(await shell.locator(".critical").textContent()).toBeTruthy();
     expect(await shell.getByTestId("once-only").textContent()).toBe("Critical: approve once only");
-    expect(await shell.locator(".answers button").allInnerTexts()).toEqual(["Approve once y", "Deny… n", "Deny hard N", "Show all v"]);
+    expect(await shell.locator(".answers button").allInnerTexts()).toEqual(["Approve once y", "Deny… n", "Deny hard N", "Edit… e", "Show all v"]);
     await shell.focus();
     await page.keyboard.press("s");
     await page.keyboard.press("a");

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { startTelegramBot, type Log, type TelegramBot } from "@gatehouse/telegram";
 import { CLIENT_TOKEN } from "./cluster.js";
 import { waitUntil } from "./wait.js";
 
@@ -14,6 +15,19 @@ export const botServerConfig = (scenario: string) => ({
     { token: BOT_USER_TOKEN, name: "ada-telegram", role: "approver", workers: ["w1"] },
   ],
 });
+
+/** A bot for chat user `userId` (with BOT_USER_TOKEN) on a server, talking to the fake Bot API, polling and flushing quickly. */
+export const startTestBot = (server: { url: string }, api: FakeBotApi, userId: number, stateFile: string, log: Log): Promise<TelegramBot> =>
+  startTelegramBot({
+    url: server.url,
+    botToken: api.token,
+    apiRoot: api.apiRoot,
+    users: [{ id: userId, token: BOT_USER_TOKEN }],
+    stateFile,
+    pollSeconds: 1,
+    followFlushMs: 50,
+    log,
+  });
 
 /** A message in a chat of the fake Bot API, as the test sees it. */
 export interface ChatMessage {

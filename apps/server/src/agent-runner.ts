@@ -73,6 +73,15 @@ interface Held {
   batch: () => BatchContext;
 }
 
+/** Whether a person may edit a held call's arguments: a subagent's task is started by the server, not a worker's tool, and is not. */
+const editable = (call: ModelToolCall): boolean => call.toolName !== TASK_TOOL;
+
+/** A call a person edited before approving it: as the model made it, and as it runs. */
+interface Edit {
+  original: ModelToolCall;
+  edited: ModelToolCall;
+}
+
 /** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
 class Released extends Error {}
 
@@ -352,7 +361,15 @@ export class AgentRunner {
         if (!asks(index)) return null;
         // Audited before it is raised, so that an ask any client has seen is in the audit log whatever happens next.
         return this.auditDecision(session, c, decisions[index]!).then(() =>
-          this.options.gate.raise(session, c.callId, { tool: c.toolName, args: c.args }, decisions[index]!, batchOf(calls, index), covered[index]!.shown),
+          this.options.gate.raise(
+            session,
+            c.callId,
+            { tool: c.toolName, args: c.args },
+            decisions[index]!,
+            batchOf(calls, index),
+            covered[index]!.shown,
+            editable(c),
+          ),
         );
       }),
     );
@@ -450,28 +467,39 @@ export class AgentRunner {
    * A call's way to its run: its decision, its approval, then its decision made again just before
    * it runs (RunTimeDecisions); a stricter one holds, and asks anew or denies.
    */
-  private async settle(session: SessionInfo, call: ModelToolCall, decision: Decision, held: Held, signal: AbortSignal): Promise<CallResult> {
+  private async settle(session: SessionInfo, asked: ModelToolCall, decision: Decision, held: Held, signal: AbortSignal): Promise<CallResult> {
+    let call = asked;
     if (!held.adopted && decision.action !== "ask") await this.auditDecision(session, call, decision);
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
     let { approval, covered } = held;
     let action = decision.action;
     let current = session;
+    let edit: Edit | undefined;
     for (;;) {
       if (approval) {
         const r = await approval;
-        await this.audit(current, call, r.outcome, `answered by ${r.by ?? "nobody"}`, null, r.by ?? undefined);
-        if (r.outcome !== "approved") return rejection(call.toolName, r);
+        await this.audit(current, call, r.outcome, `answered by ${r.by ?? "nobody"}${r.edited ? ", with edited arguments" : ""}`, null, r.by ?? undefined);
+        if (r.outcome !== "approved") return told(rejection(call.toolName, r), edit);
         // A person may have taken a while: the call runs as the session is now.
         current = await this.session(session.id);
+        if (r.edited) {
+          const original = edit?.original ?? call;
+          call = { ...call, args: r.edited.args };
+          edit = { original, edited: call };
+          action = r.edited.decision.action === "allow" ? "allow" : "ask";
+          covered = { shown: r.edited.shown, leads: null };
+          await this.auditEdit(current, edit.original, call, r);
+        }
       }
       const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null };
       const stricter = await this.runTime.check(current, { tool: call.toolName, args: call.args }, raised, signal);
-      if (!stricter) return this.run(current, call, approval ? null : decision, held.stored, signal);
+      if (!stricter) return told(await this.run(current, call, approval ? null : decision, held.stored, signal), edit);
       await this.auditDecision(current, call, stricter);
-      if (stricter.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, stricter.reason));
+      if (stricter.action === "deny") return told(notRun("denied", toolMessages.denied(call.toolName, stricter.reason)), edit);
       action = stricter.action;
       covered = await this.cover(current, call);
-      approval = (await this.options.gate.raise(current, call.callId, { tool: call.toolName, args: call.args }, stricter, held.batch(), covered.shown)).settled;
+      const again = { tool: call.toolName, args: call.args };
+      approval = (await this.options.gate.raise(current, call.callId, again, stricter, held.batch(), covered.shown, editable(call))).settled;
     }
   }
 
@@ -530,6 +558,13 @@ export class AgentRunner {
     }
   }
 
+  /** An approval with edited arguments: the edited call, who edited it, the original and the gate's decision for the edit. */
+  private auditEdit(session: SessionInfo, original: ModelToolCall, edited: ModelToolCall, r: Resolution): Promise<void> {
+    const decided = r.edited!.decision;
+    const reason = `edited by ${r.by ?? "nobody"} before approving; the original arguments: ${JSON.stringify(original.args)}; the edited call decided ${decided.action}: ${decided.reason}`;
+    return this.audit(session, edited, "edited", reason, ruleLabel(decided), r.by ?? undefined);
+  }
+
   private auditDecision(session: SessionInfo, call: ModelToolCall, decision: Decision): Promise<void> {
     return this.audit(session, call, decision.action, decision.reason, ruleLabel(decision));
   }
@@ -539,6 +574,11 @@ export class AgentRunner {
   }
 }
 
+/** A call's result as the model receives it: when the person edited the call, it is told so first, with both arguments. */
+function told(result: CallResult, edit: Edit | undefined): CallResult {
+  if (!edit) return result;
+  return { ...result, output: `${toolMessages.edited(edit.original.toolName, edit.original.args, edit.edited.args)}\n${result.output}` };
+}
 /** Where a call stands in its batch, as a person sees it with its approval. */
 function batchOf(calls: ModelToolCall[], index: number): BatchContext {
   return {

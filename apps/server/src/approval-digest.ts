@@ -4,7 +4,7 @@ import type { Presentation } from "@gatehouse/protocol";
 import { GatehouseError } from "./errors.js";
 
 /** JSON with every object's keys in order, so that a value read back from a store digests the same. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);

@@ -1,12 +1,23 @@
-import { evaluate, loadShellParser, overbroadPattern, Ruleset, RulesFileError, type Decision, type EvaluationContext, type ToolCall } from "@gatehouse/policy";
+import {
+  evaluate,
+  loadShellParser,
+  overbroadPattern,
+  Ruleset,
+  RulesFileError,
+  suggestPatterns,
+  type Decision,
+  type EvaluationContext,
+  type ToolCall,
+} from "@gatehouse/policy";
 import { refuseChanged } from "./approval-digest.js";
+import { refuseEditDecision, refuseMisfit, sameArguments, type EditedCall } from "./approval-edit.js";
 import { GatehouseError } from "./errors.js";
-import type { ApproveInput, BatchContext, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { ApproveInput, BatchContext, CheckEditInput, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { SessionContexts, type RuleSources } from "./evaluation-context.js";
 import type { EventHub } from "./event-hub.js";
 import { InvalidRules } from "./invalid-rules.js";
-import { PendingApprovals, type Resolution, type Scope } from "./pending-approvals.js";
+import { PendingApprovals, type Pending, type Resolution, type Scope } from "./pending-approvals.js";
 import { RuntimeRules } from "./runtime-rules.js";
 import type { PendingRecord, Store } from "./store.js";
 import { workerGuard } from "./worker-guard.js";
@@ -92,7 +103,7 @@ export class ApprovalGate {
     return null;
   }
 
-  /** Holds a call for a person's answer; the promise settles with the answer. */
+  /** Holds a call for a person's answer; the promise settles with the answer. Only an `editable` call's answer may edit its arguments. */
   raise(
     session: SessionInfo,
     callId: string,
@@ -100,8 +111,9 @@ export class ApprovalGate {
     decision: Decision,
     batch: BatchContext,
     presentation: Presentation | null,
+    editable = false,
   ): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
-    return this.pending.raise(session, callId, call, decision, batch, presentation);
+    return this.pending.raise(session, callId, call, decision, batch, presentation, editable);
   }
 
   /** Holds again a call another process raised (see PendingApprovals.adopt), with its session's runtime rules as the store has them now. */
@@ -117,20 +129,66 @@ export class ApprovalGate {
 
   async approve(by: string, input: ApproveInput): Promise<boolean> {
     const p = this.pending.get(input.sessionId, input.approvalId);
-    if (!p) return false;
+    if (!p) return this.unapplied(input);
     refuseChanged(input.digest, p.call, p.event.presentation);
+    const edited = input.editedArguments ? await this.editedCall(p, input.editedArguments, input.confirmCritical === true) : undefined;
+    const call = edited ? { tool: p.call.tool, args: edited.args } : p.call;
+    const decision = edited?.decision ?? p.event.decision;
     const scope: Scope = input.scope ?? (input.always ? "always" : "once");
-    const patterns = input.patterns ?? (input.pattern ? [input.pattern] : p.event.suggestedPatterns);
-    if (scope !== "once") refuseToSave(p.event.decision.critical, patterns, p.call.tool);
-    const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", ") };
+    const patterns = input.patterns ?? (input.pattern ? [input.pattern] : edited ? suggestPatterns(decision) : p.event.suggestedPatterns);
+    if (scope !== "once") refuseToSave(decision.critical, patterns, call.tool);
+    const resolution: Resolution = { outcome: "approved", scope, feedback: null, hard: false, by, pattern: patterns.join(", "), ...(edited && { edited }) };
     // The call is let go only once its rule is in place, so what it leads to already sees the rule.
     const claimed = await this.pending.settle(input.approvalId, resolution, false);
-    if (!claimed) return false;
-    if (scope !== "once") await this.runtime.allow(p.session.id, p.call.tool, patterns);
-    if (scope === "always") await this.saveAlways(p.session, p.call.tool, patterns, by);
+    if (!claimed) return this.unapplied(input);
+    if (scope !== "once") await this.runtime.allow(p.session.id, call.tool, patterns);
+    if (scope === "always") await this.saveAlways(p.session, call.tool, patterns, by);
     claimed.settle(resolution);
     if (scope !== "once") await this.recheck(p.session.id);
     return true;
+  }
+
+  /**
+   * What approving with these edited arguments would run, checked as `approve` checks it, without
+   * answering; a critical call is not refused here (its decision says it is critical). Undefined
+   * when the approval is not pending.
+   */
+  async checkEdit(input: CheckEditInput): Promise<EditedCall | undefined> {
+    const p = this.pending.get(input.sessionId, input.approvalId);
+    if (!p) return undefined;
+    const args = input.editedArguments;
+    return (await this.editedCall(p, args, true)) ?? { args, decision: p.event.decision, shown: p.event.presentation };
+  }
+
+  /**
+   * The edited call checked as a call of its own: against the tool's schema, then decided by the
+   * rules, floors and mode as the session is now. Undefined when the edit changed nothing.
+   */
+  private async editedCall(p: Pending, args: Record<string, unknown>, confirmed: boolean): Promise<EditedCall | undefined> {
+    if (sameArguments(args, p.call.args)) return undefined;
+    if (p.event.editable !== true) throw new GatehouseError("INVALID", `this ${p.call.tool} call cannot be edited, only approved or denied as it is`);
+    const call = { tool: p.call.tool, args };
+    refuseMisfit(
+      call,
+      this.options.registry.get(p.session.workerId)?.tools.find((t) => t.name === call.tool),
+    );
+    const session = (await this.options.store.getSession(p.session.id)) ?? p.session;
+    const decision = this.evaluate(session, call);
+    refuseEditDecision(call.tool, decision, confirmed);
+    return { args, decision, shown: await this.presentation(session, call) };
+  }
+
+  /**
+   * An answer that came too late. An edit that does not apply, or a plain approval that lost to
+   * an edit, is an error: the person must learn that what runs is not what they answered.
+   */
+  private async unapplied(input: ApproveInput): Promise<false> {
+    const kept = (await this.options.store.answered(input.sessionId)).find((r) => r.event.approvalId === input.approvalId)?.answer;
+    if (!input.editedArguments && !kept?.edited) return false;
+    const why = kept
+      ? `was already answered (${kept.outcome} by ${kept.by ?? "nobody"}${kept.edited ? ", with edited arguments" : ""})`
+      : "is not pending (answered, cancelled, timed out or unknown)";
+    throw new GatehouseError("CONFLICT", `approval ${input.approvalId} ${why}: this answer was not applied`);
   }
 
   /**

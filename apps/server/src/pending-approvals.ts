@@ -41,6 +41,7 @@ export class PendingApprovals {
     decision: Decision,
     batch: BatchContext,
     presentation: Presentation | null,
+    editable = false,
   ): Promise<{ approvalId: string; settled: Promise<Resolution> }> {
     const approvalId = nanoid(21);
     const patterns = suggestPatterns(decision);
@@ -60,6 +61,7 @@ export class PendingApprovals {
       batch,
       presentation,
       digest: approvalDigest(call, presentation),
+      editable,
     };
     let settle!: (r: Resolution) => void;
     const settled = new Promise<Resolution>((resolve) => (settle = resolve));
@@ -133,6 +135,7 @@ export class PendingApprovals {
       scope: r.scope,
       pattern: r.pattern ?? null,
       feedback: r.feedback,
+      ...(r.edited ? { editedArguments: JSON.stringify(r.edited.args) } : {}),
     };
   }
 

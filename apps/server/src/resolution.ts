@@ -1,5 +1,6 @@
 import type { ApprovalOutcome } from "@gatehouse/protocol";
 import type { Scope } from "@gatehouse/policy";
+import type { EditedCall } from "./approval-edit.js";
 
 /** How a held call was settled: the answer the store records and the runner acts on. */
 export interface Resolution {
@@ -11,4 +12,6 @@ export interface Resolution {
   by: string | null;
   /** The patterns an approval saved, joined; null otherwise. */
   pattern?: string | null;
+  /** The call as the person edited it before approving it: it runs instead of the original. */
+  edited?: EditedCall;
 }

@@ -31,6 +31,8 @@ export const toolMessages = {
     return `ToolRejectedError: the user rejected this ${tool} call.${feedback}`;
   },
   batchRejected: (tool: string) => `ToolRejectedError: the user rejected an earlier call of this batch and stopped the turn; this ${tool} call was not run.`,
+  edited: (tool: string, original: unknown, edited: unknown) =>
+    `The user changed this ${tool} call before approving it. Your arguments: ${JSON.stringify(original)}. The arguments it ran with instead: ${JSON.stringify(edited)}. Its result follows.`,
   failed: (tool: string, message: string) => `ToolError: ${tool} failed: ${message}`,
   invalid: (tool: string, why: string) => `ToolError: this ${tool} call was not run: ${why}`,
   subagentEnded: (agent: string, sessionId: string, end: string, answer: string) =>

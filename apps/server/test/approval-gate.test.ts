@@ -63,6 +63,30 @@ describe("the approval gate, in process", () => {
     expect(f.gate.pendingCount()).toBe(0);
   });
 
+  it("an edit of a call raised as not editable (a network connection's ask) is refused and the call stays pending; the same arguments are a plain approval", async () => {
+    f = gateFixture(`{ "*": "ask" }`);
+    const s = f.session();
+    const call = { tool: "network", args: { host: "127.0.0.1", port: 80 } };
+    const { approvalId, settled } = await f.gate.raise(s, "c1", call, f.gate.evaluate(s, call), batch, null);
+    const edit = { sessionId: s.id, approvalId, editedArguments: { host: "127.0.0.2", port: 80 } };
+    await expect(f.gate.approve("ada", edit)).rejects.toMatchObject({
+      code: "INVALID",
+      message: "this network call cannot be edited, only approved or denied as it is",
+    });
+    expect(f.gate.pendingCount()).toBe(1);
+    expect(await f.gate.approve("ada", { ...edit, editedArguments: { port: 80, host: "127.0.0.1" } })).toBe(true);
+    expect((await settled).edited).toBeUndefined();
+    await expect(f.gate.approve("ada", { ...edit, editedArguments: { host: "127.0.0.3", port: 80 } })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: `approval ${approvalId} was already answered (approved by ada): this answer was not applied`,
+    });
+    await expect(f.gate.approve("ada", { ...edit, approvalId: "unknown-approval-id-0000" })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: "approval unknown-approval-id-0000 is not pending (answered, cancelled, timed out or unknown): this answer was not applied",
+    });
+    expect(await f.gate.approve("ada", { sessionId: s.id, approvalId })).toBe(false);
+  });
+
   it("an always approval saves the rule to the file and resolves the session's other pending call by cascade", async () => {
     f = gateFixture(`{\n  "*": "ask"\n}\n`);
     const s = f.session();

@@ -78,7 +78,8 @@ export function outcomeLine(e: EventOf<"tool_approval_resolved">): string {
   switch (e.outcome) {
     case "approved": {
       const scope = SCOPES[e.scope ?? "once"];
-      return `<b>✅ Approved ${scope}${by}</b>${e.pattern ? `: saved <code>${esc(e.pattern)}</code>` : ""}`;
+      const edited = e.editedArguments ? `\n<b>Edited</b>: it ran as <code>${esc(cut(e.editedArguments, 1500))}</code>` : "";
+      return `<b>✅ Approved ${scope}${by}</b>${e.pattern ? `: saved <code>${esc(e.pattern)}</code>` : ""}${edited}`;
     }
     case "denied":
       return `<b>⛔ Denied${by}</b>${e.feedback ? `: “${esc(cut(e.feedback, 500))}”` : ""}`;

@@ -20,6 +20,10 @@ const ApprovalRecord = z.object({
   promptId: z.number().nullable(),
   /** Whether the card shows the server's word on how the approval ended. */
   resolved: z.boolean(),
+  /** The call as asked (its tool and its arguments as JSON), for a reply that edits it; absent when it cannot be edited. */
+  call: z.object({ toolName: z.string(), arguments: z.string() }).optional(),
+  /** The latest edit the server checked (its arguments as JSON), awaiting the person's approval by a button that names its number. */
+  edited: z.object({ number: z.number().int(), arguments: z.string() }).optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 
@@ -131,7 +135,7 @@ export class BotState {
   }
 
   /** Reserves a card before it is sent, so that the same approval arriving twice is shown once. */
-  reserve(record: Omit<ApprovalRecord, "key" | "messageId" | "status" | "promptId" | "resolved">): ApprovalRecord {
+  reserve(record: Omit<ApprovalRecord, "key" | "messageId" | "status" | "promptId" | "resolved" | "edited">): ApprovalRecord {
     const key = (this.data.nextKey++).toString(36);
     const full: ApprovalRecord = { ...record, key, messageId: 0, status: "pending", promptId: null, resolved: false };
     this.data.approvals[key] = full;

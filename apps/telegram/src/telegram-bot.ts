@@ -1,9 +1,10 @@
-import type { ApprovalRequired, EventOf, GatehouseEvent } from "@gatehouse/protocol";
+import type { ApprovalRequired, Decision, EventOf, GatehouseEvent } from "@gatehouse/protocol";
 import type { TlsClientOptions } from "@gatehouse/protocol/node";
-import { safePresentation } from "@gatehouse/protocol/show";
+import { editedArguments, safePresentation } from "@gatehouse/protocol/show";
 import { Bot, GrammyError, InputFile, type Context } from "grammy";
 import { approvalCard, approvalKeyboard, denyKeyboard, NO_LONGER_PENDING, outcomeLine, rememberedPatterns } from "./approval-card.js";
 import { BotState, type ApprovalRecord } from "./bot-state.js";
+import { EDIT_HINT, editedCallMessage, editKeyboard } from "./edit-reply.js";
 import { registerCommands, COMMANDS } from "./commands.js";
 import { followLine } from "./follow-lines.js";
 import { GatehouseLink, tokenDigest } from "./gatehouse-link.js";
@@ -33,6 +34,7 @@ export interface TelegramBotOptions {
 /** A chat's message limit is 4096 characters; cards and follow messages stay under it. */
 const MESSAGE_MAX = 4000;
 const SCOPE_OF = { ap: "once", as: "session", aa: "always" } as const;
+const EDITED_SCOPE_OF = { eo: "once", es: "session", ea: "always", ec: "once" } as const;
 
 const notModified = (err: unknown) => err instanceof GrammyError && /message is not modified/.test(err.description);
 
@@ -224,6 +226,7 @@ export class TelegramBot {
     if (this.state.findApproval(chat, e.approvalId)) return;
     let card = approvalCard(e);
     for (let inline = 1200; card.text.length > MESSAGE_MAX && inline > 100; inline = Math.floor(inline / 2)) card = approvalCard(e, inline);
+    if (e.editable) card = { ...card, text: `${card.text}\n${EDIT_HINT}` };
     const rec = this.state.reserve({
       chatId: chat,
       approvalId: e.approvalId,
@@ -231,6 +234,7 @@ export class TelegramBot {
       text: card.text,
       patterns: rememberedPatterns(e),
       ...(e.digest ? { digest: e.digest } : {}),
+      ...(e.editable ? { call: { toolName: e.toolName, arguments: e.arguments } } : {}),
     });
     await this.inChat(chat, async () => {
       try {
@@ -324,7 +328,7 @@ export class TelegramBot {
   // --- buttons and replies on approval cards ---
 
   private async onButton(ctx: Context): Promise<void> {
-    const [verb = "", key = ""] = (ctx.callbackQuery?.data ?? "").split(":");
+    const [verb = "", key = "", edit = ""] = (ctx.callbackQuery?.data ?? "").split(":");
     const rec = this.state.approval(key);
     if (!rec || rec.chatId !== ctx.chat?.id) {
       await ctx.answerCallbackQuery({ text: "This approval is not known here any more." });
@@ -336,6 +340,13 @@ export class TelegramBot {
       return;
     }
     if (verb === "ap" || verb === "as" || verb === "aa") return this.answer(ctx, rec, { kind: "approve", scope: SCOPE_OF[verb] });
+    if (verb === "eo" || verb === "es" || verb === "ea" || verb === "ec") {
+      // A button answers for the edit its message showed, never for a later one.
+      if (!rec.edited || String(rec.edited.number) !== edit)
+        return void (await ctx.answerCallbackQuery({ text: "A later edit replaced this one: use its buttons." }));
+      const edited = JSON.parse(rec.edited.arguments) as Record<string, unknown>;
+      return this.answer(ctx, rec, { kind: "approve", scope: EDITED_SCOPE_OF[verb], edited, ...(verb === "ec" ? { confirmCritical: true } : {}) });
+    }
     if (verb === "dx") return this.answer(ctx, rec, { kind: "deny", mode: "soft" });
     if (verb === "dh") return this.answer(ctx, rec, { kind: "deny", mode: "hard" });
     if (verb === "dn") return this.askFeedback(ctx, rec);
@@ -362,6 +373,10 @@ export class TelegramBot {
   async onReply(ctx: Context, repliedTo: number, text: string): Promise<boolean> {
     const rec = this.state.repliedApproval(ctx.chat!.id, repliedTo);
     if (!rec) return false;
+    if (rec.status !== "denying" && rec.call) {
+      await this.proposeEdit(ctx, rec, rec.call, text);
+      return true;
+    }
     if (rec.status !== "denying") {
       await ctx.reply("To deny with feedback, press Deny on the approval first, then reply.");
       return true;
@@ -370,10 +385,35 @@ export class TelegramBot {
     return true;
   }
 
+  /** A reply that edits the card's call: the server checks the edited call, and the person approves it by a button. */
+  private async proposeEdit(ctx: Context, rec: ApprovalRecord, call: { toolName: string; arguments: string }, text: string): Promise<void> {
+    let edited: Record<string, unknown>;
+    try {
+      edited = editedArguments(call.toolName, call.arguments, text);
+    } catch (err) {
+      return void (await ctx.reply(`Not approved: ${(err as Error).message}`));
+    }
+    let check: { decision: Decision; suggestedPatterns: string[] };
+    try {
+      check = await this.linkOf(ctx).client.tool.checkEdit.query({ sessionId: rec.sessionId, approvalId: rec.approvalId, editedArguments: edited });
+    } catch (err) {
+      return void (await ctx.reply(`Not approved: ${describeProblem(err)}`));
+    }
+    const number = (rec.edited?.number ?? 0) + 1;
+    this.state.update(rec, { edited: { number, arguments: JSON.stringify(edited) } });
+    await ctx.reply(editedCallMessage(call.toolName, call.arguments, edited, check.decision), {
+      parse_mode: "HTML",
+      reply_parameters: { message_id: rec.messageId },
+      reply_markup: editKeyboard(`${rec.key}:${number}`, check.decision, check.suggestedPatterns),
+    });
+  }
+
   private async answer(
     ctx: Context,
     rec: ApprovalRecord,
-    a: { kind: "approve"; scope: "once" | "session" | "always" } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string },
+    a:
+      | ({ kind: "approve"; scope: "once" | "session" | "always" } & { edited?: Record<string, unknown>; confirmCritical?: boolean })
+      | { kind: "deny"; mode: "soft" | "hard"; feedback?: string },
   ): Promise<void> {
     const ref = { sessionId: rec.sessionId, approvalId: rec.approvalId };
     const client = this.linkOf(ctx).client;
@@ -381,7 +421,13 @@ export class TelegramBot {
     try {
       applied = (
         a.kind === "approve"
-          ? await client.tool.approve.mutate({ ...ref, scope: a.scope, ...(rec.digest ? { digest: rec.digest } : {}) })
+          ? await client.tool.approve.mutate({
+              ...ref,
+              scope: a.scope,
+              ...(rec.digest ? { digest: rec.digest } : {}),
+              ...(a.edited ? { editedArguments: a.edited } : {}),
+              ...(a.confirmCritical ? { confirmCritical: true } : {}),
+            })
           : await client.tool.deny.mutate({ ...ref, mode: a.mode, ...(a.feedback ? { feedback: a.feedback } : {}) })
       ).applied;
     } catch (err) {
@@ -392,7 +438,7 @@ export class TelegramBot {
       applied = false;
     }
     if (applied) {
-      await this.tell(ctx, a.kind === "approve" ? `Approved (${a.scope}).` : "Denied.");
+      await this.tell(ctx, a.kind === "approve" ? `Approved${a.edited ? " as edited" : ""} (${a.scope}).` : "Denied.");
       return;
     }
     if (!rec.resolved) {

@@ -1,11 +1,20 @@
-import { backoffMs, type ApprovalRequired, type GatehouseClient, type GatehouseEvent, type Mode, type Presentation } from "@gatehouse/protocol";
+import { backoffMs, type ApprovalRequired, type Decision, type GatehouseClient, type GatehouseEvent, type Mode, type Presentation } from "@gatehouse/protocol";
 import { applyEvent, emptyView, interrupted, notice, type SessionView } from "./session-view.js";
 
 export type Connection = "connecting" | "online" | "reconnecting";
 
 /** A person's answer to an approval prompt. */
 export type Answer =
-  { kind: "approve"; scope: "once" | "session" | "always"; patterns?: string[] } | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
+  ({ kind: "approve"; scope: "once" | "session" | "always"; patterns?: string[] } & EditedAnswer) | { kind: "deny"; mode: "soft" | "hard"; feedback?: string };
+
+/** An approval of the call as the person edited it; a critical edited call runs only with `confirmCritical`. */
+export interface EditedAnswer {
+  edited?: Record<string, unknown>;
+  confirmCritical?: boolean;
+}
+
+/** What the gate makes of an edited call before it is approved, or why the edit is refused. */
+export type EditCheck = { decision: Decision; suggestedPatterns: string[] } | { error: string };
 
 export interface ControllerState {
   view: SessionView;
@@ -251,9 +260,20 @@ export class SessionController {
             scope: answer.scope,
             ...(answer.patterns ? { patterns: answer.patterns } : {}),
             ...(approval.digest ? { digest: approval.digest } : {}),
+            ...(answer.edited ? { editedArguments: answer.edited } : {}),
+            ...(answer.confirmCritical ? { confirmCritical: true } : {}),
           })
         : this.client.tool.deny.mutate({ ...ref, mode: answer.mode, ...(answer.feedback ? { feedback: answer.feedback } : {}) }),
     );
+  }
+
+  /** What the gate makes of the call as the person edited it, shown before they approve it. */
+  async checkEdit(approval: ApprovalRequired, edited: Record<string, unknown>): Promise<EditCheck> {
+    try {
+      return await this.client.tool.checkEdit.query({ sessionId: approval.sessionId, approvalId: approval.approvalId, editedArguments: edited });
+    } catch (err) {
+      return { error: describeError(err, this.url) };
+    }
   }
 
   /** The approval's presentation whole, for the pager. */

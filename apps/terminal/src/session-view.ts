@@ -243,19 +243,23 @@ function applyOwnEvent(view: SessionView, e: GatehouseEvent, scope: Scope): Sess
         items: updateCall(view, scope.key(e.callId), call(e.callId, e.toolName, e.arguments), () => ({ status: "asking" }), true),
       };
     case "tool_approval_resolved": {
+      const asked = view.pending.find((p) => p.approvalId === e.approvalId);
+      // An edited call's line shows what runs, and what was asked for.
+      const edited = e.editedArguments && asked ? { title: scope.title(describeCall(asked.toolName, e.editedArguments)) } : {};
       const because = safeLine(
         e.outcome === "approved"
-          ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}`
+          ? `approved by ${e.by ?? "someone"}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}${
+              edited.title && asked ? `, edited from: ${describeCall(asked.toolName, asked.arguments, 60)}` : ""
+            }`
           : `${e.outcome.replace("_", " ")}${e.by ? ` by ${e.by}` : ""}${e.feedback ? `: ${e.feedback}` : ""}`,
       );
       const pending = view.pending.filter((p) => p.approvalId !== e.approvalId);
       // A connection a person let through has no result to wait for: it is done when approved.
-      const network = view.pending.find((p) => p.approvalId === e.approvalId)?.toolName === "network";
-      const status = network && e.outcome === "approved" ? "done" : RESOLVED_STATUS[e.outcome];
+      const status = asked?.toolName === "network" && e.outcome === "approved" ? "done" : RESOLVED_STATUS[e.outcome];
       return {
         ...view,
         pending,
-        items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status, because })),
+        items: updateCall(view, scope.key(e.callId), call(e.callId, "tool call"), () => ({ status, because, ...edited })),
       };
     }
     case "tool_result":

@@ -154,6 +154,11 @@ export class ConsoleState {
         if (e.outcome === "approved") {
           c.status = "running";
           c.why = `approved${by}${e.scope && e.scope !== "once" ? ` (${e.scope}${e.pattern ? `: ${e.pattern}` : ""})` : ""}`;
+          // An edited call's entry shows what runs, and what was asked for.
+          if (e.editedArguments) {
+            c.why += `, edited; the model asked for ${c.args}`;
+            c.args = e.editedArguments;
+          }
         } else {
           c.status = e.outcome === "denied" ? "denied" : "cancelled";
           c.why = `${e.outcome.replace("_", " ")}${by}${e.feedback ? `: ${e.feedback}` : ""}`;

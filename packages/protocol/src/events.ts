@@ -21,6 +21,8 @@ export const ApprovalRequired = z.object({
   presentation: Presentation.nullable(),
   /** A digest of the arguments and the presentation: sent back with `tool.approve`, it makes the approval apply to this call only. */
   digest: z.string().optional(),
+  /** Whether `tool.approve` takes `editedArguments` for this call (a network connection's ask, say, cannot be edited). */
+  editable: z.boolean().optional(),
 });
 export type ApprovalRequired = z.infer<typeof ApprovalRequired>;
 
@@ -51,6 +53,8 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     scope: Scope.nullable(),
     pattern: z.string().nullable(),
     feedback: z.string().nullable(),
+    /** The arguments (a JSON string) the person approved the call with, when they edited it; what runs instead of the original. */
+    editedArguments: z.string().nullable().optional(),
   }),
   z.object({
     type: z.literal("tool_result"),

@@ -46,8 +46,18 @@ export const ApproveInput = z.object({
   patterns: z.array(text("pattern", 1000).min(1, "pattern must not be empty")).min(1, "patterns must not be empty").max(50, "at most 50 patterns").optional(),
   /** The `digest` of the event the person answered: refused when the pending call no longer matches it. */
   digest: text("digest", 200).optional(),
+  /**
+   * The call's arguments as the person edited them: the whole new argument object for the same
+   * tool. The edited call is checked and decided as a call of its own, and runs instead of the original.
+   */
+  editedArguments: z.record(z.string(), z.unknown(), { error: "editedArguments must be an object of argument names to values" }).optional(),
+  /** Confirms an edited call that matches a critical pattern: without it such an edit is refused. */
+  confirmCritical: z.boolean().optional(),
 });
 export type ApproveInput = z.infer<typeof ApproveInput>;
+/** Edited arguments checked without answering: what the gate makes of the edited call, for a client to show before the person approves it. */
+export const CheckEditInput = ApproveInput.pick({ sessionId: true, approvalId: true }).extend({ editedArguments: ApproveInput.shape.editedArguments.unwrap() });
+export type CheckEditInput = z.infer<typeof CheckEditInput>;
 export const DenyInput = z.object({
   sessionId: SessionId,
   approvalId: ApprovalId,

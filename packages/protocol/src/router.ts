@@ -7,6 +7,7 @@ import {
   AuditQueryInput,
   Applied,
   ApproveInput,
+  CheckEditInput,
   DenyInput,
   OnEventsInput,
   PermissionsExplainInput,
@@ -74,6 +75,8 @@ export interface Handlers {
     deny(p: Principal, input: In<typeof DenyInput>): Promise<Out<typeof Applied>>;
     /** A pending approval's presentation whole, not cut; null when there is nothing to show. */
     view(p: Principal, input: In<typeof ViewInput>): Promise<Presentation | null>;
+    /** The gate's decision for edited arguments of a pending call, and the patterns "always" would save; refused as `tool.approve` would refuse the edit. */
+    checkEdit(p: Principal, input: In<typeof CheckEditInput>): Promise<Out<typeof PermissionsExplainOutput>>;
   };
   worker: {
     register(p: Principal, input: In<typeof WorkerRegisterInput>): Promise<{ ok: true }>;
@@ -154,6 +157,10 @@ export function createAppRouter(handlers: Handlers) {
         .input(ViewInput)
         .output(Presentation.nullable())
         .query(({ ctx, input }) => handlers.tool.view(ctx.principal, input)),
+      checkEdit: client
+        .input(CheckEditInput)
+        .output(PermissionsExplainOutput)
+        .query(({ ctx, input }) => handlers.tool.checkEdit(ctx.principal, input)),
     }),
     worker: t.router({
       register: worker.input(WorkerRegisterInput).mutation(({ ctx, input }) => handlers.worker.register(ctx.principal, input)),

@@ -4,3 +4,4 @@ export { lookAlikes, type LookAlike } from "./look-alikes.js";
 export { cutLine, describeCuts, inSight, SCREEN_LIMITS, type Cut, type InSight, type SightLimits } from "./in-sight.js";
 export { approvalMark, describeMark, safeArguments, safePresentation, type CallMark } from "./shown-call.js";
 export { onceOnly } from "./approval-answers.js";
+export { editableText, editedArguments, EditedArgumentsError } from "./edited-arguments.js";

@@ -17,6 +17,7 @@ export function routeToOwners(handlers: Handlers, cluster: PostgresCluster): { h
     "tool.approve": handlers.tool.approve as SessionCommand,
     "tool.deny": handlers.tool.deny as SessionCommand,
     "tool.view": handlers.tool.view as SessionCommand,
+    "tool.checkEdit": handlers.tool.checkEdit as SessionCommand,
     "session.setMode": handlers.session.setMode as SessionCommand,
   };
   const routed =
@@ -50,7 +51,7 @@ export function routeToOwners(handlers: Handlers, cluster: PostgresCluster): { h
           return aborted;
         },
       },
-      tool: { approve: routed("tool.approve"), deny: routed("tool.deny"), view: routed("tool.view") },
+      tool: { approve: routed("tool.approve"), deny: routed("tool.deny"), view: routed("tool.view"), checkEdit: routed("tool.checkEdit") },
     },
   };
 }

@@ -64,6 +64,7 @@ export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers
       approve: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.approve(p, i)),
       deny: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.deny(p, i)),
       view: async (p, i) => (await onSession(p, i.sessionId, "watch", "view approvals"), handlers.tool.view(p, i)),
+      checkEdit: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.checkEdit(p, i)),
     },
     worker: {
       register: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.register(p, i)),

@@ -110,6 +110,8 @@ export function App({ controller, banner, onExit }: AppProps) {
           queue={pending}
           onAnswer={(a, answer) => void controller.answer(a, answer)}
           onView={(a) => void view(a)}
+          onCheckEdit={(a, edited) => controller.checkEdit(a, edited)}
+          editor={process.env.EDITOR || undefined}
           previewLines={Math.max(6, rows - 16)}
           subagents={state.view.subagents}
         />

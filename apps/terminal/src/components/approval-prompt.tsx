@@ -4,6 +4,7 @@ import { useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
 import type { Answer } from "../session-controller.js";
 import { AlwaysPatterns } from "./always-patterns.js";
+import { EditAnswer, type EditAnswerProps } from "./edit-answer.js";
 import { LineEditor } from "./line-editor.js";
 import { onScreen, PresentationView } from "./presentation-view.js";
 
@@ -12,15 +13,19 @@ export interface ApprovalPromptProps {
   queue: ApprovalRequired[];
   onAnswer(approval: ApprovalRequired, answer: Answer): void;
   onView(approval: ApprovalRequired): void;
+  /** What the gate makes of an edited call; without it, no edit is offered. */
+  onCheckEdit?: EditAnswerProps["onCheck"];
+  /** The person's editor (`$EDITOR`) for an edit; the line editor when absent. */
+  editor?: string | undefined;
   previewLines?: number;
   /** Subagent session ids and their agent types: an approval of theirs says whose it is. */
   subagents?: Record<string, string>;
 }
 
-type Stage = "keys" | "patterns" | "feedback";
+type Stage = "keys" | "patterns" | "feedback" | "edit";
 
 /** The answers the server takes for this call: a call approved once only offers neither `s` nor `a`, and says why. */
-function Keys({ approval }: { approval: ApprovalRequired }) {
+function Keys({ approval, editable }: { approval: ApprovalRequired; editable: boolean }) {
   const limit = onceOnly(approval);
   return (
     <Text>
@@ -50,6 +55,15 @@ function Keys({ approval }: { approval: ApprovalRequired }) {
         N
       </Text>{" "}
       deny hard <Text bold>v</Text> view
+      {editable ? (
+        <>
+          {" "}
+          <Text bold color="green">
+            e
+          </Text>{" "}
+          edit
+        </>
+      ) : null}
     </Text>
   );
 }
@@ -79,8 +93,9 @@ function Mark({ lines }: { lines: string[] }) {
 }
 
 /** The approval prompt: what asks and why, what it would do, and the keys to answer it. */
-export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, subagents = {} }: ApprovalPromptProps) {
+export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, previewLines = 16, subagents = {} }: ApprovalPromptProps) {
   const current = queue[0]!;
+  const editable = current.editable === true && onCheckEdit !== undefined;
   const [stage, setStage] = useState<Stage>("keys");
   useInput(
     (input) => {
@@ -91,6 +106,7 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
       else if (input === "n") setStage("feedback");
       else if (input === "N") onAnswer(current, { kind: "deny", mode: "hard" });
       else if (input === "v") onView(current);
+      else if (input === "e" && editable) setStage("edit");
     },
     { isActive: stage === "keys" },
   );
@@ -116,7 +132,8 @@ export function ApprovalPrompt({ queue, onAnswer, onView, previewLines = 16, sub
         {shown ? <PresentationView shown={shown} maxLines={previewLines} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
       </Box>
       <Mark lines={mark} />
-      {stage === "keys" ? <Keys approval={current} /> : null}
+      {stage === "keys" ? <Keys approval={current} editable={editable} /> : null}
+      {stage === "edit" && onCheckEdit ? <EditAnswer approval={current} onCheck={onCheckEdit} onAnswer={onAnswer} onBack={back} editor={editor} /> : null}
       {stage === "patterns" ? (
         <AlwaysPatterns
           suggested={current.suggestedPatterns}

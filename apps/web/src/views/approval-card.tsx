@@ -2,9 +2,10 @@ import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
 import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation, safeText } from "@gatehouse/protocol/show";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
+import { EditForm } from "./edit-form.js";
 import { cardText, PresentationView } from "./presentation.js";
 
-type Stage = "choose" | "always" | "deny";
+type Stage = "choose" | "always" | "deny" | "edit";
 
 export interface CardKeys {
   (key: string): boolean;
@@ -20,7 +21,7 @@ function ruleSource(a: ApprovalRequired): string | null {
 
 /**
  * One pending approval: what the call is, why it asks, where it sits in its batch, what it would
- * do, and the answers. Keys as in the terminal: y s a n N v.
+ * do, and the answers. Keys as in the terminal: y s a n N v e.
  */
 export function ApprovalCard({
   console: c,
@@ -99,6 +100,7 @@ export function ApprovalCard({
     else if (key === "n") setStage("deny");
     else if (key === "N") void deny("hard");
     else if (key === "v") void viewWhole();
+    else if (key === "e" && a.editable) setStage("edit");
     else return false;
     return true;
   };
@@ -204,6 +206,11 @@ export function ApprovalCard({
           <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">
             Deny hard <kbd>N</kbd>
           </button>
+          {a.editable && (
+            <button type="button" class="ok" disabled={busy} onClick={() => setStage("edit")} aria-keyshortcuts="e">
+              Edit… <kbd>e</kbd>
+            </button>
+          )}
           {a.presentation && !a.presentation.truncated && !whole && !outOfSight && (
             <button type="button" class="quiet" onClick={() => void viewWhole()} aria-keyshortcuts="v">
               Show all <kbd>v</kbd>
@@ -245,6 +252,7 @@ export function ApprovalCard({
           </div>
         </form>
       )}
+      {stage === "edit" && <EditForm console={c} approval={a} onBack={back} />}
       {stage === "deny" && (
         <form class="deny" onSubmit={(e) => (e.preventDefault(), void deny("soft"))} onKeyDown={(e) => e.key === "Escape" && back()}>
           <label for={`${a.approvalId}-feedback`}>Feedback for the model (optional)</label>
