@@ -72,9 +72,12 @@ const PROCEDURES = {
     always: maybe(often(fc.boolean())),
     scope: maybe(often(fc.constantFrom("once", "session", "always"))),
     pattern: fc.option(often(fc.constantFrom("*", "**", "echo *", "git push *")), { nil: undefined, freq: 4 }),
+    editedArguments: fc.option(fc.oneof(args, junk), { nil: undefined, freq: 4 }),
+    confirmCritical: maybe(often(fc.boolean())),
   }),
   "tool.deny": answer({ feedback: maybe(str), mode: maybe(often(fc.constantFrom("soft", "hard"))) }),
   "tool.view": fc.record({ sessionId, approvalId }),
+  "tool.checkEdit": fc.record({ sessionId, approvalId, editedArguments: fc.oneof(args, junk) }),
   "permissions.get": fc.record({ workerId }),
   "auth.whoami": fc.oneof(fc.constant(undefined), junk),
   "workers.list": fc.oneof(fc.constant(undefined), junk),
@@ -101,13 +104,14 @@ const QUERIES: readonly Name[] = [
   "session.list",
   "session.get",
   "tool.view",
+  "tool.checkEdit",
   "permissions.get",
   "permissions.explain",
   "audit.query",
   "auth.whoami",
   "workers.list",
 ];
-const ANSWERS: readonly Name[] = ["tool.approve", "tool.deny", "tool.view"];
+const ANSWERS: readonly Name[] = ["tool.approve", "tool.deny", "tool.view", "tool.checkEdit"];
 const call = fc.oneof(
   ...(Object.keys(PROCEDURES) as Name[]).map((name) => ({
     weight: ANSWERS.includes(name) ? 4 : 1,

@@ -242,7 +242,7 @@ describe("the worker's sandbox setting", () => {
     });
     const s = await yoloSession(cluster, client, [{ text: "x", toolCalls: [shell("echo hi")] }, { text: "done" }]);
     await s.events.next("turn_ended", () => true, 15_000);
-    expect(s.events.of("tool_result")[0]).toMatchObject({ ok: false, output: expect.stringMatching(/this worker has no tool named shell_exec/) });
+    expect(s.events.of("tool_result")[0]).toMatchObject({ ok: false, output: expect.stringMatching(/has no tool named shell_exec/) });
     expect(s.events.of("tool_result")[0]!.output).not.toContain("hi\n");
     fs.rmSync(dir, { recursive: true });
   });
