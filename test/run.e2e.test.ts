@@ -124,8 +124,8 @@ const ASK_SHELL = `{ "*": "ask", "read_file": "allow", "write_file": "allow" }`;
 
 describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
   /** A cluster whose worker w1 asks for shell commands, and the flags of a run there playing `steps`. */
-  async function remote(steps: unknown[]) {
-    cluster = await Cluster.start({ rules: ASK_SHELL });
+  async function remote(steps: unknown[], rules = ASK_SHELL, files: Record<string, string> = {}) {
+    cluster = await Cluster.start({ rules, files });
     const scenario = cluster.scenario("asks", steps);
     const events = new Events(cluster.client(), {});
     return { events, args: ["--prompt", "go", "--server", cluster.url, "--token", CLIENT_TOKEN, "--worker", "w1", "--scenario", scenario] };
@@ -137,12 +137,12 @@ describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
     // Narrow, so that the questions wrap: a question taken off the screen goes with all its rows.
     const t = (tmux = new Tmux(`node ${BIN} run ${r.args.join(" ")}`, 60, 40));
     await t.waitFor(
-      /\? shell_exec echo two > two\.txt asks[^\n]*\n(.*\n)*approve shell_exec dd if=\/dev\/zero of=\/dev\/null count=1 once\? \[y\/N\] *$/m,
+      /\? shell_exec echo two > two\.txt asks[^\n]*\n(.*\n)*approve shell_exec dd if=\/dev\/zero of=\/dev\/null count=1 once\? \[y\/N\/e\] *$/m,
       "the first question, below the second ask",
     );
     t.type("y");
     t.keys("Enter");
-    await t.waitFor(/approve shell_exec echo two > two\.txt once\? \[y\/N\] *$/m, "the second question");
+    await t.waitFor(/approve shell_exec echo two > two\.txt once\? \[y\/N\/e\] *$/m, "the second question");
     const first = await r.events.next("tool_approval_resolved");
     expect(first).toMatchObject({ outcome: "approved", scope: "once", by: "ada" });
     const second = await r.events.next("tool_approval_required", (e) => e.arguments.includes("two.txt"), 10_000);
@@ -152,10 +152,60 @@ describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
     // Output that came while a question was open is there whole, every row of it.
     expect(screen).toMatch(/^\? shell_exec echo two > two\.txt asks: static rule \* "\*": ask at \S+permissions\.jsonc:1:3$/m);
     // A question line holds the question and what was typed to answer it, nothing else.
-    expect(screen).not.toMatch(/\[y\/N\](?! ?[yn]?$)/m);
+    expect(screen).not.toMatch(/\[y\/N\/e\](?! ?[yne]?$)/m);
     // The question another client answered is gone from the screen.
     expect(screen).not.toContain("approve shell_exec echo two");
     expect(fs.readFileSync(path.join(cluster!.workDir, "two.txt"), "utf8")).toBe("two\n");
+  });
+
+  it("on a terminal, e edits the call: an edit the gate denies is refused with the reason, the next is shown against the original and runs instead", async () => {
+    const rules = `{ "*": "ask", "shell_exec": { "*": "ask", "curl *": "deny" } }`;
+    const files = { "build/a.o": "a", "dist/app.js": "app" };
+    const r = await remote([{ text: "Cleaning.", toolCalls: [shell("rm -rf build dist")] }, { text: "finished" }], rules, files);
+    const t = (tmux = new Tmux(`node ${BIN} run ${r.args.join(" ")}`));
+    await t.waitFor(/approve shell_exec rm -rf build dist once\? \[y\/N\/e\] *$/m, "the question");
+    t.type("e");
+    t.keys("Enter");
+    await t.waitFor(/^edit the command: rm -rf build dist$/m, "the edit line, holding the command");
+    t.keys("C-u");
+    t.type("curl http://127.0.0.1:9/x");
+    t.keys("Enter");
+    await t.waitFor(
+      /\(not approved: the edited shell_exec call is denied: .*curl.*; the call is still pending\)\n(.*\n)*edit the command: curl http:\/\/127\.0\.0\.1:9\/x$/m,
+      "the refusal",
+    );
+    t.keys("C-u");
+    t.type("rm -rf dist");
+    t.keys("Enter");
+    await t.waitFor(
+      /^ {2}- rm -rf build dist\n {2}\+ rm -rf dist\n {2}why it asks: .*\napprove the edited call once\? \[y\/N\/e\] *$/m,
+      "the edited call against the original",
+    );
+    t.type("y");
+    t.keys("Enter");
+    const screen = await t.waitFor(/turn ended: completed\n(.*\n)*EXITED 0/, "run to end");
+    expect(screen).toContain("finished");
+    expect(await r.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", editedArguments: JSON.stringify({ command: "rm -rf dist" }) });
+    expect(fs.existsSync(path.join(cluster!.workDir, "dist"))).toBe(false);
+    expect(fs.readFileSync(path.join(cluster!.workDir, "build/a.o"), "utf8")).toBe("a");
+  });
+
+  it("on a terminal, an edit that hits a critical pattern says so, and y runs it once, confirmed", async () => {
+    const r = await remote([{ text: "Echo.", toolCalls: [shell("echo hi")] }, { text: "finished" }]);
+    const t = (tmux = new Tmux(`node ${BIN} run ${r.args.join(" ")}`));
+    await t.waitFor(/approve shell_exec echo hi once\? \[y\/N\/e\] *$/m, "the question");
+    t.type("e");
+    t.keys("Enter");
+    await t.waitFor(/^edit the command: echo hi$/m, "the edit line");
+    t.keys("C-u");
+    t.type("dd if=/dev/zero of=/dev/null count=1");
+    t.keys("Enter");
+    await t.waitFor(/^ {2}critical: dd writes to a device\nrun the edited call once, past its critical pattern\? \[y\/N\/e\] *$/m, "the critical edit");
+    t.type("y");
+    t.keys("Enter");
+    await t.waitFor(/turn ended: completed\n(.*\n)*EXITED 0/, "run to end");
+    expect(await r.events.next("tool_call_started")).toMatchObject({ arguments: JSON.stringify({ command: "dd if=/dev/zero of=/dev/null count=1" }) });
+    expect(r.events.of("tool_approval_resolved")).toMatchObject([{ outcome: "approved", scope: "once" }]);
   });
 
   it("without a terminal, in a mode other than strict: says nobody can answer here, aborts the turn, exits 4", async () => {

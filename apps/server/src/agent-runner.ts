@@ -245,13 +245,9 @@ export class AgentRunner {
           adopted: true,
           covered: { shown: record.event.presentation, leads: null },
         });
-      else if (answer) known.push(answer);
-      else if (unfinished.started.has(call.callId))
-        known.push({
-          decision: null,
-          approval: null,
-          result: notRun("failed", toolMessages.failed(call.toolName, "the server running it stopped before the tool finished")),
-        });
+      // A call that had started is never run again, whatever answer let it run.
+      else if (unfinished.started.has(call.callId)) known.push({ decision: null, approval: null, result: cutShort(call, answer?.answer) });
+      else if (answer) known.push(heldAgain(answer));
       else known.push(undefined);
     }
     await this.options.gate.reloadRules(sessionId);
@@ -589,18 +585,24 @@ function batchOf(calls: ModelToolCall[], index: number): BatchContext {
 }
 
 /** The answers a person (or a time-out) gave before the restart to the last step's asks, by call id: each holds as given. */
-function keptAnswers(records: AnsweredRecord[], asked: Map<string, string>): Map<string, Prepared> {
-  const kept = new Map<string, Prepared>();
-  for (const { event, answer } of records) {
-    if (asked.get(event.callId) !== event.approvalId) continue;
-    kept.set(event.callId, {
-      decision: event.decision,
-      approval: { approvalId: event.approvalId, settled: Promise.resolve(answer) },
-      adopted: true,
-      covered: { shown: event.presentation, leads: null },
-    });
-  }
-  return kept;
+function keptAnswers(records: AnsweredRecord[], asked: Map<string, string>): Map<string, AnsweredRecord> {
+  return new Map(records.filter(({ event }) => asked.get(event.callId) === event.approvalId).map((r) => [r.event.callId, r]));
+}
+
+/** A call whose answer was kept: it waits for nothing, and goes on as the answer says. */
+function heldAgain({ event, answer }: AnsweredRecord): Prepared {
+  return {
+    decision: event.decision,
+    approval: { approvalId: event.approvalId, settled: Promise.resolve(answer) },
+    adopted: true,
+    covered: { shown: event.presentation, leads: null },
+  };
+}
+
+/** The result of a call that was running when the server running it stopped; an edited one's model is told of the edit too. */
+function cutShort(call: ModelToolCall, answer: Resolution | undefined): CallResult {
+  const failed = notRun("failed", toolMessages.failed(call.toolName, "the server running it stopped before the tool finished"));
+  return told(failed, answer?.edited && { original: call, edited: { ...call, args: answer.edited.args } });
 }
 
 /** The turn a session's log shows begun and not ended: the last step's calls, those answered and those started, and its asks by call id. */
