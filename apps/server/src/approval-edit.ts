@@ -1,15 +1,8 @@
 import { z } from "zod";
 import type { Decision, ToolCall } from "@gatehouse/policy";
-import type { Presentation, ToolDescriptor } from "@gatehouse/protocol";
+import type { ToolDescriptor } from "@gatehouse/protocol";
 import { canonical } from "./approval-digest.js";
 import { GatehouseError } from "./errors.js";
-
-/** A call a person edited before approving it: the arguments it runs with, the gate's decision for them, and what they showed. */
-export interface EditedCall {
-  args: Record<string, unknown>;
-  decision: Decision;
-  shown: Presentation | null;
-}
 
 const schemas = new WeakMap<object, z.ZodType>();
 

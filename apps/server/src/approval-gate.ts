@@ -10,7 +10,8 @@ import {
   type ToolCall,
 } from "@gatehouse/policy";
 import { refuseChanged } from "./approval-digest.js";
-import { refuseEditDecision, refuseMisfit, sameArguments, type EditedCall } from "./approval-edit.js";
+import { refuseEditDecision, refuseMisfit, sameArguments } from "./approval-edit.js";
+import type { EditedCall } from "./resolution.js";
 import { GatehouseError } from "./errors.js";
 import type { ApproveInput, BatchContext, CheckEditInput, DenyInput, Guard, Presentation, SessionInfo } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";

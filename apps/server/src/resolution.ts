@@ -1,6 +1,12 @@
-import type { ApprovalOutcome } from "@gatehouse/protocol";
-import type { Scope } from "@gatehouse/policy";
-import type { EditedCall } from "./approval-edit.js";
+import type { ApprovalOutcome, Presentation } from "@gatehouse/protocol";
+import type { Decision, Scope } from "@gatehouse/policy";
+
+/** A call a person edited before approving it: the arguments it runs with, the gate's decision for them, and what they showed. */
+export interface EditedCall {
+  args: Record<string, unknown>;
+  decision: Decision;
+  shown: Presentation | null;
+}
 
 /** How a held call was settled: the answer the store records and the runner acts on. */
 export interface Resolution {
