@@ -1,5 +1,4 @@
 import type { Handlers, Principal } from "@gatehouse/protocol";
-import { TRPCError } from "@trpc/server";
 import type { Limits } from "./config.js";
 import type { Connections } from "./connections.js";
 import { GatehouseError } from "./errors.js";
@@ -58,7 +57,7 @@ export class TokenLimits {
     if (this.waitMs(p) > 0) {
       const rate = this.limits().requestsPerSecond;
       this.log.warn("limit hit: requests per second", { token: p.name, limit: rate });
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `the token "${p.name}" made more than ${rate} requests per second` });
+      throw new GatehouseError("RATE_LIMITED", `the token "${p.name}" made more than ${rate} requests per second`).toTRPC();
     }
     this.spend(p);
   }
@@ -70,7 +69,7 @@ export class TokenLimits {
     const max = this.limits().subscriptionsPerToken;
     if (open >= max) {
       this.log.warn("limit hit: subscriptions per token", { token: p.name, limit: max });
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `the token "${p.name}" has ${max} subscriptions open, the most it may` });
+      throw new GatehouseError("TOO_MANY_SUBSCRIPTIONS", `the token "${p.name}" has ${max} subscriptions open, the most it may`).toTRPC();
     }
     this.subscriptions.set(key, open + 1);
     let released = false;

@@ -5,7 +5,6 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { WORKER_LINK_PATH } from "@gatehouse/protocol";
 import { createAppRouter } from "@gatehouse/protocol/router";
-import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { createServer as createPlainServer } from "node:http";
@@ -13,6 +12,7 @@ import https from "node:https";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApprovalGate } from "./approval-gate.js";
 import { eventFrames } from "./event-text.js";
+import { GatehouseError } from "./errors.js";
 import { coalesceWrites } from "./coalesced-writes.js";
 import { allowFrames } from "./frame-limit.js";
 import { assemble } from "./assembly.js";
@@ -92,7 +92,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
         // A subscription's stream holds its connection open: it counts against the token's connections like a WebSocket.
         if (principal && info.type === "subscription") {
           const refused = connections.admit(principal, streamPeer(res));
-          if (refused) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: refused });
+          if (refused) throw new GatehouseError("TOO_MANY_CONNECTIONS", refused).toTRPC();
           res.once("close", () => connections.drop(principal));
         }
         return { principal };

@@ -1,12 +1,15 @@
 import fs from "node:fs";
 import type { Handlers } from "@gatehouse/protocol";
-import { TRPCError } from "@trpc/server";
+import type { TRPCError } from "@trpc/server";
+import { GatehouseError } from "./errors.js";
 import type { Log } from "./log.js";
 import { isStoreFailure } from "./store-retry.js";
 
 type AnyHandler = (...args: unknown[]) => unknown;
 
 const isFull = (err: unknown) => /^(ENOSPC|SQLITE_FULL)$/.test(String((err as { code?: unknown } | null)?.code ?? ""));
+
+const refusal = (code: "STORE_FULL" | "STORE_UNAVAILABLE", message: string, cause: unknown): TRPCError => new GatehouseError(code, message, { cause }).toTRPC();
 
 /**
  * What a client is told when its request could not be recorded: the cause in plain words (no
@@ -17,20 +20,11 @@ export function withStoreErrors(handlers: Handlers, dataDir: string, log: Log): 
   let toldFullAt = -Infinity;
   const explain = (err: unknown): unknown => {
     if (!isStoreFailure(err)) return err;
-    if (!isFull(err))
-      return new TRPCError({
-        code: "SERVICE_UNAVAILABLE",
-        message: `the server's store is unavailable (${(err as Error).message}); try again once it is back`,
-        cause: err,
-      });
+    if (!isFull(err)) return refusal("STORE_UNAVAILABLE", `the server's store is unavailable (${(err as Error).message}); try again once it is back`, err);
     if (Date.now() - toldFullAt > 60_000)
       log.error(`no space left in the data directory ${dataDir}: requests that must be recorded are refused until there is room`);
     toldFullAt = Date.now();
-    return new TRPCError({
-      code: "SERVICE_UNAVAILABLE",
-      message: `no space left in the server's data directory (${dataDir}): this could not be recorded; try again once there is room`,
-      cause: err,
-    });
+    return refusal("STORE_FULL", `no space left in the server's data directory (${dataDir}): this could not be recorded; try again once there is room`, err);
   };
   const wrap =
     (fn: AnyHandler): AnyHandler =>

@@ -1,7 +1,8 @@
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type pg from "pg";
-import { GatehouseError, type ServerErrorCode } from "../errors.js";
+import { isGatehouseErrorCode } from "@gatehouse/protocol";
+import { GatehouseError } from "../errors.js";
 
 export const MAILBOX_CHANNEL = "gatehouse_mailbox";
 
@@ -83,7 +84,7 @@ export class Mailbox {
       this.waiting.delete(letter.requestId);
       clearTimeout(w.timer);
       if (letter.ok) w.resolve(letter.value);
-      else w.reject(new GatehouseError(letter.code as ServerErrorCode, letter.message));
+      else w.reject(new GatehouseError(isGatehouseErrorCode(letter.code) ? letter.code : "INTERNAL", letter.message));
       return;
     }
     if (letter.type === "signal") {

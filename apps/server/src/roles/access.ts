@@ -1,6 +1,6 @@
 import type { Handlers, Principal, TrackedEvent } from "@gatehouse/protocol";
-import { TRPCError } from "@trpc/server";
 import { coversWorker } from "../auth.js";
+import { GatehouseError } from "../errors.js";
 import type { Log } from "../log.js";
 import type { Store } from "../store.js";
 
@@ -24,7 +24,7 @@ export function allows(p: Principal, workerId: string, need: Need): boolean {
 export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers {
   const refuse = (p: Principal, what: string): never => {
     log.warn("access refused", { token: p.name, role: p.role ?? p.kind, what });
-    throw new TRPCError({ code: "FORBIDDEN", message: `the token "${p.name}"${p.role ? ` (${p.role})` : ""} may not ${what}` });
+    throw new GatehouseError("ACCESS_DENIED", `the token "${p.name}"${p.role ? ` (${p.role})` : ""} may not ${what}`).toTRPC();
   };
   const onWorker = (p: Principal, workerId: string, need: Need, what: string) => {
     if (!allows(p, workerId, need)) refuse(p, `${what} on worker ${workerId}`);
