@@ -24,12 +24,13 @@ import { joinCluster } from "./postgres/cluster.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { closeReason, Connections, streamPeer } from "./connections.js";
-import { TokenLimits, withLimits } from "./limits.js";
+import { perTokenLimits, TokenLimits } from "./limits.js";
 import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
 import { quietRepeats } from "./quiet-repeats.js";
-import { withAccess } from "./roles/access.js";
-import { sayIfFull, withStoreErrors } from "./store-errors.js";
+import { accessChecks } from "./roles/access.js";
+import { gatehouseErrors } from "./procedure-failures.js";
+import { sayIfFull, storeErrors } from "./store-errors.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
 
@@ -77,9 +78,14 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     log,
   );
   const tokenLimits = new TokenLimits(() => limits, log);
-  const router = createAppRouter(
-    withLimits(withStoreErrors(withAccess(handlers, store, log), config.dataDir, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log),
-  );
+  const router = createAppRouter(handlers, {
+    middleware: [
+      perTokenLimits(tokenLimits, connections, () => limits.subscriberBacklogBytes, log),
+      storeErrors(config.dataDir, log),
+      accessChecks(store, log),
+      gatehouseErrors,
+    ],
+  });
   const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
   const httpHandler = (maxBodySize: number) =>

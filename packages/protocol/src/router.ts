@@ -130,11 +130,31 @@ const authed = (kind: Principal["kind"]) =>
     return next({ ctx: { principal } });
   });
 
-const client = authed("client");
-const worker = authed("worker");
+/**
+ * A step the server puts around every client and worker procedure, run once the caller is known
+ * (its access checks, limits, the mapping of its errors): `ctx.principal` is set, `path` names
+ * the procedure, `getRawInput()` is its input before validation, and for a subscription the
+ * result's `data` is the stream it may wrap.
+ */
+export const procedureMiddleware = t.middleware;
+export type ProcedureMiddleware = ReturnType<typeof procedureMiddleware>;
+
+/** The caller of a procedure in a step of `RouterOptions.middleware`, which runs only once it is known. */
+export function callerOf(ctx: Context): Principal {
+  if (!ctx.principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "missing or unknown token" });
+  return ctx.principal;
+}
+
+export interface RouterOptions {
+  /** Applied in order, the first outermost. */
+  middleware?: readonly ProcedureMiddleware[];
+}
 
 /** The Gatehouse protocol, bound to the server's handlers. */
-export function createAppRouter(handlers: Handlers) {
+export function createAppRouter(handlers: Handlers, options: RouterOptions = {}) {
+  const around = (kind: Principal["kind"]) => (options.middleware ?? []).reduce((base, step) => base.use(step), authed(kind));
+  const client = around("client");
+  const worker = around("worker");
   return t.router({
     session: t.router({
       create: client
