@@ -20,7 +20,7 @@ type Letter =
   | { type: "signal"; request: Request };
 
 /** The instance asked did not answer in time (it may be gone). */
-export class NoAnswer extends GatehouseError {}
+export class NoAnswerError extends GatehouseError {}
 
 /** Carries out a request; `progress` sends the asker something before the reply (a call's output as it comes). */
 type Serve = (request: Request, progress: (value: unknown) => void) => Promise<unknown>;
@@ -124,7 +124,7 @@ export class Mailbox {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(requestId);
-        reject(new NoAnswer("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
+        reject(new NoAnswerError("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(requestId, { onProgress, resolve: resolve as (v: unknown) => void, reject, timer });
       this.send(to, { type: "request", requestId, from: this.instanceId, request }).catch((err: Error) => {
