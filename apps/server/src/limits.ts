@@ -1,9 +1,10 @@
-import type { Handlers, Principal } from "@gatehouse/protocol";
-import { TRPCError } from "@trpc/server";
+import type { Principal } from "@gatehouse/protocol";
+import { callerOf, procedureMiddleware } from "@gatehouse/protocol/router";
 import type { Limits } from "./config.js";
 import type { Connections } from "./connections.js";
 import { GatehouseError } from "./errors.js";
 import { eventText } from "./event-text.js";
+import { trackedData } from "./tracked.js";
 import type { Log } from "./log.js";
 import { isReplayItem } from "./replay-items.js";
 
@@ -58,7 +59,7 @@ export class TokenLimits {
     if (this.waitMs(p) > 0) {
       const rate = this.limits().requestsPerSecond;
       this.log.warn("limit hit: requests per second", { token: p.name, limit: rate });
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `the token "${p.name}" made more than ${rate} requests per second` });
+      throw new GatehouseError("RATE_LIMITED", `the token "${p.name}" made more than ${rate} requests per second`).toTRPC();
     }
     this.spend(p);
   }
@@ -70,7 +71,7 @@ export class TokenLimits {
     const max = this.limits().subscriptionsPerToken;
     if (open >= max) {
       this.log.warn("limit hit: subscriptions per token", { token: p.name, limit: max });
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `the token "${p.name}" has ${max} subscriptions open, the most it may` });
+      throw new GatehouseError("TOO_MANY_SUBSCRIPTIONS", `the token "${p.name}" has ${max} subscriptions open, the most it may`).toTRPC();
     }
     this.subscriptions.set(key, open + 1);
     let released = false;
@@ -84,14 +85,13 @@ export class TokenLimits {
   }
 }
 
-type AnyHandler = (p: Principal, ...rest: unknown[]) => unknown;
-
 function isIterable(v: unknown): v is AsyncIterable<unknown> {
   return typeof v === "object" && v !== null && Symbol.asyncIterator in v;
 }
 
 /** About how many bytes an item of a subscription takes on the wire (its JSON); an event's text is made once for every subscriber. */
-function wireSize(item: unknown): number {
+function wireSize(tracked: unknown): number {
+  const item = trackedData(tracked);
   const key = typeof item === "object" && item !== null && "event" in item && typeof item.event === "object" && item.event !== null ? item.event : item;
   if (typeof key !== "object" || key === null) return JSON.stringify(item ?? null).length;
   return eventText(key).length;
@@ -105,14 +105,14 @@ function wireSize(item: unknown): number {
  * the backlog, `cutOff` is called, the queue is dropped and the subscription ends. Replayed items
  * are taken only as fast as they go out, so a replay is never what passes the backlog.
  */
-async function* backlogBounded(
-  source: AsyncIterable<unknown>,
+async function* backlogBounded<T>(
+  source: AsyncIterable<T>,
   backlogBytes: () => number,
   sendBuffer: () => number,
   cutOff: (queuedBytes: number) => void,
-): AsyncGenerator<unknown> {
+): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
-  const queue: { item: unknown; size: number }[] = [];
+  const queue: { item: T; size: number }[] = [];
   let queued = 0;
   let state: "running" | "ended" | "cut" | "stopped" = "running";
   const failure: { error?: unknown; happened: boolean } = { happened: false };
@@ -176,44 +176,46 @@ async function* backlogBounded(
 }
 
 /**
- * The handlers behind the per-token limits: every call takes from the token's rate, every
- * subscription counts against its maximum, and a subscriber whose backlog passes the limit is
- * cut off rather than left to grow the server's memory.
+ * One subscription under the token's limits: it counts against the token's maximum while it is
+ * open, and a subscriber whose backlog passes the limit is cut off rather than left to grow the
+ * server's memory.
  */
-export function withLimits(handlers: Handlers, limits: TokenLimits, connections: Connections, backlogBytes: () => number, log: Log): Handlers {
-  const wrap =
-    (fn: AnyHandler) =>
-    (p: Principal, ...rest: unknown[]) => {
-      limits.request(p);
-      const result = fn(p, ...rest);
-      return isIterable(result) ? counted(p, result) : result;
-    };
-  /** A worker's result that a request was waiting for is paced by the server's own requests: it costs nothing (as on the worker link). */
-  const answer =
-    (fn: AnyHandler) =>
-    async (p: Principal, ...rest: unknown[]): Promise<unknown> => {
-      if (limits.waitMs(p) > 0) limits.request(p);
-      const result = await fn(p, ...rest);
-      if ((result as { accepted?: boolean }).accepted !== true) limits.spend(p);
-      return result;
-    };
-  const wrapGroup = (groupName: string, group: Record<string, AnyHandler>) =>
-    Object.fromEntries(Object.entries(group).map(([name, fn]) => [name, groupName === "worker" && name === "result" ? answer(fn) : wrap(fn)]));
-  async function* counted(p: Principal, source: AsyncIterable<unknown>): AsyncGenerator<unknown> {
-    const release = limits.subscribe(p);
-    const cutOff = (queuedBytes: number) => {
-      log.warn("limit hit: subscriber backlog", { token: p.name, queuedBytes, limit: backlogBytes() });
-      connections.peerOf(p)?.terminate();
-    };
-    try {
-      yield* backlogBounded(source, backlogBytes, () => connections.peerOf(p)?.bufferedAmount ?? 0, cutOff);
-    } catch (err) {
-      throw err instanceof GatehouseError ? err.toTRPC() : err;
-    } finally {
-      release();
-    }
+export async function* limitedSubscription<T>(
+  p: Principal,
+  source: AsyncIterable<T>,
+  limits: TokenLimits,
+  connections: Connections,
+  backlogBytes: () => number,
+  log: Log,
+): AsyncGenerator<T> {
+  const release = limits.subscribe(p);
+  const cutOff = (queuedBytes: number) => {
+    log.warn("limit hit: subscriber backlog", { token: p.name, queuedBytes, limit: backlogBytes() });
+    connections.peerOf(p)?.terminate();
+  };
+  try {
+    yield* backlogBounded<T>(source, backlogBytes, () => connections.peerOf(p)?.bufferedAmount ?? 0, cutOff);
+  } finally {
+    release();
   }
-  return Object.fromEntries(
-    Object.entries(handlers).map(([group, fns]) => [group, wrapGroup(group, fns as Record<string, AnyHandler>)]),
-  ) as unknown as Handlers;
+}
+
+/**
+ * The per-token limits on every procedure: every call takes from the token's rate, every
+ * subscription is limited as `limitedSubscription` says. A worker's result that a request was
+ * waiting for is paced by the server's own requests: it costs nothing (as on the worker link).
+ */
+export function perTokenLimits(limits: TokenLimits, connections: Connections, backlogBytes: () => number, log: Log) {
+  return procedureMiddleware(async ({ ctx, path, next }) => {
+    const p = callerOf(ctx);
+    if (path === "worker.result") {
+      if (limits.waitMs(p) > 0) limits.request(p);
+      const result = await next();
+      if (result.ok && (result.data as { accepted?: boolean }).accepted !== true) limits.spend(p);
+      return result;
+    }
+    limits.request(p);
+    const result = await next();
+    return result.ok && isIterable(result.data) ? { ...result, data: limitedSubscription(p, result.data, limits, connections, backlogBytes, log) } : result;
+  });
 }

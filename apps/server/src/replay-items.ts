@@ -1,3 +1,5 @@
+import { trackedData } from "./tracked.js";
+
 /**
  * Items a subscription's source reads from the store (a replay of pending approvals and missed
  * events) rather than receives live. They wait in the store, not in memory, so the connection
@@ -6,11 +8,14 @@
  */
 const replayed = new WeakSet<object>();
 
+/** Marks an item as replayed, and the event it carries: a tracked subscription yields the event with its id. */
 export function replayItem<T extends object>(item: T): T {
   replayed.add(item);
+  if ("event" in item && typeof item.event === "object" && item.event !== null) replayed.add(item.event);
   return item;
 }
 
 export function isReplayItem(item: unknown): boolean {
-  return typeof item === "object" && item !== null && replayed.has(item);
+  const data = trackedData(item);
+  return typeof data === "object" && data !== null && replayed.has(data);
 }

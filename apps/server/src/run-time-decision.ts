@@ -2,7 +2,7 @@ import { stricter, subjectArgument, type Action, type Decision, type ToolCall } 
 import type { Presentation, SessionInfo } from "@gatehouse/protocol";
 import { uncovered, type Coverage } from "./approval-coverage.js";
 import { decideOnRealPaths, type Leads } from "./real-path-decision.js";
-import { RealPathsUnknown, type RealPathLookup } from "./worker-real-paths.js";
+import { RealPathsUnknownError, type RealPathLookup } from "./worker-real-paths.js";
 
 /** How a call came to run. */
 export interface Raised {
@@ -59,7 +59,7 @@ export class RunTimeDecisions {
         (paths) => this.sources.realPaths(session, paths, signal),
       );
     } catch (err) {
-      if (!(err instanceof RealPathsUnknown)) throw err;
+      if (!(err instanceof RealPathsUnknownError)) throw err;
       const decision = this.sources.evaluate(session, call);
       if (decision.action !== "allow") return { decision, leads: null };
       return { decision: { ...decision, action: "ask", rule: null, reason: `${err.message}; where its paths lead is not known` }, leads: null };

@@ -5,7 +5,6 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { WORKER_LINK_PATH } from "@gatehouse/protocol";
 import { createAppRouter } from "@gatehouse/protocol/router";
-import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { createServer as createPlainServer } from "node:http";
@@ -13,6 +12,7 @@ import https from "node:https";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApprovalGate } from "./approval-gate.js";
 import { eventFrames } from "./event-text.js";
+import { GatehouseError } from "./errors.js";
 import { coalesceWrites } from "./coalesced-writes.js";
 import { allowFrames } from "./frame-limit.js";
 import { assemble } from "./assembly.js";
@@ -24,12 +24,13 @@ import { joinCluster } from "./postgres/cluster.js";
 import type { Store } from "./store.js";
 import { admitWorkerLink, serveWorkerLink } from "./worker-link.js";
 import { closeReason, Connections, streamPeer } from "./connections.js";
-import { TokenLimits, withLimits } from "./limits.js";
+import { perTokenLimits, TokenLimits } from "./limits.js";
 import { createLog, type Log } from "./log.js";
 import { logProcedureError } from "./procedure-errors.js";
 import { quietRepeats } from "./quiet-repeats.js";
-import { withAccess } from "./roles/access.js";
-import { sayIfFull, withStoreErrors } from "./store-errors.js";
+import { accessChecks } from "./roles/access.js";
+import { gatehouseErrors } from "./procedure-failures.js";
+import { sayIfFull, storeErrors } from "./store-errors.js";
 import { isLoopback, serverTls } from "./tls.js";
 import { createConsoleHandler } from "./web-console.js";
 
@@ -77,9 +78,14 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
     log,
   );
   const tokenLimits = new TokenLimits(() => limits, log);
-  const router = createAppRouter(
-    withLimits(withStoreErrors(withAccess(handlers, store, log), config.dataDir, log), tokenLimits, connections, () => limits.subscriberBacklogBytes, log),
-  );
+  const router = createAppRouter(handlers, {
+    middleware: [
+      perTokenLimits(tokenLimits, connections, () => limits.subscriberBacklogBytes, log),
+      storeErrors(config.dataDir, log),
+      accessChecks(store, log),
+      gatehouseErrors,
+    ],
+  });
   const onError = logProcedureError(log);
   const tls = await serverTls(config.tls, config.host, config.dataDir);
   const httpHandler = (maxBodySize: number) =>
@@ -92,7 +98,7 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
         // A subscription's stream holds its connection open: it counts against the token's connections like a WebSocket.
         if (principal && info.type === "subscription") {
           const refused = connections.admit(principal, streamPeer(res));
-          if (refused) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: refused });
+          if (refused) throw new GatehouseError("TOO_MANY_CONNECTIONS", refused).toTRPC();
           res.once("close", () => connections.drop(principal));
         }
         return { principal };

@@ -1,49 +1,29 @@
 import fs from "node:fs";
-import type { Handlers } from "@gatehouse/protocol";
-import { TRPCError } from "@trpc/server";
+import type { TRPCError } from "@trpc/server";
+import { GatehouseError } from "./errors.js";
 import type { Log } from "./log.js";
+import { explainFailures } from "./procedure-failures.js";
 import { isStoreFailure } from "./store-retry.js";
 
-type AnyHandler = (...args: unknown[]) => unknown;
-
 const isFull = (err: unknown) => /^(ENOSPC|SQLITE_FULL)$/.test(String((err as { code?: unknown } | null)?.code ?? ""));
+
+const refusal = (code: "STORE_FULL" | "STORE_UNAVAILABLE", message: string, cause: unknown): TRPCError => new GatehouseError(code, message, { cause }).toTRPC();
 
 /**
  * What a client is told when its request could not be recorded: the cause in plain words (no
  * space in the data directory, the database away) instead of "internal server error". A full
  * data directory is said in the log once a minute at most.
  */
-export function withStoreErrors(handlers: Handlers, dataDir: string, log: Log): Handlers {
+export function storeErrors(dataDir: string, log: Log) {
   let toldFullAt = -Infinity;
-  const explain = (err: unknown): unknown => {
+  return explainFailures((err) => {
     if (!isStoreFailure(err)) return err;
-    if (!isFull(err))
-      return new TRPCError({
-        code: "SERVICE_UNAVAILABLE",
-        message: `the server's store is unavailable (${(err as Error).message}); try again once it is back`,
-        cause: err,
-      });
+    if (!isFull(err)) return refusal("STORE_UNAVAILABLE", `the server's store is unavailable (${(err as Error).message}); try again once it is back`, err);
     if (Date.now() - toldFullAt > 60_000)
       log.error(`no space left in the data directory ${dataDir}: requests that must be recorded are refused until there is room`);
     toldFullAt = Date.now();
-    return new TRPCError({
-      code: "SERVICE_UNAVAILABLE",
-      message: `no space left in the server's data directory (${dataDir}): this could not be recorded; try again once there is room`,
-      cause: err,
-    });
-  };
-  const wrap =
-    (fn: AnyHandler): AnyHandler =>
-    (...args) => {
-      const result = fn(...args);
-      return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(explain(err))) : result;
-    };
-  return Object.fromEntries(
-    Object.entries(handlers).map(([group, fns]) => [
-      group,
-      Object.fromEntries(Object.entries(fns as Record<string, AnyHandler>).map(([name, fn]) => [name, wrap(fn)])),
-    ]),
-  ) as unknown as Handlers;
+    return refusal("STORE_FULL", `no space left in the server's data directory (${dataDir}): this could not be recorded; try again once there is room`, err);
+  });
 }
 
 /** At start: a data directory with no room left is said in the log at once, not at the first request that fails. */

@@ -8,11 +8,11 @@ export type Resolved = RealPathsAnswer[string];
 export type RealPathLookup = (session: SessionInfo, paths: readonly string[], signal?: AbortSignal) => Promise<ReadonlyMap<string, Resolved>>;
 
 /** The worker could not say where a call's paths lead (offline, too old to answer, no answer in time). */
-export class RealPathsUnknown extends Error {
+export class RealPathsUnknownError extends Error {
   readonly code = "REAL_PATHS_UNKNOWN";
   constructor(message: string) {
     super(message);
-    this.name = "RealPathsUnknown";
+    this.name = "RealPathsUnknownError";
   }
 }
 
@@ -20,15 +20,15 @@ export class RealPathsUnknown extends Error {
 const ANSWER_WITHIN_MS = 10_000;
 
 function answerOf(got: ToolOutput): Map<string, Resolved> {
-  if (!got.ok) throw new RealPathsUnknown(`the worker did not say where the call's paths lead: ${got.output}`);
+  if (!got.ok) throw new RealPathsUnknownError(`the worker did not say where the call's paths lead: ${got.output}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(got.output);
   } catch {
-    throw new RealPathsUnknown("the worker's answer about where the call's paths lead is not JSON");
+    throw new RealPathsUnknownError("the worker's answer about where the call's paths lead is not JSON");
   }
   const answer = RealPathsAnswer.safeParse(parsed);
-  if (!answer.success) throw new RealPathsUnknown("the worker's answer about where the call's paths lead has the wrong shape");
+  if (!answer.success) throw new RealPathsUnknownError("the worker's answer about where the call's paths lead has the wrong shape");
   return new Map(Object.entries(answer.data));
 }
 

@@ -1,10 +1,10 @@
-import type { Handlers, Principal } from "@gatehouse/protocol";
+import type { Principal } from "@gatehouse/protocol";
 import { silentLog } from "@gatehouse/log";
 import { describe, expect, it } from "vitest";
 import { ServerConfig } from "../src/config.js";
 import { Connections, type Peer } from "../src/connections.js";
 import { EventHub } from "../src/event-hub.js";
-import { TokenLimits, withLimits } from "../src/limits.js";
+import { limitedSubscription, TokenLimits } from "../src/limits.js";
 import { MemoryStore } from "../src/memory-store.js";
 
 const limits = (over: Partial<ServerConfig["limits"]>) => ({ ...ServerConfig.parse({}).limits, ...over });
@@ -63,14 +63,12 @@ describe("per-token limits", () => {
   });
 
   const event = (i: number) => ({ id: String(i), event: { type: "user_message", sessionId: "s", at: "", text: "x".repeat(100) } }) as const;
-  const subscribe = (source: () => AsyncGenerator<unknown>, backlog: number) => {
+  const subscribe = (source: () => AsyncGenerator<ReturnType<typeof event>>, backlog: number) => {
     const p = ada();
     const conn = peer(0);
     const connections = new Connections(() => ({ max: 10, setting: "connectionsPerToken" }), silentLog);
     connections.admit(p, conn);
-    const h = { agent: { events: source } } as unknown as Handlers;
-    const wrapped = withLimits(h, new TokenLimits(() => limits({}), silentLog), connections, () => backlog, silentLog);
-    return { conn, events: wrapped.agent.events(p, {}, undefined) };
+    return { conn, events: limitedSubscription(p, source(), new TokenLimits(() => limits({}), silentLog), connections, () => backlog, silentLog) };
   };
 
   it("cuts off a subscriber whose connection has more queued than the backlog allows", async () => {

@@ -4,7 +4,7 @@ import { uncovered } from "../src/approval-coverage.js";
 import { ApprovalGate } from "../src/approval-gate.js";
 import { decideOnRealPaths } from "../src/real-path-decision.js";
 import { RunTimeDecisions, type Raised } from "../src/run-time-decision.js";
-import { RealPathsUnknown, type Resolved } from "../src/worker-real-paths.js";
+import { RealPathsUnknownError, type Resolved } from "../src/worker-real-paths.js";
 import { gateFixture } from "./in-process.js";
 
 let f: ReturnType<typeof gateFixture>;
@@ -68,7 +68,7 @@ describe("a call decided again just before it runs", () => {
 
   it("asks when the worker cannot say where the paths lead", async () => {
     f = gateFixture(`{ "*": "ask", "read_file": "allow" }`);
-    const runTime = runTimeOn(() => Promise.reject(new RealPathsUnknown("worker w1 is offline")));
+    const runTime = runTimeOn(() => Promise.reject(new RealPathsUnknownError("worker w1 is offline")));
     const decision = await runTime.check(f.session(), { tool: "read_file", args: { path: "a.txt" } }, allowedAfterAShell);
     expect(decision).toMatchObject({ action: "ask", reason: expect.stringMatching(/worker w1 is offline.*where its paths lead is not known/) });
   });

@@ -36,15 +36,28 @@ export interface CommandHost {
   onReply(ctx: Context, repliedTo: number, text: string): Promise<boolean>;
 }
 
-/** A mistake in a command, told to the person as it is. */
-class Reply extends Error {}
+/** A mistake in a command, told to the person as it is, in plain text. */
+interface Mistake {
+  mistake: string;
+}
 
-async function sessionFor(tb: CommandHost, ctx: Context, ref: string): Promise<SessionInfo> {
+const mistake = (text: string): Mistake => ({ mistake: text });
+const isMistake = (v: unknown): v is Mistake => typeof v === "object" && v !== null && "mistake" in v;
+
+/** What a command answers: HTML to show, a mistake to tell, or nothing. */
+type Answer = string | Mistake | null;
+
+async function tell(ctx: Context, answer: Answer): Promise<void> {
+  if (isMistake(answer)) await ctx.reply(answer.mistake);
+  else if (answer) await ctx.reply(answer, { parse_mode: "HTML", link_preview_options: { is_disabled: true } });
+}
+
+async function sessionFor(tb: CommandHost, ctx: Context, ref: string): Promise<SessionInfo | Mistake> {
   const wanted = ref.trim() || tb.state.chat(ctx.chat!.id).current;
-  if (!wanted) throw new Reply("No session chosen: /new WORKER starts one, /sessions lists them, /use ID picks one.");
+  if (!wanted) return mistake("No session chosen: /new WORKER starts one, /sessions lists them, /use ID picks one.");
   const matches = (await tb.linkOf(ctx).client.session.list.query()).filter((s) => s.id.startsWith(wanted));
   if (matches.length === 1) return matches[0]!;
-  throw new Reply(matches.length === 0 ? `There is no session ${wanted}.` : `${wanted} fits ${matches.length} sessions: give more of its id.`);
+  return mistake(matches.length === 0 ? `There is no session ${wanted}.` : `${wanted} fits ${matches.length} sessions: give more of its id.`);
 }
 
 function describeSession(s: SessionInfo, current: string | null, follows: string[]): string {
@@ -52,23 +65,23 @@ function describeSession(s: SessionInfo, current: string | null, follows: string
   return `• <code>${short(s.id)}</code> on ${esc(s.workerId)} · ${esc(s.agent)} · ${s.mode} · ${s.status}${marks.length ? ` (${marks.join(", ")})` : ""}`;
 }
 
-async function prompt(tb: CommandHost, ctx: Context, text: string): Promise<void> {
-  if (!text.trim()) throw new Reply("Nothing to send: /prompt TEXT, or write the text as a message.");
+async function prompt(tb: CommandHost, ctx: Context, text: string): Promise<Mistake | null> {
+  if (!text.trim()) return mistake("Nothing to send: /prompt TEXT, or write the text as a message.");
   const session = await sessionFor(tb, ctx, "");
+  if (isMistake(session)) return session;
   const { accepted } = await tb.linkOf(ctx).client.agent.prompt.mutate({ sessionId: session.id, text });
-  if (!accepted) throw new Reply(`A turn is running in session ${short(session.id)}: wait for it to end, or /abort it.`);
+  return accepted ? null : mistake(`A turn is running in session ${short(session.id)}: wait for it to end, or /abort it.`);
 }
 
 /** Registers every command; each answers in the chat, with the problem in words when one fails. */
 export function registerCommands(tb: CommandHost): void {
   const bot = tb.bot;
-  const on = (command: string, run: (ctx: Context, args: string) => Promise<string | null>) =>
+  const on = (command: string, run: (ctx: Context, args: string) => Promise<Answer>) =>
     bot.command(command, async (ctx) => {
       try {
-        const out = await run(ctx, typeof ctx.match === "string" ? ctx.match : "");
-        if (out) await ctx.reply(out, { parse_mode: "HTML", link_preview_options: { is_disabled: true } });
+        await tell(ctx, await run(ctx, typeof ctx.match === "string" ? ctx.match : ""));
       } catch (err) {
-        await ctx.reply(err instanceof Reply ? err.message : `Failed: ${describeProblem(err)}`);
+        await ctx.reply(`Failed: ${describeProblem(err)}`);
       }
     });
   const chatOf = (ctx: Context) => tb.state.chat(ctx.chat!.id);
@@ -94,11 +107,11 @@ export function registerCommands(tb: CommandHost): void {
   on("new", async (ctx, args) => {
     const [workerArg, modeArg] = args.trim().split(/\s+/).filter(Boolean);
     const mode = modeArg === undefined ? undefined : Mode.safeParse(modeArg);
-    if (mode && !mode.success) throw new Reply(`"${modeArg}" is not a mode: use one of ${Mode.options.join(", ")}.`);
+    if (mode && !mode.success) return mistake(`"${modeArg}" is not a mode: use one of ${Mode.options.join(", ")}.`);
     let workerId = workerArg;
     if (!workerId) {
       const online = (await tb.linkOf(ctx).client.workers.list.query()).filter((w) => w.connected);
-      if (online.length !== 1) throw new Reply(online.length === 0 ? "No worker is connected." : `Name a worker: /new ${online.map((w) => w.id).join(" | ")}`);
+      if (online.length !== 1) return mistake(online.length === 0 ? "No worker is connected." : `Name a worker: /new ${online.map((w) => w.id).join(" | ")}`);
       workerId = online[0]!.id;
     }
     const session = await tb.linkOf(ctx).client.session.create.mutate({ workerId, ...(mode?.success ? { mode: mode.data } : {}) });
@@ -106,36 +119,38 @@ export function registerCommands(tb: CommandHost): void {
     return `Session <code>${short(session.id)}</code> on ${esc(session.workerId)} (${session.mode}) is current and followed. Write a message to prompt it.`;
   });
   on("use", async (ctx, args) => {
-    if (!args.trim()) throw new Reply("Which session? /use ID (from /sessions).");
+    if (!args.trim()) return mistake("Which session? /use ID (from /sessions).");
     const session = await sessionFor(tb, ctx, args);
+    if (isMistake(session)) return session;
     tb.state.follow(ctx.chat!.id, session.id, true);
     return `Session <code>${short(session.id)}</code> is current and followed.`;
   });
   on("follow", async (ctx, args) => {
     const session = await sessionFor(tb, ctx, args);
+    if (isMistake(session)) return session;
     tb.state.follow(ctx.chat!.id, session.id);
     return `Following session <code>${short(session.id)}</code>.`;
   });
   on("unfollow", async (ctx, args) => {
     const session = await sessionFor(tb, ctx, args);
+    if (isMistake(session)) return session;
     tb.state.unfollow(ctx.chat!.id, session.id);
     return `No longer following session <code>${short(session.id)}</code>; its approvals still come here.`;
   });
-  on("prompt", async (ctx, args) => {
-    await prompt(tb, ctx, args);
-    return null;
-  });
+  on("prompt", (ctx, args) => prompt(tb, ctx, args));
   on("abort", async (ctx, args) => {
     const session = await sessionFor(tb, ctx, args);
+    if (isMistake(session)) return session;
     const { aborted } = await tb.linkOf(ctx).client.agent.abort.mutate({ sessionId: session.id });
     return aborted ? `Aborted the turn of session <code>${short(session.id)}</code>.` : `Nothing was running in session <code>${short(session.id)}</code>.`;
   });
   on("mode", async (ctx, args) => {
     const [modeArg, ref = ""] = args.trim().split(/\s+/).filter(Boolean);
     const session = await sessionFor(tb, ctx, ref);
+    if (isMistake(session)) return session;
     if (!modeArg) return `Session <code>${short(session.id)}</code> is in mode ${session.mode}. /mode MODE changes it: ${Mode.options.join(", ")}.`;
     const mode = Mode.safeParse(modeArg);
-    if (!mode.success) throw new Reply(`"${modeArg}" is not a mode: use one of ${Mode.options.join(", ")}.`);
+    if (!mode.success) return mistake(`"${modeArg}" is not a mode: use one of ${Mode.options.join(", ")}.`);
     await tb.linkOf(ctx).client.session.setMode.mutate({ sessionId: session.id, mode: mode.data });
     return `Session <code>${short(session.id)}</code> is now in mode ${mode.data}.`;
   });
@@ -145,10 +160,9 @@ export function registerCommands(tb: CommandHost): void {
     try {
       const repliedTo = ctx.message.reply_to_message?.message_id;
       if (repliedTo !== undefined && (await tb.onReply(ctx, repliedTo, text))) return;
-      if (text.startsWith("/")) throw new Reply(`Unknown command. ${COMMANDS.map(([c]) => `/${c}`).join(" ")}`);
-      await prompt(tb, ctx, text);
+      await tell(ctx, text.startsWith("/") ? mistake(`Unknown command. ${COMMANDS.map(([c]) => `/${c}`).join(" ")}`) : await prompt(tb, ctx, text));
     } catch (err) {
-      await ctx.reply(err instanceof Reply ? err.message : `Failed: ${describeProblem(err)}`);
+      await ctx.reply(`Failed: ${describeProblem(err)}`);
     }
   });
 }

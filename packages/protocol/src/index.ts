@@ -2,6 +2,7 @@ export * from "./schemas.js";
 export * from "./tool-output.js";
 export * from "./events.js";
 export * from "./procedures.js";
+export { GATEHOUSE_ERROR_CODES, gatehouseCodeOf, isGatehouseErrorCode, type GatehouseErrorCode } from "./error-codes.js";
 export { describeIssues } from "./issues.js";
 export { backoffMs, cutText } from "./limits.js";
 export * from "./show.js";

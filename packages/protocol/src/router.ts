@@ -1,6 +1,7 @@
 import { initTRPC, tracked, TRPCError } from "@trpc/server";
 import { z, ZodError } from "zod";
 import { describeIssues } from "./issues.js";
+import { isGatehouseErrorCode, type GatehouseErrorCode } from "./error-codes.js";
 import type { GatehouseEvent, WorkerMessage } from "./events.js";
 import {
   AuditEntry,
@@ -96,11 +97,28 @@ export interface Handlers {
   };
 }
 
+/** The Gatehouse code an error carries: the first error behind it that has one (a tRPC error's own code is not one). */
+function carriedCode(error: TRPCError): GatehouseErrorCode | undefined {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++, cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (!(cause instanceof TRPCError) && isGatehouseErrorCode(code)) return code;
+  }
+  return undefined;
+}
+
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const internal = error.code === "INTERNAL_SERVER_ERROR";
     const message = error.cause instanceof ZodError ? describeIssues(error.cause) : internal ? "internal server error" : shape.message;
-    return { ...shape, message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path } };
+    const gatehouseCode = internal ? "INTERNAL" : carriedCode(error);
+    const data: { code: typeof shape.data.code; httpStatus: number; path?: string; gatehouseCode?: GatehouseErrorCode } = {
+      code: shape.data.code,
+      httpStatus: shape.data.httpStatus,
+      path: shape.data.path,
+    };
+    if (gatehouseCode) data.gatehouseCode = gatehouseCode;
+    return { ...shape, message, data };
   },
 });
 
@@ -112,11 +130,31 @@ const authed = (kind: Principal["kind"]) =>
     return next({ ctx: { principal } });
   });
 
-const client = authed("client");
-const worker = authed("worker");
+/**
+ * A step the server puts around every client and worker procedure, run once the caller is known
+ * (its access checks, limits, the mapping of its errors): `ctx.principal` is set, `path` names
+ * the procedure, `getRawInput()` is its input before validation, and for a subscription the
+ * result's `data` is the stream it may wrap.
+ */
+export const procedureMiddleware = t.middleware;
+export type ProcedureMiddleware = ReturnType<typeof procedureMiddleware>;
+
+/** The caller of a procedure in a step of `RouterOptions.middleware`, which runs only once it is known. */
+export function callerOf(ctx: Context): Principal {
+  if (!ctx.principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "missing or unknown token" });
+  return ctx.principal;
+}
+
+export interface RouterOptions {
+  /** Applied in order, the first outermost. */
+  middleware?: readonly ProcedureMiddleware[];
+}
 
 /** The Gatehouse protocol, bound to the server's handlers. */
-export function createAppRouter(handlers: Handlers) {
+export function createAppRouter(handlers: Handlers, options: RouterOptions = {}) {
+  const around = (kind: Principal["kind"]) => (options.middleware ?? []).reduce((base, step) => base.use(step), authed(kind));
+  const client = around("client");
+  const worker = around("worker");
   return t.router({
     session: t.router({
       create: client

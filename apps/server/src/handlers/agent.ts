@@ -1,10 +1,10 @@
 import type { Handlers } from "@gatehouse/protocol";
 import { GatehouseError } from "../errors.js";
-import { type Services, guarded, rethrow, sessionOf } from "./services.js";
+import { type Services, sessionOf } from "./services.js";
 
 /** The `agent` router: prompts, aborts and the event stream. */
 export function agentHandlers(services: Services): Handlers["agent"] {
-  return guarded({
+  return {
     async prompt(_p, input) {
       const target = await sessionOf(services, input.sessionId);
       if (target.parentId)
@@ -17,8 +17,8 @@ export function agentHandlers(services: Services): Handlers["agent"] {
       return { aborted: (await services.runner.abort(input.sessionId, p.name)) || commands };
     },
     async *events(_p, input, signal) {
-      if (input.sessionId !== undefined) await sessionOf(services, input.sessionId).catch(rethrow);
+      if (input.sessionId !== undefined) await sessionOf(services, input.sessionId);
       yield* services.hub.subscribe(input, signal);
     },
-  });
+  };
 }

@@ -1,11 +1,11 @@
 import type { Handlers } from "@gatehouse/protocol";
 import { lintRules, suggestPatterns } from "@gatehouse/policy";
 import { homeDirectory } from "@gatehouse/policy/node";
-import { type Services, guarded, now, sessionOf, workerOf } from "./services.js";
+import { type Services, now, sessionOf, workerOf } from "./services.js";
 
 /** The `permissions` router: a worker's rules file and how the gate would decide a call. */
 export function permissionsHandlers(services: Services): Handlers["permissions"] {
-  return guarded({
+  return {
     async get(_p, input) {
       const home = services.registry.get(input.workerId)?.home;
       const loaded = services.permissions.load(input.workerId, home);
@@ -35,5 +35,5 @@ export function permissionsHandlers(services: Services): Handlers["permissions"]
       const decision = services.gate.explain({ ...base, mode: input.mode ?? base.mode }, { tool: input.tool, args: input.args });
       return { decision, suggestedPatterns: suggestPatterns(decision) };
     },
-  });
+  };
 }

@@ -41,24 +41,3 @@ export function workerOf(services: Services, id: string): WorkerEntry {
   if (!found) throw new GatehouseError("NOT_FOUND", `worker ${id} has not registered`);
   return found;
 }
-
-/** A server error as the tRPC error the client sees; anything else as it is. */
-export function rethrow(err: unknown): never {
-  throw err instanceof GatehouseError ? err.toTRPC() : err;
-}
-
-/** Wraps every handler so server errors reach the client as tRPC errors with their own words. */
-export function guarded<T extends object>(handlers: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(handlers)) {
-    out[name] = (...args: unknown[]) => {
-      try {
-        const result = (fn as (...a: unknown[]) => unknown)(...args);
-        return result instanceof Promise ? result.catch(rethrow) : result;
-      } catch (err) {
-        rethrow(err);
-      }
-    };
-  }
-  return out as T;
-}

@@ -3,11 +3,11 @@ import { nanoid } from "nanoid";
 import { agentNames, findAgent } from "../agents.js";
 import { GatehouseError } from "../errors.js";
 import { patchSession } from "../session-updates.js";
-import { type Services, guarded, now, sessionOf, workerOf } from "./services.js";
+import { type Services, now, sessionOf, workerOf } from "./services.js";
 
 /** The `session` router: create, list, get, mode, and a person's own shell command. */
 export function sessionHandlers(services: Services): Handlers["session"] {
-  return guarded({
+  return {
     async create(p, input) {
       const w = workerOf(services, input.workerId);
       if (!findAgent(w, input.agent)) throw new GatehouseError("NOT_FOUND", `worker ${w.id} has no agent type "${input.agent}"; it has ${agentNames(w)}`);
@@ -43,5 +43,5 @@ export function sessionHandlers(services: Services): Handlers["session"] {
     async shell(p, input) {
       return services.shell.run(await sessionOf(services, input.sessionId), input.command, p.name);
     },
-  });
+  };
 }

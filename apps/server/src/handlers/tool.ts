@@ -1,11 +1,11 @@
 import { suggestPatterns } from "@gatehouse/policy";
 import type { Handlers } from "@gatehouse/protocol";
 import { GatehouseError } from "../errors.js";
-import { type Services, guarded } from "./services.js";
+import { type Services } from "./services.js";
 
 /** The `tool` router: a person's answers to pending approvals, and what they look at first. */
 export function toolHandlers(services: Services): Handlers["tool"] {
-  return guarded({
+  return {
     async approve(p, input) {
       return { applied: await services.gate.approve(p.name, input) };
     },
@@ -22,5 +22,5 @@ export function toolHandlers(services: Services): Handlers["tool"] {
       if (found === undefined) throw new GatehouseError("NOT_FOUND", `approval ${input.approvalId} is not pending in session ${input.sessionId}`);
       return found;
     },
-  });
+  };
 }

@@ -1,9 +1,9 @@
 import type { Handlers } from "@gatehouse/protocol";
-import { type Services, guarded, workerOf } from "./services.js";
+import { type Services, workerOf } from "./services.js";
 
 /** The `worker` router: a worker's registration, its tool requests and its results. */
 export function workerHandlers(services: Services): Handlers["worker"] {
-  return guarded({
+  return {
     async register(_p, input) {
       services.registry.register(input);
       return { ok: true as const };
@@ -20,5 +20,5 @@ export function workerHandlers(services: Services): Handlers["worker"] {
       services.registry.heartbeat(input.workerId);
       return { ok: true as const };
     },
-  });
+  };
 }

@@ -1,10 +1,10 @@
 import type { Handlers } from "@gatehouse/protocol";
 import { agentsOf } from "../agents.js";
-import { type Services, guarded } from "./services.js";
+import { type Services } from "./services.js";
 
 /** The `workers` router: what each registered worker offers. */
 export function workersHandlers(services: Services): Handlers["workers"] {
-  return guarded({
+  return {
     async list() {
       return services.registry.list().map((w) => ({
         id: w.id,
@@ -17,5 +17,5 @@ export function workersHandlers(services: Services): Handlers["workers"] {
         mcpServers: w.mcpServers ?? [],
       }));
     },
-  });
+  };
 }

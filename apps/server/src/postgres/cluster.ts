@@ -8,7 +8,7 @@ import type { OtherInstances, ToolCall, WorkerRegistry } from "../worker-registr
 import { EventFeed } from "./event-feed.js";
 import { DEFAULT_LEASE_TIMING, Instances, type LeaseTiming } from "./instances.js";
 import { Listener } from "./listener.js";
-import { MAILBOX_CHANNEL, Mailbox, NoAnswer, type Request } from "./mailbox.js";
+import { MAILBOX_CHANNEL, Mailbox, NoAnswerError, type Request } from "./mailbox.js";
 import { RemoteWorkers, WORKERS_CHANNEL } from "./remote-workers.js";
 import { EVENTS_CHANNEL, PostgresStore } from "./store.js";
 
@@ -228,7 +228,7 @@ export class PostgresCluster {
       try {
         return await this.mailbox.request(lease.holder, { kind: "session", name, principal: p, input }, Math.max(5000, lease.expiresInMs + 1000));
       } catch (err) {
-        if (!(err instanceof NoAnswer) || attempt >= 2) throw err;
+        if (!(err instanceof NoAnswerError) || attempt >= 2) throw err;
         this.log.warn("a server instance did not answer; trying again", { instance: lease.holder, command: name });
       }
     }

@@ -1,7 +1,8 @@
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type pg from "pg";
-import { GatehouseError, type ServerErrorCode } from "../errors.js";
+import { isGatehouseErrorCode } from "@gatehouse/protocol";
+import { GatehouseError } from "../errors.js";
 
 export const MAILBOX_CHANNEL = "gatehouse_mailbox";
 
@@ -19,7 +20,7 @@ type Letter =
   | { type: "signal"; request: Request };
 
 /** The instance asked did not answer in time (it may be gone). */
-export class NoAnswer extends GatehouseError {}
+export class NoAnswerError extends GatehouseError {}
 
 /** Carries out a request; `progress` sends the asker something before the reply (a call's output as it comes). */
 type Serve = (request: Request, progress: (value: unknown) => void) => Promise<unknown>;
@@ -83,7 +84,7 @@ export class Mailbox {
       this.waiting.delete(letter.requestId);
       clearTimeout(w.timer);
       if (letter.ok) w.resolve(letter.value);
-      else w.reject(new GatehouseError(letter.code as ServerErrorCode, letter.message));
+      else w.reject(new GatehouseError(isGatehouseErrorCode(letter.code) ? letter.code : "INTERNAL", letter.message));
       return;
     }
     if (letter.type === "signal") {
@@ -123,7 +124,7 @@ export class Mailbox {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(requestId);
-        reject(new NoAnswer("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
+        reject(new NoAnswerError("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(requestId, { onProgress, resolve: resolve as (v: unknown) => void, reject, timer });
       this.send(to, { type: "request", requestId, from: this.instanceId, request }).catch((err: Error) => {

@@ -1,5 +1,4 @@
 import type { Handlers, Principal } from "@gatehouse/protocol";
-import { GatehouseError } from "../errors.js";
 import type { PostgresCluster, SessionCommand } from "./cluster.js";
 
 type Routed = { sessionId: string };
@@ -22,13 +21,8 @@ export function routeToOwners(handlers: Handlers, cluster: PostgresCluster): { h
   };
   const routed =
     <I extends Routed, O>(name: string) =>
-    async (p: Principal, input: I): Promise<O> => {
-      try {
-        return (await cluster.onOwner(name, p, input, commands[name]!)) as O;
-      } catch (err) {
-        throw err instanceof GatehouseError ? err.toTRPC() : err;
-      }
-    };
+    async (p: Principal, input: I): Promise<O> =>
+      (await cluster.onOwner(name, p, input, commands[name]!)) as O;
   return {
     commands,
     handlers: {

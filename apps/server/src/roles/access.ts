@@ -1,6 +1,8 @@
-import type { Handlers, Principal, TrackedEvent } from "@gatehouse/protocol";
-import { TRPCError } from "@trpc/server";
+import type { GatehouseEvent, Principal, SessionInfo, WorkerInfo } from "@gatehouse/protocol";
+import { callerOf, procedureMiddleware } from "@gatehouse/protocol/router";
 import { coversWorker } from "../auth.js";
+import { GatehouseError } from "../errors.js";
+import { trackedData } from "../tracked.js";
 import type { Log } from "../log.js";
 import type { Store } from "../store.js";
 
@@ -16,80 +18,86 @@ export function allows(p: Principal, workerId: string, need: Need): boolean {
   return p.role === "approver" && (need !== "shell" || p.shell === true);
 }
 
+type Input = Record<string, unknown>;
+type Check = (p: Principal, input: Input) => unknown;
+type Filter = (p: Principal, data: unknown, input: Input) => unknown;
+
 /**
- * The handlers behind a check of the caller's role on every procedure and subscription: each
- * one names what it needs, and a subscription to all sessions only carries the events of
- * sessions the token may watch.
+ * The check of the caller's role on every procedure and subscription: each one names what it
+ * needs, a procedure this table does not name is refused, lists carry only what the token may
+ * watch, and a subscription to all sessions only the events of sessions it may watch. Ids are
+ * checked as sent, before validation (the schemas take them as they are): one that is not a
+ * string is left to validation, which refuses it.
  */
-export function withAccess(handlers: Handlers, store: Store, log: Log): Handlers {
+export function accessChecks(store: Store, log: Log) {
   const refuse = (p: Principal, what: string): never => {
     log.warn("access refused", { token: p.name, role: p.role ?? p.kind, what });
-    throw new TRPCError({ code: "FORBIDDEN", message: `the token "${p.name}"${p.role ? ` (${p.role})` : ""} may not ${what}` });
+    throw new GatehouseError("ACCESS_DENIED", `the token "${p.name}"${p.role ? ` (${p.role})` : ""} may not ${what}`).toTRPC();
   };
-  const onWorker = (p: Principal, workerId: string, need: Need, what: string) => {
-    if (!allows(p, workerId, need)) refuse(p, `${what} on worker ${workerId}`);
-  };
+  const onWorker =
+    (need: Need, what: string): Check =>
+    (p, i) => {
+      if (typeof i.workerId === "string" && !allows(p, i.workerId, need)) refuse(p, `${what} on worker ${i.workerId}`);
+    };
   /** A session that does not exist passes: the handler answers NOT_FOUND as it would to anyone. */
-  const onSession = async (p: Principal, sessionId: string, need: Need, what: string) => {
-    const s = await store.getSession(sessionId);
-    if (s) onWorker(p, s.workerId, need, what);
+  const onSession =
+    (need: Need, what: string): Check =>
+    async (p, i) => {
+      const s = typeof i.sessionId === "string" ? await store.getSession(i.sessionId) : undefined;
+      if (s && !allows(p, s.workerId, need)) refuse(p, `${what} on worker ${s.workerId}`);
+    };
+  const admin =
+    (what: string): Check =>
+    (p) =>
+      p.role !== "admin" && refuse(p, what);
+  const ownWorker: Check = (p, i) => typeof i.workerId === "string" && !coversWorker(p.workers, i.workerId) && refuse(p, `act as worker ${i.workerId}`);
+  const anyone: Check = () => undefined;
+  const checks: Record<string, Check> = {
+    "session.create": onWorker("use", "create sessions"),
+    "session.list": anyone,
+    "session.get": onSession("watch", "watch sessions"),
+    "session.setMode": onSession("use", "change modes of sessions"),
+    "session.shell": onSession("shell", "run commands (session.shell)"),
+    "agent.prompt": onSession("use", "prompt sessions"),
+    "agent.abort": onSession("use", "abort sessions"),
+    "agent.onEvents": onSession("watch", "watch sessions"),
+    "tool.approve": onSession("use", "answer approvals"),
+    "tool.deny": onSession("use", "answer approvals"),
+    "tool.view": onSession("watch", "view approvals"),
+    "tool.checkEdit": onSession("use", "answer approvals"),
+    "worker.register": ownWorker,
+    "worker.onToolRequests": ownWorker,
+    "worker.result": ownWorker,
+    "worker.heartbeat": ownWorker,
+    "workers.list": anyone,
+    "auth.whoami": anyone,
+    "audit.query": admin("read the audit log"),
+    "permissions.get": admin("read permissions files"),
+    "permissions.explain": admin("explain permissions"),
   };
-  const admin = (p: Principal, what: string) => {
-    if (p.role !== "admin") refuse(p, what);
+  const watched = (p: Principal, workerId: string) => allows(p, workerId, "watch");
+  const filters: Record<string, Filter> = {
+    "session.list": (p, data) => (data as SessionInfo[]).filter((s) => watched(p, s.workerId)),
+    "workers.list": (p, data) => (data as WorkerInfo[]).filter((w) => watched(p, w.id)),
+    "agent.onEvents": (p, data, i) =>
+      i.sessionId !== undefined || p.role === "admin" ? data : onlyVisible(data as AsyncIterable<unknown>, (workerId) => watched(p, workerId), store),
   };
-  const ownWorker = (p: Principal, workerId: string) => {
-    if (!coversWorker(p.workers, workerId)) refuse(p, `act as worker ${workerId}`);
-  };
-
-  return {
-    session: {
-      create: async (p, i) => (onWorker(p, i.workerId, "use", "create sessions"), handlers.session.create(p, i)),
-      list: async (p) => (await handlers.session.list(p)).filter((s) => allows(p, s.workerId, "watch")),
-      get: async (p, i) => (await onSession(p, i.sessionId, "watch", "watch sessions"), handlers.session.get(p, i)),
-      setMode: async (p, i) => (await onSession(p, i.sessionId, "use", "change modes of sessions"), handlers.session.setMode(p, i)),
-      shell: async (p, i) => (await onSession(p, i.sessionId, "shell", "run commands (session.shell)"), handlers.session.shell(p, i)),
-    },
-    agent: {
-      prompt: async (p, i) => (await onSession(p, i.sessionId, "use", "prompt sessions"), handlers.agent.prompt(p, i)),
-      abort: async (p, i) => (await onSession(p, i.sessionId, "use", "abort sessions"), handlers.agent.abort(p, i)),
-      events: async function* (p, i, signal) {
-        if (i.sessionId !== undefined) {
-          await onSession(p, i.sessionId, "watch", "watch sessions");
-          yield* handlers.agent.events(p, i, signal);
-        } else if (p.role === "admin") yield* handlers.agent.events(p, i, signal);
-        else yield* onlyVisible(handlers.agent.events(p, i, signal), (workerId) => allows(p, workerId, "watch"), store);
-      },
-    },
-    tool: {
-      approve: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.approve(p, i)),
-      deny: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.deny(p, i)),
-      view: async (p, i) => (await onSession(p, i.sessionId, "watch", "view approvals"), handlers.tool.view(p, i)),
-      checkEdit: async (p, i) => (await onSession(p, i.sessionId, "use", "answer approvals"), handlers.tool.checkEdit(p, i)),
-    },
-    worker: {
-      register: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.register(p, i)),
-      requests: (p, i, signal) => (ownWorker(p, i.workerId), handlers.worker.requests(p, i, signal)),
-      result: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.result(p, i)),
-      heartbeat: async (p, i) => (ownWorker(p, i.workerId), handlers.worker.heartbeat(p, i)),
-    },
-    workers: {
-      list: async (p) => (await handlers.workers.list(p)).filter((w) => allows(p, w.id, "watch")),
-    },
-    audit: {
-      query: async (p, i) => (admin(p, "read the audit log"), handlers.audit.query(p, i)),
-    },
-    permissions: {
-      get: async (p, i) => (admin(p, "read permissions files"), handlers.permissions.get(p, i)),
-      explain: async (p, i) => (admin(p, "explain permissions"), handlers.permissions.explain(p, i)),
-    },
-  };
+  return procedureMiddleware(async ({ ctx, path, getRawInput, next }) => {
+    const p = callerOf(ctx);
+    const raw = await getRawInput();
+    const input: Input = typeof raw === "object" && raw !== null ? (raw as Input) : {};
+    await (checks[path] ?? (() => refuse(p, `call ${path}`)))(p, input);
+    const result = await next();
+    const filter = filters[path];
+    return result.ok && filter ? { ...result, data: filter(p, result.data, input) } : result;
+  });
 }
 
-/** The events of sessions on workers the token may watch; each session's worker is looked up once. */
-async function* onlyVisible(events: AsyncIterable<TrackedEvent>, watches: (workerId: string) => boolean, store: Store): AsyncGenerator<TrackedEvent> {
+/** The events (tracked, as the subscription yields them) of sessions on workers the token may watch; each session's worker is looked up once. */
+async function* onlyVisible(events: AsyncIterable<unknown>, watches: (workerId: string) => boolean, store: Store): AsyncGenerator<unknown> {
   const workerOf = new Map<string, string | undefined>();
   for await (const e of events) {
-    const id = e.event.sessionId;
+    const id = (trackedData(e) as GatehouseEvent).sessionId;
     if (!workerOf.has(id)) workerOf.set(id, (await store.getSession(id))?.workerId);
     const workerId = workerOf.get(id);
     if (workerId !== undefined && watches(workerId)) yield e;
