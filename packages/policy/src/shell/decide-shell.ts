@@ -390,11 +390,14 @@ class ShellJudge {
     return this.files(cmd, v);
   }
 
-  /** `git log -p` and the like print what git holds: a file the rules deny to read_file, committed once, among it. */
+  /**
+   * `git log -p` and the like print what git holds: a file the rules deny to read_file, committed
+   * once, among it. Refused, not asked: an approval of the command would not approve the file.
+   */
   private history(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const sub = printsFromHistory(cmd.words.map((w) => w.text));
     const held = sub ? this.ctx.deniedInHistory!() : null;
-    return held ? atLeast(v, "ask", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
+    return held ? atLeast(v, "deny", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
   }
 
   /** An allow stands only when every word of the command is understood (docs/design.md, "Shell commands"). */
