@@ -20,6 +20,7 @@ const RULES = `{
   "write_file": { "*": "allow" },
   "edit_file": { "*": "allow" },
   "shell_exec": { "*": "ask", "rm *": "deny", "git *": "allow", "cp *": "allow", "chmod *": "allow",
+                  "mv *": "allow", "ln *": "allow", "patch *": "allow",
                   "pytest-3 *": "allow", "pytest-3": "allow", "npm test": "allow", "npm test *": "allow" }
 }`;
 const layers = { static: new Ruleset(parseRulesOrThrow(RULES, { file: "attack.jsonc", home: "/nonexistent" })) };
@@ -39,6 +40,8 @@ interface Attack {
   needs?: string;
   /** The work directory is the home folder (`HOME` for the gate and the commands alike). */
   atHome?: boolean;
+  /** What the held call's reason says, when it is not the file's programs. */
+  reason?: RegExp;
 }
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-steering-")));
@@ -188,6 +191,34 @@ const ATTACKS: Attack[] = [
   },
   ...["fixtures/origin.git", "fixtures/origin"].map(keptBare),
   ...HOME_FILES.map(atHome),
+  ...["mv cfg .config", "ln -sfn cfg .config", "cp -r cfg .config"].map((command): Attack => ({
+    name: `with the work directory at home, cfg/git/config written, \`${command}\`, then git status`,
+    setup: REPO,
+    calls: [
+      { tool: "write_file", path: "cfg/git/config", content: FSMONITOR("victim") },
+      { tool: "shell_exec", command },
+      { tool: "shell_exec", command: "git status" },
+    ],
+    held: 1,
+    atHome: true,
+  })),
+  {
+    name: "with the work directory at home, a patch that creates .config/git/config, applied by patch, then git status",
+    setup: REPO,
+    calls: [
+      {
+        tool: "write_file",
+        path: "x.patch",
+        content: `--- /dev/null\n+++ b/.config/git/config\n@@ -0,0 +1,3 @@\n${FSMONITOR("victim").trimEnd().replace(/^/gm, "+")}\n`,
+      },
+      { tool: "shell_exec", command: "patch -s -p1 < x.patch" },
+      { tool: "shell_exec", command: "git status" },
+    ],
+    held: 1,
+    atHome: true,
+    needs: "patch",
+    reason: /patch writes the files its patch names/,
+  },
   {
     name: "a one-line pytest.ini, then pytest",
     setup: "printf 'def test_a(tmp_path):\\n    assert tmp_path.exists()\\n' > test_a.py",
@@ -252,7 +283,7 @@ describe("a write to a file that steers an allowed program is held, and the atta
         const work = prepare(attack, mode);
         const { stopped, reason } = runGated(attack, work, mode);
         expect(stopped, `${mode}: ${reason}`).toBe(attack.held);
-        expect(reason).toMatch(/ decides what .+ run \(/);
+        expect(reason).toMatch(attack.reason ?? / decides what .+ run \(/);
         expect(fs.readFileSync(path.join(work, "victim", "keep"), "utf8")).toBe("precious\n");
       }
     });

@@ -417,7 +417,7 @@ export const EVERYDAY_COMMANDS: string[] = [
   "git fetch origin main",
   "git remote add upstream https://github.com/example/project.git",
   "git pull --rebase origin main",
-  "git apply fix.patch",
+  "git apply --check fix.patch",
   "sort -u names.txt",
   "jq -r '.scripts | keys[]' package.json",
   "go env GOPATH",

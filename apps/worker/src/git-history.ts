@@ -51,7 +51,7 @@ export class GitHistory {
   private list(): string[] | null {
     const top = this.git(["rev-parse", "--show-toplevel"])?.trim();
     const tracked = this.git(["ls-files", "-z", "--cached"]);
-    const past = this.git(["log", "--all", "--no-renames", "--format=", "--name-only", "-z"]);
+    const past = this.git(["log", "--all", "--reflog", "--no-renames", "--format=", "--name-only", "-z"]);
     if (!top || tracked === null || past === null) return null;
     const names = new Set([...tracked.split("\0"), ...past.split(/[\0\n]/)].filter((n) => n !== ""));
     return [...names].map((n) => path.join(top, n));

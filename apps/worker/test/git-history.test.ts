@@ -58,6 +58,21 @@ describe("a file the rules deny to read, held in git's history", () => {
     },
   );
 
+  it.each(["git log -L1,1:.env HEAD~1", "git reflog -p", "git log -g -p"])("%j is refused, naming the file", async (command) => {
+    await expect(run(leaked, command)).rejects.toThrow(/prints files from git's history and index, which hold .*\/\.env, denied to read_file/);
+  });
+
+  it("a person's approval does not let the worker run it: the call is refused, not asked", () => {
+    const guard = new GuardCache(leaked).get(rules);
+    expect(() => guard.checkShell("git log -L1,1:.env HEAD~1", "person")).toThrow(/\.env, denied to read_file/);
+    expect(() => guard.checkShell("git log --oneline", "person")).not.toThrow();
+  });
+
+  it("a .env only in the reflog, its commit reset away, is seen by git reflog -p", async () => {
+    const reset = repo("reset", `echo '${SECRET}' > .env && git add .env && git commit -qm oops && git reset -q --hard HEAD~1`);
+    await expect(run(reset, "git reflog -p")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
   it.each(["git log --oneline", "git show --stat HEAD~1", "git status"])("%j still runs", async (command) => {
     expect(await run(leaked, command)).not.toContain("history-secret");
   });

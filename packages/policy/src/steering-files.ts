@@ -260,6 +260,32 @@ export function steeringFileOf(absolute: string, cwd: string, hasHead?: HasGitHe
   return inFolder ?? gitDirectoryPart(absolute, base, hasHead) ?? workerFolder(absolute, cwd);
 }
 
+/** The catalogue's entries inside a folder of each name: `.config` holds `.config/git`, `.config/fish`, ... */
+const HELD_BY = new Map<string, SteeringEntry[]>();
+for (const key of byInFolder.keys()) {
+  const top = key.slice(0, key.indexOf("/"));
+  HELD_BY.set(top, [...(HELD_BY.get(top) ?? []), byInFolder.get(key)!]);
+}
+
+/**
+ * Whether a folder a command fills as a whole (`mv x .config`, `tar -C .vscode -x`) would hold
+ * catalogue entries by its name, whatever files the gate cannot see it is given: the entries it
+ * would hold, or null. The folder itself being an entry is `steeringFileOf`'s to answer.
+ */
+export function steeringHolderOf(absolute: string): Steering | null {
+  const folder = absolute.replace(/\/+$/, "");
+  const base = folder.slice(folder.lastIndexOf("/") + 1);
+  const entries = HELD_BY.get(base);
+  if (!entries) return null;
+  const held = [...byInFolder.keys()].filter((k) => k.startsWith(`${base}/`));
+  return {
+    ecosystem: [...new Set(entries.map((e) => e.ecosystem))].join(", "),
+    programs: [...new Set(entries.flatMap((e) => e.programs))],
+    name: base,
+    effect: `would hold ${held.join(", ")}, whose content`,
+  };
+}
+
 /** Only a rule whose pattern spells out the file's name opens it: `**` or `*.json` speak of no file in particular. */
 export function ruleNames(pattern: string, steering: Steering): boolean {
   return pattern.replace(/\\/g, "").includes(steering.name);

@@ -29,10 +29,19 @@ describe("git commands that print what git holds, where its history holds a deni
     "git grep --cached KEY",
     "git log -p --",
     "git log -p -- src",
+    "git log -L1,1:.env HEAD~1",
+    "git log -L 1,1:.env",
+    "git reflog -p",
+    "git reflog show --patch",
+    "git range-diff main..a main..b",
+    "git diff-files -p",
+    "git request-pull -p main . topic",
+    "git merge-tree base a b",
+    "git unpack-file 1234abcd",
   ];
-  it.each(PRINTS)("%j asks, naming the file", (command) => {
+  it.each(PRINTS)("%j is refused, naming the file", (command) => {
     const d = shell(command, holding("/work/project/.env"));
-    expect(d.action, d.reason).toBe("ask");
+    expect(d.action, d.reason).toBe("deny");
     expect(d.reason).toContain("which hold /work/project/.env, denied to read_file");
   });
 
@@ -45,6 +54,8 @@ describe("git commands that print what git holds, where its history holds a deni
     "git show --name-only HEAD",
     "git grep KEY",
     "git stash list",
+    "git reflog",
+    "git shortlog -sn",
   ];
   it.each(PLAIN)("%j stays allowed", (command) => {
     expect(shell(command, holding("/work/project/.env")).action).toBe("allow");

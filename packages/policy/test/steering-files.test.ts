@@ -291,6 +291,58 @@ describe("every way of writing a steering file asks", () => {
   });
 
   it.each([
+    ["mv x .config", ".config/git"],
+    ["mv x .local", ".local/bin"],
+    ["ln -sfn cfg .config", ".config/git"],
+    ["mv x .vscode", ".vscode/tasks.json"],
+    ["mv x .cargo", ".cargo/config"],
+    ["mv x .devcontainer", ".devcontainer/devcontainer.json"],
+    ["mv x node_modules", "node_modules/.bin"],
+    ["mv x .yarn", ".yarn/plugins"],
+    ["mv x gradle", "gradle/wrapper"],
+    ["mv x .bundle", ".bundle/config"],
+    ["mv x .vim", ".vim/plugin"],
+    ["mv x sub/.config/", ".config/git"],
+    ["mv -t .cargo x", ".cargo/config"],
+    ["cp -r x .vscode", ".vscode/tasks.json"],
+    ["tar -C .vscode -xf a.tar", ".vscode/tasks.json"],
+    ["unzip a.zip -d .vscode", ".vscode/tasks.json"],
+    ["rsync -a x/ .vscode/", ".vscode/tasks.json"],
+  ])("%j fills a folder that holds catalogue entries, and asks naming %s", (command, entry) => {
+    const d = shell(command, context({ static: WRITERS }, { mode: "accept-edits" }));
+    expect(d.action, d.reason).toBe("ask");
+    expect(d.reason).toContain(entry);
+    expect(suggestPatterns(d)).toEqual([]);
+  });
+
+  it("with the work directory at home, ln -s x .local asks", () => {
+    const d = shell("ln -s x .local", context({ static: WRITERS }, { cwd: HOME }));
+    expect(d.action, d.reason).toBe("ask");
+    expect(d.reason).toContain(".local/bin");
+  });
+
+  it("a rule that names the folder opens it", () => {
+    const rules = ruleset(`{ "write_file": { "*": "allow", ".vscode": "allow" }, "shell_exec": { "mv *": "allow" } }`);
+    expect(shell("mv x .vscode", context({ static: rules })).action).toBe("allow");
+  });
+
+  it.each(["patch -p1 < x.patch", "patch -p1 -i x.patch", "git apply x.patch", "git -C sub apply --index x.patch", "git apply --stat --apply x.patch"])(
+    "%j writes files the gate cannot see, and asks under a rule allowing it",
+    (command) => {
+      const rules = ruleset(`{ "write_file": { "*": "allow" }, "shell_exec": { "patch *": "allow", "git *": "allow" } }`);
+      const d = shell(command, context({ static: rules }));
+      expect(d.action, d.reason).toBe("ask");
+      expect(d.reason).toMatch(/writes the files its patch names, which the gate cannot see/);
+    },
+  );
+
+  it.each(["patch --dry-run -p1 < x.patch", "git apply --check x.patch", "git apply --stat x.patch"])("%j only reports, and stays allowed", (command) => {
+    const rules = ruleset(`{ "read_file": "allow", "write_file": { "*": "allow" }, "shell_exec": { "patch *": "allow", "git *": "allow" } }`);
+    const d = shell(command, context({ static: rules }));
+    expect(d.action, d.reason).toBe("allow");
+  });
+
+  it.each([
     "echo x > src/a.ts",
     "cp a b",
     "rm -rf node_modules dist",
@@ -303,6 +355,10 @@ describe("every way of writing a steering file asks", () => {
     "npm pkg get name",
     "git config --get user.name",
     "mv a.txt docs/",
+    "mv build dist",
+    "cp -r src/ .venv-tools/",
+    "tar -C vendor -xf deps.tar",
+    "ln -s shared lib",
   ])("%j stays allowed", (command) => {
     const d = shell(command, context({ static: WRITERS }));
     expect(d.action, d.reason).toBe("allow");

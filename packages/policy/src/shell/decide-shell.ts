@@ -1,6 +1,7 @@
 import { isStricter, stricter, type Action } from "../action.js";
 import { decideAbsolute, decideSubject, holdsProtected, namesProcessFiles, physically, type DecideContext } from "../decide.js";
 import { isInside, normalRoot } from "../paths.js";
+import { ruleNames, steeringHolderOf, steeringReason } from "../steering-files.js";
 import type { Verdict } from "../decision.js";
 import type { RuleRef } from "../rule.js";
 import { headOf } from "../pattern.js";
@@ -19,7 +20,8 @@ import { runsCode } from "./programs/runners.js";
 import { SHELL_WITHOUT_COMMAND } from "./programs/wrappers.js";
 import { knownPath, ShellDirectories } from "./shell-paths.js";
 import { isLiteral, type ShellWord } from "./words.js";
-import { writtenInto } from "./written-into.js";
+import { FILLS_FOLDER, writtenInto } from "./written-into.js";
+import { writesUnseen } from "./unseen-writes.js";
 
 const TOOL = "shell_exec";
 /** Files a build tool or package manager runs from its project directory. */
@@ -388,11 +390,14 @@ class ShellJudge {
     return this.files(cmd, v);
   }
 
-  /** `git log -p` and the like print what git holds: a file the rules deny to read_file, committed once, among it. */
+  /**
+   * `git log -p` and the like print what git holds: a file the rules deny to read_file, committed
+   * once, among it. Refused, not asked: an approval of the command would not approve the file.
+   */
   private history(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const sub = printsFromHistory(cmd.words.map((w) => w.text));
     const held = sub ? this.ctx.deniedInHistory!() : null;
-    return held ? atLeast(v, "ask", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
+    return held ? atLeast(v, "deny", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
   }
 
   /** An allow stands only when every word of the command is understood (docs/design.md, "Shell commands"). */
@@ -410,6 +415,11 @@ class ShellJudge {
     if (!c) return this.unknownProgram(cmd, v);
     if (c.unknown) v = atLeast(v, "ask", c.unknown);
     if (c.risk) v = atLeast(v, "ask", c.risk);
+    const unseen = writesUnseen(
+      c.name,
+      cmd.words.map((w) => w.text),
+    );
+    if (unseen) v = atLeast(v, "ask", unseen);
     if (READS_COMMANDS.has(cmd.program) && (cmd.stdin !== null || cmd.reads.length > 0)) v = atLeast(v, "ask", `${cmd.program} runs the commands of its input`);
     if (SHELL_WITHOUT_COMMAND.has(cmd.program) && c.inner.length === 0 && c.scripts.length === 0)
       v = atLeast(v, "ask", `${cmd.program} with no command starts a shell`);
@@ -502,6 +512,7 @@ class ShellJudge {
       for (const w of c.reads) v = folded(v, this.insideFloor(w, c.name));
       for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
       for (const w of writtenInto(cmd)) v = folded(v, this.steering(w, c.name));
+      if (FILLS_FOLDER.has(cmd.program)) for (const w of c.writes) v = folded(v, this.holder(w, c.name));
       for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
@@ -515,6 +526,20 @@ class ShellJudge {
   private steering(word: ShellWord, program: string): Verdict | null {
     const v = this.file("write_file", word, `${program} may write`);
     return v?.steers ? v : null;
+  }
+
+  /** A folder the command fills, named like one that holds files that steer programs (`mv x .config` plants `.config/git/config`). */
+  private holder(word: ShellWord, program: string): Verdict | null {
+    const file = knownPath(word);
+    if (file === null || file === "" || file.includes("\0")) return null;
+    for (const absolute of this.pathsOf(file)) {
+      const steering = steeringHolderOf(absolute);
+      if (!steering) continue;
+      const v = this.file("write_file", word, `${program} writes`);
+      if (v?.action === "deny" || (v?.action === "allow" && v.rule && ruleNames(v.rule.pattern, steering))) return null;
+      return { action: "ask", subject: file, rule: null, reason: `${program} writes ${file}: ${steeringReason(absolute, steering)}`, steers: steering };
+    }
+    return null;
   }
 
   /**

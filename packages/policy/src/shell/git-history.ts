@@ -5,9 +5,11 @@
  */
 const GLOBAL_WITH_VALUE: ReadonlySet<string> = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"]);
 
-/** log and whatchanged print contents only with a patch. */
-const PATCH = /^(-p|-u|--patch|--patch-with-stat|--patch-with-raw|-U\d*|--unified(=.*)?|-c|--cc|--word-diff(=.*)?|--color-words(=.*)?|-m|--diff-merges=.*)$/;
-/** show prints a patch unless one of these replaces it. */
+/** These print contents only with a patch (`log -L` prints the line's history as one). */
+const PATCH =
+  /^(-p|-u|--patch|--patch-with-stat|--patch-with-raw|-U\d*|--unified(=.*)?|-c|--cc|--word-diff(=.*)?|--color-words(=.*)?|-m|--diff-merges=.*|-L.*)$/;
+const WITH_PATCH: ReadonlySet<string> = new Set(["log", "whatchanged", "reflog", "diff-files", "request-pull"]);
+/** show and range-diff print a patch unless one of these replaces it. */
 const NO_PATCH = /^(-s|--no-patch|--stat(=.*)?|--shortstat|--numstat|--name-only|--name-status|--summary|--raw|--dirstat(=.*)?)$/;
 /** These print files whatever their options. */
 const ALWAYS: ReadonlySet<string> = new Set([
@@ -21,6 +23,9 @@ const ALWAYS: ReadonlySet<string> = new Set([
   "annotate",
   "bundle",
   "fast-export",
+  "merge-tree",
+  // Writes a blob to a file of its own, `.merge_file_XXXXXX`, in the work directory.
+  "unpack-file",
 ]);
 
 /** The subcommand's name when `git WORDS` may print files from git's objects or index, else null. */
@@ -31,8 +36,8 @@ export function printsFromHistory(words: readonly string[]): string | null {
   if (sub === undefined) return null;
   const rest = words.slice(i + 1);
   if (ALWAYS.has(sub)) return sub;
-  if (sub === "log" || sub === "whatchanged") return rest.some((w) => PATCH.test(w)) ? sub : null;
-  if (sub === "show") return rest.some((w) => NO_PATCH.test(w)) ? null : sub;
+  if (WITH_PATCH.has(sub)) return rest.some((w) => PATCH.test(w)) ? sub : null;
+  if (sub === "show" || sub === "range-diff") return rest.some((w) => NO_PATCH.test(w)) ? null : sub;
   if (sub === "stash") return rest[0] === "show" && rest.some((w) => PATCH.test(w)) ? "stash show" : null;
   if (sub === "grep") return rest.some((w) => w === "--cached" || w === "--untracked") || rest.filter((w) => !w.startsWith("-")).length > 1 ? sub : null;
   return null;

@@ -5,6 +5,9 @@ import type { ShellWord } from "./words.js";
 /** Programs that put their sources into a folder given last (or with `-t`) under the sources' own names. */
 const INTO_FOLDER: ReadonlySet<string> = new Set(["cp", "mv", "ln", "install"]);
 
+/** Programs that fill a folder they write with files, or a tree, the gate does not see by name. */
+export const FILLS_FOLDER: ReadonlySet<string> = new Set([...INTO_FOLDER, "tar", "unzip", "rsync"]);
+
 const HERE: ShellWord = { text: ".", raw: ".", dynamic: false, glob: false };
 
 /** `dir/name` for each literal name; a name only known when the shell runs cannot be placed. */
