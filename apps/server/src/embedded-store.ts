@@ -5,7 +5,7 @@ import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import { Checkpoints } from "./checkpoints.js";
 import { eventFromText, eventText } from "./event-text.js";
 import { GatehouseError } from "./errors.js";
-import type { Resolution } from "./pending-approvals.js";
+import type { Resolution } from "./resolution.js";
 import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
 /** Versioned schema changes, applied in order at start; the database's `user_version` says how many it has. */

@@ -1,5 +1,5 @@
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
-import type { Resolution } from "./pending-approvals.js";
+import type { Resolution } from "./resolution.js";
 import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "./store.js";
 
 /** Whether an audit entry passes a query's filters (not its limit). */

@@ -1,7 +1,7 @@
 import type { GatehouseEvent, Message, SessionInfo } from "@gatehouse/protocol";
 import pg from "pg";
 import { eventText } from "../event-text.js";
-import type { Resolution } from "../pending-approvals.js";
+import type { Resolution } from "../resolution.js";
 import type { AnsweredRecord, AuditEntry, AuditQuery, Page, PendingRecord, RuntimeRuleRecord, SessionFilter, Store, StoredEvent } from "../store.js";
 import { migrate } from "./migrations.js";
 
