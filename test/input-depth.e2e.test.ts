@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 describe("JSON nested too deep is refused where it enters, naming the field and the bound", () => {
-  it("edited arguments 100,000 levels deep: tool.checkEdit and tool.approve refuse them, and the approval stays pending", async () => {
+  it("edited arguments or explained arguments 100,000 levels deep are refused, and the approval stays pending", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask"}` });
     const client = cluster.client();
     const s = await cluster.promptedSession(client, [{ toolCalls: [{ tool: "shell_exec", args: { command: "echo still-pending" } }] }, { text: "Done." }]);
@@ -53,6 +53,8 @@ describe("JSON nested too deep is refused where it enters, naming the field and 
         data: { code: "BAD_REQUEST" },
       });
     }
+    const explain = await rawRequest(cluster.url, "query", "permissions.explain", `{"workerId":"w1","tool":"read_file","args":${deep(100_000)}}`);
+    expect(explain.error).toMatchObject({ message: "args: args is nested deeper than 64 levels of objects and arrays", data: { code: "BAD_REQUEST" } });
     const fine = await rawRequest(cluster.url, "query", "tool.checkEdit", `{${ids},"editedArguments":{"command":"echo edited","x":${deep(60)}}}`);
     expect(JSON.stringify(fine.error ?? null)).not.toMatch(/nested deeper/);
     expect(await client.tool.approve.mutate({ sessionId: s.id, approvalId: ask.approvalId })).toEqual({ applied: true });

@@ -106,7 +106,7 @@ export const PermissionsExplainInput = z.object({
   workerId: WorkerId,
   sessionId: SessionId.optional(),
   tool: z.string().min(1).max(200),
-  args: z.record(z.string(), z.unknown()),
+  args: boundedDepth(z.record(z.string(), z.unknown()), "args"),
   mode: Mode.optional(),
 });
 export const PermissionsExplainOutput = z.object({ decision: Decision, suggestedPatterns: z.array(z.string()) });
