@@ -179,6 +179,15 @@ describe("floors: loopback, link-local and metadata addresses", () => {
     expect(r.out).not.toContain("secret");
   });
 
+  it("an IPv6 form that carries a floor address (NAT64, 6to4, SIIT, IPv4-compatible, Teredo) is refused as that address", async () => {
+    const forms = ["64:ff9b::a9fe:a9fe", "2002:7f00:1::", "::ffff:0:7f00:1", "::7f00:1", "2001:0:4136:e378:8000:63bf:80ff:fffe"];
+    const r = await run(forms.map((ip) => `${CURL} http://[${ip}]:${port.loopback}/`).join("; "), guardWith(rule("network", "*", "allow")));
+    expect(r.out).toMatch(/the cloud metadata service \(169\.254\.169\.254 inside 64:ff9b::a9fe:a9fe by NAT64\)/);
+    for (const form of ["6to4", "SIIT", "IPv4-compatible", "Teredo"])
+      expect(r.out).toMatch(new RegExp(`the host's loopback \\(127\\.0\\.0\\.1 inside \\S+ by ${form}\\)`));
+    expect(r.out).not.toContain("secret");
+  });
+
   it("a person's own command reaches any host but the floors, with no rule", async () => {
     const r = await run(`${CURL} http://127.0.0.1:${port.loopback}/`, guardWith(), "person");
     expect(r.out).toMatch(/it reaches the host's loopback/);
@@ -236,6 +245,10 @@ describe("the gate, with names resolved by a stand-in", () => {
       label: "www.example.org:443",
     });
     expect(await new EgressGate({ layers }).decide("127.1", 80)).toMatchObject({ ok: false, reason: expect.stringMatching(/unusual form/) });
+    expect(await new EgressGate({ layers, resolve: resolveTo("64:ff9b::a9fe:a9fe") }).decide("nat64.example.org", 80)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/the cloud metadata service \(169\.254\.169\.254 inside 64:ff9b::a9fe:a9fe by NAT64\)/),
+    });
   });
 
   it("asks one at a time, once per host and port for a command, and refuses past the limit of waiting connections", async () => {

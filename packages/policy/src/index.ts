@@ -23,4 +23,5 @@ export { contentsAccess, pathAccess, type PathAccess } from "./path-access.js";
 export { decideNetworkAddresses, decideNetworkCall, decideNetworkTarget, NETWORK_TOOL, targetLabel, type ExtraFloor } from "./network/decide-network.js";
 export { compileHostPattern, networkTarget, type HostPattern, type NetworkTarget } from "./network/host-pattern.js";
 export { formatIp, parseIp, type IpBytes } from "./network/ip-address.js";
-export { floorOf } from "./network/floors.js";
+export { floorOf, type FloorReach } from "./network/floors.js";
+export { embeddedIpv4, type EmbeddedIpv4 } from "./network/embedded-ipv4.js";

@@ -5,6 +5,7 @@ export * from "./procedures.js";
 export { GATEHOUSE_ERROR_CODES, gatehouseCodeOf, isGatehouseErrorCode, type GatehouseErrorCode } from "./error-codes.js";
 export { describeIssues } from "./issues.js";
 export { backoffMs, cutText } from "./limits.js";
+export { boundedDepth, MAX_JSON_DEPTH, nestsDeeperThan, textNestsDeeperThan, nestedTooDeep } from "./json-depth.js";
 export * from "./show.js";
 // Types only: the router itself (tRPC's server setup) is `@gatehouse/protocol/router`, for the server.
 export type { AppRouter, Context, Handlers, Principal, Role, TrackedEvent } from "./router.js";

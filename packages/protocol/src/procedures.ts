@@ -14,6 +14,7 @@ import {
   ToolDescriptor,
   WorkerId,
 } from "./schemas.js";
+import { boundedDepth } from "./json-depth.js";
 import { ToolOutput } from "./tool-output.js";
 
 const text = (what: string, max: number) => z.string({ error: `${what} must be a string` }).max(max, `${what} is longer than ${max} characters`);
@@ -50,7 +51,10 @@ export const ApproveInput = z.object({
    * The call's arguments as the person edited them: the whole new argument object for the same
    * tool. The edited call is checked and decided as a call of its own, and runs instead of the original.
    */
-  editedArguments: z.record(z.string(), z.unknown(), { error: "editedArguments must be an object of argument names to values" }).optional(),
+  editedArguments: boundedDepth(
+    z.record(z.string(), z.unknown(), { error: "editedArguments must be an object of argument names to values" }),
+    "editedArguments",
+  ).optional(),
   /** Confirms an edited call that matches a critical pattern: without it such an edit is refused. */
   confirmCritical: z.boolean().optional(),
 });
@@ -102,7 +106,7 @@ export const PermissionsExplainInput = z.object({
   workerId: WorkerId,
   sessionId: SessionId.optional(),
   tool: z.string().min(1).max(200),
-  args: z.record(z.string(), z.unknown()),
+  args: boundedDepth(z.record(z.string(), z.unknown()), "args"),
   mode: Mode.optional(),
 });
 export const PermissionsExplainOutput = z.object({ decision: Decision, suggestedPatterns: z.array(z.string()) });

@@ -1,5 +1,6 @@
 import { ACTIONS, LAYERS, MODES, ORIGINS, SCOPES, TIERS, type Decision as PolicyDecision, type RuleRef as PolicyRuleRef } from "@gatehouse/policy";
 import { z } from "zod";
+import { boundedDepth } from "./json-depth.js";
 
 const id = (what: string) =>
   z
@@ -115,14 +116,14 @@ export const McpOrigin = z.object({
   server: z.string().max(200),
   tool: z.string().max(200),
   /** The tool's annotations as its server declares them (readOnlyHint, destructiveHint, ...). */
-  annotations: z.record(z.string(), z.unknown()),
+  annotations: boundedDepth(z.record(z.string(), z.unknown()), "annotations"),
 });
 export type McpOrigin = z.infer<typeof McpOrigin>;
 
 export const ToolDescriptor = z.object({
   name: z.string().min(1).max(200),
   description: z.string().max(4000),
-  inputSchema: z.record(z.string(), z.unknown()),
+  inputSchema: boundedDepth(z.record(z.string(), z.unknown()), "inputSchema"),
   tier: Tier,
   mcp: McpOrigin.optional(),
 });

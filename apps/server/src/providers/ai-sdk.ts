@@ -1,7 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV3StreamPart, LanguageModelV3ToolCall } from "@ai-sdk/provider";
-import type { Usage } from "@gatehouse/protocol";
+import { textNestsDeeperThan, nestedTooDeep, type Usage } from "@gatehouse/protocol";
 import { APICallError, RetryError } from "ai";
 import { prepareRetries } from "ai/internal";
 import { GatehouseError } from "../errors.js";
@@ -63,14 +63,16 @@ function describe(err: unknown): string {
 function toolCall(part: LanguageModelV3ToolCall, offered: ReadonlySet<string>): ModelToolCall {
   let input: unknown;
   let parseError: string | undefined;
+  const tooDeep = textNestsDeeperThan(part.input);
   try {
-    input = part.input.trim() === "" ? {} : JSON.parse(part.input);
+    input = part.input.trim() === "" || tooDeep ? {} : JSON.parse(part.input);
   } catch (err) {
     parseError = (err as Error).message;
   }
   const args = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const call: ModelToolCall = { callId: part.toolCallId, toolName: part.toolName, args };
   if (!offered.has(part.toolName)) call.invalid = `the model's call could not be used: it names a tool it was not given, ${part.toolName}`;
+  else if (tooDeep) call.invalid = `the model's call could not be used: its arguments are ${nestedTooDeep()}`;
   else if (parseError !== undefined) call.invalid = `the model's call could not be used: its arguments are not valid JSON (${parseError})`;
   else if (args !== input) call.invalid = "the model's arguments are not a JSON object";
   return call;

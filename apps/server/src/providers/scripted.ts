@@ -1,5 +1,5 @@
 import { readRegularFile } from "@gatehouse/policy/node";
-import type { Message } from "@gatehouse/protocol";
+import { boundedDepth, MAX_JSON_DEPTH, textNestsDeeperThan, nestedTooDeep, type Message } from "@gatehouse/protocol";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { GatehouseError } from "../errors.js";
@@ -15,7 +15,7 @@ const Condition = z.object({
 const Step = z.object({
   when: Condition.optional(),
   text: z.string().default(""),
-  toolCalls: z.array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) })).default([]),
+  toolCalls: z.array(z.object({ tool: z.string().min(1), args: boundedDepth(z.record(z.string(), z.unknown()), "args").default({}) })).default([]),
 });
 
 const Steps = z.array(Step).min(1, "a scenario needs at least one step");
@@ -39,8 +39,12 @@ function withoutQuote(message: string): string {
     .replace(/:$/, "");
 }
 
+/** A scenario's own levels (steps, a step, its calls, a call) above arguments that may nest `MAX_JSON_DEPTH` deep. */
+const SCENARIO_DEPTH = MAX_JSON_DEPTH + 8;
+
 /** Reads a scenario from JSON or YAML text, naming the file and field of any problem. */
 export function parseScenario(text: string, source: string): Scenario {
+  if (textNestsDeeperThan(text, SCENARIO_DEPTH)) throw new GatehouseError("CONFIG", `${source}: the scenario is ${nestedTooDeep(SCENARIO_DEPTH)}`);
   let raw: unknown;
   try {
     raw = source.endsWith(".json") ? JSON.parse(text) : parseYaml(text);

@@ -2,6 +2,7 @@ import type { Verdict } from "../decision.js";
 import type { Layers } from "../ruleset.js";
 import { ORDER_LAST_FIRST } from "../ruleset.js";
 import { decideSubject } from "../decide.js";
+import { embeddedIpv4 } from "./embedded-ipv4.js";
 import { floorOf } from "./floors.js";
 import { networkTarget, type NetworkTarget } from "./host-pattern.js";
 import { hostPattern } from "./host-pattern-cache.js";
@@ -68,18 +69,22 @@ export function decideNetworkAddresses(
   for (const ip of addresses) {
     const floor = floorOf(ip, extra);
     if (floor && !namesExactly(verdict, target, ip))
-      return { action: "deny", subject: label, rule: null, reason: `it reaches ${floor} (${formatIp(ip)}); only a rule naming it exactly opens it` };
-    if (target.ip) continue;
-    const denied = addressRule(layers, target, ip);
-    if (denied?.action === "deny")
-      return {
-        action: "deny",
-        subject: label,
-        rule: null,
-        reason: `${target.host} resolves to ${formatIp(ip)}, which the network rule "${denied.pattern}" denies`,
-      };
+      return { action: "deny", subject: label, rule: null, reason: `it reaches ${floor.what} (${floor.address}); only a rule naming it exactly opens it` };
+    const denied = deniedAddress(layers, target, ip);
+    if (denied) return { action: "deny", subject: label, rule: null, reason: denied };
   }
   return verdict;
+}
+
+/** Why an address rule denies an address: the address a name resolved to, or the IPv4 address an IPv6 one carries. */
+function deniedAddress(layers: Layers, target: NetworkTarget, ip: IpBytes): string | null {
+  const denied = target.ip ? null : addressRule(layers, target, ip);
+  if (denied?.action === "deny") return `${target.host} resolves to ${formatIp(ip)}, which the network rule "${denied.pattern}" denies`;
+  for (const inner of embeddedIpv4(ip)) {
+    const rule = addressRule(layers, target, inner.ip);
+    if (rule?.action === "deny") return `${formatIp(ip)} carries ${formatIp(inner.ip)} by ${inner.form}, which the network rule "${rule.pattern}" denies`;
+  }
+  return null;
 }
 
 /**
