@@ -8,8 +8,8 @@ import readline from "node:readline";
 import { Session } from "node:inspector/promises";
 import fs from "node:fs";
 import type { Message, ToolDescriptor } from "@gatehouse/protocol";
-import { modelHistory } from "../apps/server/src/model-history.js";
-import { AiSdkProvider, type ModelEndpoint } from "../apps/server/src/providers/ai-sdk.js";
+import { modelHistory } from "../apps/server/src/runner/model-history.js";
+import { AiSdkProvider, type ModelEndpoint } from "../apps/server/src/runner/providers/ai-sdk.js";
 
 const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(",").map(Number) : [1, 200, 600, 2000];
 const STEPS = Number(process.env.BENCH_STEPS ?? 30);

@@ -10,7 +10,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { closeClient, type ApprovalRequired, type GatehouseEvent, type Message, type SessionInfo } from "@gatehouse/protocol";
 import { createNodeClient } from "@gatehouse/protocol/node";
-import { EmbeddedStore } from "../apps/server/src/embedded-store.js";
+import { EmbeddedStore } from "../apps/server/src/store/embedded-store.js";
 import { collect, cpuMs, rssMiB, waitFor } from "./measure.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ServerConfig } from "./config.js";
+import type { ServerConfig } from "./config/index.js";
 import type { Log } from "./log.js";
-import type { RunningServer } from "./server.js";
+import type { RunningServer } from "./transport/index.js";
 
 /**
  * Reloads tokens and limits when the config file changes or the process gets SIGHUP. A file that

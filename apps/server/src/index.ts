@@ -1,10 +1,10 @@
-export { startServer, type RunningServer } from "./server.js";
-export { loadServerConfig, ServerConfig, storeFromText, type ServerConfigInput } from "./config.js";
-export { parseScenario, loadScenario, ScriptedProvider, type Scenario } from "./providers/scripted.js";
+export { startServer, type RunningServer } from "./transport/index.js";
+export { loadServerConfig, ServerConfig, storeFromText, type ServerConfigInput } from "./config/index.js";
+export { parseScenario, loadScenario, ScriptedProvider, type Scenario } from "./runner/index.js";
 export { GatehouseError } from "./errors.js";
-export { workerRulesFile } from "./worker-permissions.js";
+export { workerRulesFile } from "./gate/index.js";
 export { watchConfig } from "./config-watch.js";
 export { guardProcess } from "./process-guard.js";
 export { createLog, silentLog, type Log } from "./log.js";
-export { hashToken } from "./auth.js";
-export { readConfigFile } from "./config-file.js";
+export { hashToken } from "./transport/index.js";
+export { readConfigFile } from "./config/index.js";

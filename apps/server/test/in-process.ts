@@ -3,14 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { silentLog } from "@gatehouse/log";
 import type { RunMessage, SessionInfo, ToolOutput } from "@gatehouse/protocol";
-import { AgentRunner } from "../src/agent-runner.js";
-import { ApprovalGate, type GateOptions } from "../src/approval-gate.js";
-import { parseScenario, ScriptedProvider } from "../src/providers/scripted.js";
-import { Subagents } from "../src/subagents.js";
-import { EventHub } from "../src/event-hub.js";
-import { MemoryStore } from "../src/memory-store.js";
-import { WorkerPermissions, workerRulesFile } from "../src/worker-permissions.js";
-import { WorkerRegistry } from "../src/worker-registry.js";
+import { AgentRunner } from "../src/runner/agent-runner.js";
+import { ApprovalGate, type GateOptions } from "../src/gate/approval-gate.js";
+import { parseScenario, ScriptedProvider } from "../src/runner/providers/scripted.js";
+import { Subagents } from "../src/runner/subagents.js";
+import { EventHub } from "../src/store/event-hub.js";
+import { MemoryStore } from "../src/store/memory-store.js";
+import { WorkerPermissions, workerRulesFile } from "../src/gate/worker-permissions.js";
+import { WorkerRegistry } from "../src/workers/worker-registry.js";
 
 /** A gate with its store, hub, registry and a worker `w1` registered, in this process, on a temporary data directory. */
 /** Where each asked path leads on this machine (the fixtures make no dangling links). */

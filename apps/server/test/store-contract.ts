@@ -1,6 +1,6 @@
 import type { ApprovalRequired, GatehouseEvent, SessionInfo } from "@gatehouse/protocol";
 import { describe, expect, it } from "vitest";
-import type { AuditEntry, Store } from "../src/store.js";
+import type { AuditEntry, Store } from "../src/store/store.js";
 
 /** What every store must do (docs/state.md), run against one backend; `open` gives a fresh, empty store. */
 export function describeStoreContract(name: string, open: () => Promise<Store>): void {
