@@ -125,6 +125,13 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     ],
     inFolder: [".config/fish"],
   },
+  // What these caches hold is run later without a check against the project: npx runs `_npx` as it
+  // stands, and npm, uv and pip install from the others (their indexes and hashes are in the cache too).
+  {
+    ecosystem: "package caches",
+    programs: ["npx", "npm install", "npm exec", "uvx", "uv run", "uv sync", "pip install"],
+    inFolder: [".npm/_npx", ".npm/_cacache", ".cache/uv", ".cache/pip"],
+  },
   // `config` runs ProxyCommand and LocalCommand; `rc` runs at each login; authorized_keys lets one in.
   { ecosystem: "ssh", programs: ["ssh", "scp", "git fetch", "git push", "sshd"], folders: [".ssh"] },
   {

@@ -18,8 +18,16 @@ export type ProcessWrapper = (argv: readonly string[], cwd: string, places: OwnP
  * that the person's next `npx` would run.
  */
 export function serverCache(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(serverCachesRoot(env), name);
+}
+
+/**
+ * The folder that holds every server's cache: one of the worker's own secrets, since code left
+ * there runs at a server's next start with the secrets of its `env`.
+ */
+export function serverCachesRoot(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(os.homedir(), ".cache");
-  return path.join(base, "gatehouse", "mcp", name);
+  return path.join(base, "gatehouse", "mcp");
 }
 
 /** What the runners are told of the cache: npm's own setting, and the folder uv, pip and most others use. */

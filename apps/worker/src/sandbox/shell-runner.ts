@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import { silentLog, type Log } from "@gatehouse/log";
 import type { Granted, SandboxInfo } from "@gatehouse/protocol";
-import type { Layers } from "@gatehouse/policy";
+import { isInside, type Layers } from "@gatehouse/policy";
 import type { FileGuard } from "../file-guard.js";
 import type { AskRequest } from "../network/ask-link.js";
 import { EgressGate, type AskAnswer, type GateOptions } from "../network/egress-gate.js";
@@ -178,7 +178,7 @@ export class ShellRunner {
    */
   wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): WrappedProcess | null {
     if (!this.info.active) return null;
-    const profile = this.profiles.base(this.ownSecrets);
+    const profile = ownPlacesShown(this.profiles.base(this.ownSecrets), places);
     if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv);
     const key = JSON.stringify([argv, cwd]);
     let proxy = this.standing.get(key);
@@ -205,4 +205,11 @@ export class ShellRunner {
     fs.chmodSync(file, 0o000);
     return (this.emptyFile = file);
   }
+}
+
+/** A process's own writable places stay in view when a protected path holds them (a server's cache, among the worker's own secrets). */
+function ownPlacesShown(profile: SandboxProfile, places: OwnPlaces | undefined): SandboxProfile {
+  const own = places?.writable ?? [];
+  if (own.length === 0) return profile;
+  return { ...profile, hidden: profile.hidden.filter((h) => !own.some((w) => isInside(w, h.path))) };
 }
