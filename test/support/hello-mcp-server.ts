@@ -4,7 +4,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
-const sdk = (part: string) => pathToFileURL(createRequire(import.meta.url).resolve(`@modelcontextprotocol/sdk/${part}`)).href;
+export const sdk = (part: string) => pathToFileURL(createRequire(import.meta.url).resolve(`@modelcontextprotocol/sdk/${part}`)).href;
 
 /** A stdio MCP server's module with one tool, `hello`, that says where it runs from; the SDK imported by its absolute path. */
 export const HELLO_SERVER = `

@@ -72,7 +72,7 @@ export class McpConnection {
     this.stderr = [];
     let opened: Opened;
     try {
-      opened = openTransport(this.config, (line) => this.heard(line), this.options.wrap);
+      opened = await openTransport(this.config, (line) => this.heard(line), this.options.wrap);
     } catch (err) {
       return this.failed(`could not start: ${(err as Error).message}`, () => []);
     }

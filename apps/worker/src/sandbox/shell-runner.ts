@@ -173,12 +173,12 @@ export class ShellRunner {
 
   /**
    * How to start a long-lived process (a stdio MCP server) in the sandbox: bubblewrap with the
-   * base profile (a server outlives any one call's rules), `argv` run in `cwd`, with `places` of
+   * standing profile (a server outlives any one call's rules), `argv` run in `cwd`, with `places` of
    * its own. Null when the sandbox is not active.
    */
-  wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): WrappedProcess | null {
+  async wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): Promise<WrappedProcess | null> {
     if (!this.info.active) return null;
-    const profile = ownPlacesShown(this.profiles.base(this.ownSecrets), places);
+    const profile = ownPlacesShown(await this.profiles.standing(this.ownSecrets), places);
     if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv);
     const key = JSON.stringify([argv, cwd]);
     let proxy = this.standing.get(key);
