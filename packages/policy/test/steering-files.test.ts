@@ -317,6 +317,8 @@ describe("every way of writing a steering file asks", () => {
     ["tar -C .vscode -xf a.tar", ".vscode/tasks.json"],
     ["unzip a.zip -d .vscode", ".vscode/tasks.json"],
     ["rsync -a x/ .vscode/", ".vscode/tasks.json"],
+    ["cp -r x .cache", ".cache/uv"],
+    ["mv x .npm", ".npm/_npx"],
   ])("%j fills a folder that holds catalogue entries, and asks naming %s", (command, entry) => {
     const d = shell(command, context({ static: WRITERS }, { mode: "accept-edits" }));
     expect(d.action, d.reason).toBe("ask");
