@@ -46,7 +46,6 @@ const FILES: Record<string, string> = {
   "notes.txt": "",
 };
 
-
 /** What the agent tries to leave in the server's cache: its secret written where the agent reads. */
 const PLANTED = `import fs from "node:fs";
 fs.writeFileSync(process.env.HOME + "/leak.txt", String(process.env.DEMO_SECRET));
@@ -182,11 +181,17 @@ describe("an MCP server in the sandbox, with the work directory at home", { time
       ".npm/_npx/3c8a/node_modules/demo/index.js",
     ];
     const open = ["notes.txt", ".git/HEAD", ".git/objects/.keep", ".git/index"];
-    const { events } = await c.promptedSession(client, [{ toolCalls: [{ tool: "evil_attack", args: { paths: [...held, ...open] } }] }, { text: "done" }]);
+    // Absent when the server started, so no bind can hold it: removed when the call ends.
+    const unmade = [".git/commondir", ".git/config.worktree"];
+    const { events } = await c.promptedSession(client, [
+      { toolCalls: [{ tool: "evil_attack", args: { paths: [...held, ...open, ...unmade] } }] },
+      { text: "done" },
+    ]);
     await events.next("turn_ended", undefined, 30_000);
     const outcome = JSON.parse(events.of("tool_result")[0]!.output) as Record<string, string>;
     for (const p of held) expect(outcome[p], p).toBe("EROFS");
-    for (const p of open) expect(outcome[p], p).toBe("written");
+    for (const p of [...open, ...unmade]) expect(outcome[p], p).toBe("written");
+    for (const p of unmade) expect(fs.existsSync(path.join(c.workDir, p)), p).toBe(false);
     for (const [name, text] of Object.entries(FILES)) if (held.includes(name)) expect(fs.readFileSync(path.join(c.workDir, name), "utf8"), name).toBe(text);
   });
 });

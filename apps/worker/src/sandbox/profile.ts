@@ -175,8 +175,9 @@ export class ProfileBuilder {
    */
   async standing(protectedPaths: readonly string[]): Promise<SandboxProfile> {
     await this.updateTree();
-    const { readOnly } = this.tidy({ masked: [], readOnly: [...this.gitParts().present, ...homeSteeringParts(this.workDir)] });
-    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly) };
+    const git = this.gitParts();
+    const { readOnly } = this.tidy({ masked: [], readOnly: [...git.present, ...homeSteeringParts(this.workDir)] });
+    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly), gitUnmade: git.absent };
   }
 
   /** What decides what git runs, in every git directory of the work tree: read-only whatever the rules say. */

@@ -29,6 +29,8 @@ export interface WrappedProcess {
   env?: Record<string, string>;
   connections?(): number;
   refusedSince?(from: number): EgressRecord[];
+  /** Removes the parts of git directories that were absent when it started and that it made since (after each of its calls). */
+  undoGitParts?(): void;
 }
 
 /** How commands' connections are judged beyond their rules: the server's addresses, and who answers an ask. */
@@ -165,7 +167,7 @@ export class ShellRunner {
   private undoGitParts(paths: readonly string[]): void {
     try {
       const made = removeMade(paths);
-      if (made.length > 0) this.log.warn(`a sandboxed command made ${made.join(", ")}, which would decide what git runs; removed`);
+      if (made.length > 0) this.log.warn(`a sandboxed process made ${made.join(", ")}, which would decide what git runs; removed`);
     } catch (err) {
       this.log.error(`could not remove what a sandboxed command made in a git directory: ${(err as Error).message}`);
     }
@@ -179,7 +181,8 @@ export class ShellRunner {
   async wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): Promise<WrappedProcess | null> {
     if (!this.info.active) return null;
     const profile = ownPlacesShown(await this.profiles.standing(this.ownSecrets), places);
-    if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv);
+    const undoGitParts = () => this.undoGitParts(profile.gitUnmade);
+    if (!this.throughProxy) return { ...bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv), undoGitParts };
     const key = JSON.stringify([argv, cwd]);
     let proxy = this.standing.get(key);
     if (!proxy) {
@@ -193,6 +196,7 @@ export class ShellRunner {
       env: proxyEnvironment(),
       connections: () => seen.length,
       refusedSince: (from) => seen.slice(from).filter((r) => !r.allowed),
+      undoGitParts,
     };
   }
 
