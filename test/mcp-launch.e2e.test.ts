@@ -2,30 +2,14 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type net from "node:net";
-import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { helloScratch } from "./support/hello-mcp-server.js";
 import { Cluster, CLIENT_TOKEN, Events, waitUntil } from "./support/cluster.js";
 import { Tmux } from "./support/tmux.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const TEST_SERVER = path.resolve(import.meta.dirname, "support/mcp-test-server.mjs");
-const sdk = (part: string) => pathToFileURL(createRequire(import.meta.url).resolve(`@modelcontextprotocol/sdk/${part}`)).href;
-
-/** A stdio MCP server with one tool, `hello`, that says who it is; the SDK imported by its absolute path. */
-const SERVER = `
-import { Server } from ${JSON.stringify(sdk("server/index.js"))};
-import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};
-import { CallToolRequestSchema, ListToolsRequestSchema } from ${JSON.stringify(sdk("types.js"))};
-const server = new Server({ name: "local", version: "1.0.0" }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, () => ({
-  tools: [{ name: "hello", description: "Says hello", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } }],
-}));
-server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: "text", text: "hello from " + new URL(import.meta.url).pathname }] }));
-await server.connect(new StdioServerTransport());
-`;
 
 /**
  * A stand-in for npx, as it behaves offline: the package (a folder) is copied into the npm cache
@@ -97,13 +81,9 @@ afterEach(async () => {
 
 /** A scratch folder under the system's /tmp, which the sandbox replaces: a bin folder with the programs given, a package folder, a cache. */
 function scratchWith(programs: Record<string, string>): { bin: string; pkg: string; cache: string } {
-  scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-mcp-launch-")));
-  const bin = path.join(scratch, "bin");
-  const pkg = path.join(scratch, "local-mcp");
-  fs.mkdirSync(bin);
-  fs.mkdirSync(pkg);
-  fs.writeFileSync(path.join(pkg, "server.mjs"), SERVER);
-  fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "local-mcp", version: "1.0.0", bin: "server.mjs" }));
+  const made = helloScratch("gh-mcp-launch-");
+  const { bin, pkg } = made;
+  scratch = made.scratch;
   for (const [name, text] of Object.entries(programs)) {
     const body = text.startsWith("#!") ? text : `#!${process.execPath}\n${text}`;
     fs.writeFileSync(path.join(bin, name), body, { mode: 0o755 });

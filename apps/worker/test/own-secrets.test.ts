@@ -3,10 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { defaultKnownServersFile } from "@gatehouse/protocol/node";
 import { describe, expect, it } from "vitest";
+import { serverCachesRoot } from "../src/mcp/launch.js";
 import { ownSecretPaths, withOwnSecrets } from "../src/own-secrets.js";
 
 describe("the worker's own secrets", () => {
-  it("are Gatehouse's home folder, the known-servers file and the named paths, as written and where symlinks lead", () => {
+  it("are Gatehouse's home folder, the known-servers file, the MCP servers' caches and the named paths, as written and where symlinks lead", () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-own-")));
     fs.writeFileSync(path.join(dir, "token"), "t\n");
     fs.symlinkSync(path.join(dir, "token"), path.join(dir, "token-link"));
@@ -17,6 +18,7 @@ describe("the worker's own secrets", () => {
       path.resolve("relative.jsonc"),
       path.join(os.homedir(), ".gatehouse"),
       path.join(dir, "pins"),
+      serverCachesRoot(),
     ]);
     expect(ownSecretPaths([], undefined)).toContain(path.resolve(defaultKnownServersFile()));
   });

@@ -7,6 +7,8 @@ import { normalRoot } from "./paths.js";
  */
 export interface SteeringEntry {
   ecosystem: string;
+  /** A home folder's own files: found at any depth, but kept read-only for long-lived processes at the home folder only. */
+  home?: boolean;
   /** The programs it steers, as a person would type them. */
   programs: readonly string[];
   /** Base names. */
@@ -99,8 +101,9 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   },
   { ecosystem: "Docker Compose", programs: ["docker compose"], like: /^(docker-)?compose(\.[\w.-]+)?\.ya?ml$/ },
   // A home folder's own files, wherever the work directory lies: rare in a project by these names.
-  { ecosystem: "git's user settings", programs: ["git status", "git diff", "every git command"], files: [".gitconfig"], inFolder: [".config/git"] },
+  { home: true, ecosystem: "git's user settings", programs: ["git status", "git diff", "every git command"], files: [".gitconfig"], inFolder: [".config/git"] },
   {
+    home: true,
     ecosystem: "shells",
     programs: ["bash", "zsh", "sh", "every shell a person starts"],
     files: [
@@ -125,9 +128,18 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     ],
     inFolder: [".config/fish"],
   },
-  // `config` runs ProxyCommand and LocalCommand; `rc` runs at each login; authorized_keys lets one in.
-  { ecosystem: "ssh", programs: ["ssh", "scp", "git fetch", "git push", "sshd"], folders: [".ssh"] },
+  // What these caches hold is run later without a check against the project: npx runs `_npx` as it
+  // stands, and npm, uv and pip install from the others (their indexes and hashes are in the cache too).
   {
+    home: true,
+    ecosystem: "package caches",
+    programs: ["npx", "npm install", "npm exec", "uvx", "uv run", "uv sync", "pip install"],
+    inFolder: [".npm/_npx", ".npm/_cacache", ".cache/uv", ".cache/pip"],
+  },
+  // `config` runs ProxyCommand and LocalCommand; `rc` runs at each login; authorized_keys lets one in.
+  { home: true, ecosystem: "ssh", programs: ["ssh", "scp", "git fetch", "git push", "sshd"], folders: [".ssh"] },
+  {
+    home: true,
     ecosystem: "editors and terminal tools",
     programs: ["vim", "nvim", "emacs", "tmux", "screen", "gdb", "lldb"],
     files: [".vimrc", ".gvimrc", ".exrc", ".emacs", ".tmux.conf", ".screenrc", ".gdbinit", ".lldbinit"],
@@ -135,24 +147,34 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     inFolder: [".config/nvim", ".vim/plugin"],
   },
   {
+    home: true,
     ecosystem: "interactive interpreters and database clients",
     programs: ["irb", "pry", "R", "psql", "mysql", "sqlite3"],
     files: [".irbrc", ".pryrc", ".Rprofile", ".psqlrc", ".my.cnf", ".sqliterc"],
   },
   // Where uploads and downloads go, with which credentials, and what helper programs run.
   {
+    home: true,
     ecosystem: "network clients",
     programs: ["curl", "wget", "docker", "twine", "gh", "gem"],
     files: [".curlrc", ".wgetrc", ".netrc", ".pypirc", ".gemrc"],
     inFolder: [".docker/config.json", ".config/gh"],
   },
   {
+    home: true,
     ecosystem: "a person's session",
     programs: ["the desktop session", "systemd --user", "every program found on the PATH"],
     files: [".xinitrc", ".xprofile", ".xsession", ".pam_environment"],
     inFolder: [".config/autostart", ".config/systemd", ".config/environment.d", ".local/bin"],
   },
 ];
+
+/** The home folder's files and folders of the catalogue, relative to it: what a long-lived sandboxed process must not change. */
+export const HOME_STEERING_PATHS: readonly string[] = STEERING_FILES.filter((e) => e.home).flatMap((e) => [
+  ...(e.files ?? []),
+  ...(e.folders ?? []),
+  ...(e.inFolder ?? []),
+]);
 
 /** The worker's own agent and skill folders, at the top of the work directory. */
 const WORKER_FOLDERS = ["agents", "skills"];

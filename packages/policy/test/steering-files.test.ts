@@ -100,6 +100,10 @@ const STEERING: string[] = [
   ".docker/config.json",
   ".config/systemd/user/x.service",
   ".local/bin/git",
+  ".npm/_npx/3c8a1f/node_modules/mcpdemo/index.js",
+  ".npm/_cacache/index-v5/3c/8a/1f",
+  ".cache/uv/archive-v0/x1/demo/__init__.py",
+  ".cache/pip/wheels/ab/cd/demo-1.0-py3-none-any.whl",
 ];
 
 /** Everyday work: source, tests, docs and data files. */
@@ -132,6 +136,9 @@ const EVERYDAY: string[] = [
   "examples/profile.json",
   "src/ssh/config.ts",
   "src/git.ts",
+  ".npm/_logs/debug-0.log",
+  ".cache/eslint/results.json",
+  "src/cache/uv.ts",
 ];
 
 describe("the catalogue of files that steer programs", () => {
@@ -272,6 +279,8 @@ const SHELL_WRITES: string[] = [
   "cp evil ~/.config/git/config",
   "echo 'ProxyCommand sh x' >> ~/.ssh/config",
   "git config --global core.fsmonitor ./evil",
+  "echo 'require(1)' > ~/.npm/_npx/3c8a1f/node_modules/mcpdemo/index.js",
+  "cp evil.whl ~/.cache/pip/wheels/ab/demo-1.0-py3-none-any.whl",
 ];
 
 describe("every way of writing a steering file asks", () => {
@@ -308,6 +317,8 @@ describe("every way of writing a steering file asks", () => {
     ["tar -C .vscode -xf a.tar", ".vscode/tasks.json"],
     ["unzip a.zip -d .vscode", ".vscode/tasks.json"],
     ["rsync -a x/ .vscode/", ".vscode/tasks.json"],
+    ["cp -r x .cache", ".cache/uv"],
+    ["mv x .npm", ".npm/_npx"],
   ])("%j fills a folder that holds catalogue entries, and asks naming %s", (command, entry) => {
     const d = shell(command, context({ static: WRITERS }, { mode: "accept-edits" }));
     expect(d.action, d.reason).toBe("ask");

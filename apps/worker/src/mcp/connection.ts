@@ -42,6 +42,8 @@ export class McpConnection {
   private stderr: string[] = [];
   private starting = false;
   private client: Client | null = null;
+  /** The sandbox the running server's process is in. */
+  private sandbox: WrappedProcess | null = null;
   private closed = false;
   private attempt = 0;
   private upSince = 0;
@@ -72,7 +74,7 @@ export class McpConnection {
     this.stderr = [];
     let opened: Opened;
     try {
-      opened = openTransport(this.config, (line) => this.heard(line), this.options.wrap);
+      opened = await openTransport(this.config, (line) => this.heard(line), this.options.wrap);
     } catch (err) {
       return this.failed(`could not start: ${(err as Error).message}`, () => []);
     }
@@ -86,6 +88,7 @@ export class McpConnection {
       await client.connect(opened.transport, { timeout: CONNECT_TIMEOUT_MS });
       if (this.closed) return void (await client.close());
       this.client = client;
+      this.sandbox = opened.sandbox;
       this.upSince = Date.now();
       this.problem = null;
       this.refreshing = this.refresh(client);
@@ -199,6 +202,9 @@ export class McpConnection {
         return { ok: false, output: `${where} could not be reached while calling ${tool}: ${(err as Error).message}` };
       }
       return { ok: false, output: `${where} failed to run ${tool}: ${(err as Error).message}` };
+    } finally {
+      // What a call made the server write in a git directory is undone before the agent's next step.
+      this.sandbox?.undoGitParts?.();
     }
   }
 }

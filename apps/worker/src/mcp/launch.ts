@@ -9,7 +9,7 @@ import type { WrappedProcess } from "../sandbox/shell-runner.js";
 import type { McpServerConfig, StdioServerConfig } from "./config.js";
 
 /** The worker's sandbox as a way to start a process in it with places of its own; null when it has none. */
-export type ProcessWrapper = (argv: readonly string[], cwd: string, places: OwnPlaces) => WrappedProcess | null;
+export type ProcessWrapper = (argv: readonly string[], cwd: string, places: OwnPlaces) => Promise<WrappedProcess | null>;
 
 /**
  * A sandboxed server's own writable folder on the host, kept across its restarts: package runners
@@ -18,8 +18,16 @@ export type ProcessWrapper = (argv: readonly string[], cwd: string, places: OwnP
  * that the person's next `npx` would run.
  */
 export function serverCache(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(serverCachesRoot(env), name);
+}
+
+/**
+ * The folder that holds every server's cache: one of the worker's own secrets, since code left
+ * there runs at a server's next start with the secrets of its `env`.
+ */
+export function serverCachesRoot(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(os.homedir(), ".cache");
-  return path.join(base, "gatehouse", "mcp", name);
+  return path.join(base, "gatehouse", "mcp");
 }
 
 /** What the runners are told of the cache: npm's own setting, and the folder uv, pip and most others use. */
@@ -56,11 +64,11 @@ export interface StdioLaunch {
  * every server with (HOME, LOGNAME, PATH, SHELL, TERM, USER) under the configured variables, and
  * nothing else of the worker's environment, its token included, is passed.
  */
-export function stdioLaunch(config: StdioServerConfig, wrap?: ProcessWrapper): StdioLaunch {
+export async function stdioLaunch(config: StdioServerConfig, wrap?: ProcessWrapper): Promise<StdioLaunch> {
   const plain: StdioServerParameters = { command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: "pipe" };
   if (!wrap) return { params: plain, sandbox: null };
   const cache = serverCache(config.name);
-  const wrapped = wrap([config.command, ...config.args], config.cwd, { writable: [cache], visible: namedUnderTmp(config) });
+  const wrapped = await wrap([config.command, ...config.args], config.cwd, { writable: [cache], visible: namedUnderTmp(config) });
   if (!wrapped) return { params: plain, sandbox: null };
   fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
   const env = { ...cacheEnvironment(cache), ...config.env, ...wrapped.env };
@@ -74,9 +82,9 @@ export interface Opened {
 }
 
 /** A fresh transport for one connection to the server; stdio ones report their stderr lines. */
-export function openTransport(config: McpServerConfig, onStderr: (line: string) => void, wrap?: ProcessWrapper): Opened {
+export async function openTransport(config: McpServerConfig, onStderr: (line: string) => void, wrap?: ProcessWrapper): Promise<Opened> {
   if (config.kind === "http") return { transport: new StreamableHTTPClientTransport(config.url, { requestInit: { headers: config.headers } }), sandbox: null };
-  const launch = stdioLaunch(config, wrap);
+  const launch = await stdioLaunch(config, wrap);
   const transport = new StdioClientTransport(launch.params);
   let partial = "";
   transport.stderr?.on("data", (chunk: Buffer) => {

@@ -65,7 +65,8 @@ export function removeMade(paths: readonly string[]): string[] {
   return made;
 }
 
-function realOrNull(p: string): string | null {
+/** Where a path leads; null when nothing is there. */
+export function realOrNull(p: string): string | null {
   try {
     return fs.realpathSync(p);
   } catch {

@@ -4,6 +4,7 @@ import { contentsAccess, isInside, pathAccess, type DecideContext } from "@gateh
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { gitExecutionParts, type GitExecutionParts } from "./git-execution-parts.js";
+import { homeSteeringParts } from "./home-steering.js";
 import { judgePath, underPrivateRoot, type Judgement } from "./masks.js";
 import { TreeTooLarge, WorkTree, type FolderListing } from "./work-tree.js";
 
@@ -138,12 +139,7 @@ export class ProfileBuilder {
    */
   async build(key: string, ctx: DecideContext, rules: readonly { tool: string; pattern: string; action: string }[]): Promise<SandboxProfile> {
     const found: Found = { masked: [], readOnly: [] };
-    try {
-      await this.tree.update();
-    } catch (err) {
-      if (err instanceof TreeTooLarge) throw new SandboxRefused(err.message);
-      throw err;
-    }
+    await this.updateTree();
     const memo = this.memo(key);
     this.collect(memo, this.tree, ctx, found);
     memo.bases ??= this.outsideBases(rules);
@@ -161,6 +157,27 @@ export class ProfileBuilder {
       hidden: this.hidden(ctx.protectedPaths ?? []).filter((h) => !maskedDirs.some((d) => isInside(h.path, d))),
       gitUnmade: git.absent,
     };
+  }
+
+  private async updateTree(): Promise<void> {
+    try {
+      await this.tree.update();
+    } catch (err) {
+      if (err instanceof TreeTooLarge) throw new SandboxRefused(err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * The profile for a long-lived process (an MCP server), which no call's rules cover: what is
+   * never shown, and read-only what decides what git runs and the home folder's files that steer
+   * programs, as they are when it starts.
+   */
+  async standing(protectedPaths: readonly string[]): Promise<SandboxProfile> {
+    await this.updateTree();
+    const git = this.gitParts();
+    const { readOnly } = this.tidy({ masked: [], readOnly: [...git.present, ...homeSteeringParts(this.workDir)] });
+    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly), gitUnmade: git.absent };
   }
 
   /** What decides what git runs, in every git directory of the work tree: read-only whatever the rules say. */

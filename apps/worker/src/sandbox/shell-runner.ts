@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import { silentLog, type Log } from "@gatehouse/log";
 import type { Granted, SandboxInfo } from "@gatehouse/protocol";
-import type { Layers } from "@gatehouse/policy";
+import { isInside, type Layers } from "@gatehouse/policy";
 import type { FileGuard } from "../file-guard.js";
 import type { AskRequest } from "../network/ask-link.js";
 import { EgressGate, type AskAnswer, type GateOptions } from "../network/egress-gate.js";
@@ -29,6 +29,8 @@ export interface WrappedProcess {
   env?: Record<string, string>;
   connections?(): number;
   refusedSince?(from: number): EgressRecord[];
+  /** Removes the parts of git directories that were absent when it started and that it made since (after each of its calls). */
+  undoGitParts?(): void;
 }
 
 /** How commands' connections are judged beyond their rules: the server's addresses, and who answers an ask. */
@@ -165,7 +167,7 @@ export class ShellRunner {
   private undoGitParts(paths: readonly string[]): void {
     try {
       const made = removeMade(paths);
-      if (made.length > 0) this.log.warn(`a sandboxed command made ${made.join(", ")}, which would decide what git runs; removed`);
+      if (made.length > 0) this.log.warn(`a sandboxed process made ${made.join(", ")}, which would decide what git runs; removed`);
     } catch (err) {
       this.log.error(`could not remove what a sandboxed command made in a git directory: ${(err as Error).message}`);
     }
@@ -173,13 +175,14 @@ export class ShellRunner {
 
   /**
    * How to start a long-lived process (a stdio MCP server) in the sandbox: bubblewrap with the
-   * base profile (a server outlives any one call's rules), `argv` run in `cwd`, with `places` of
+   * standing profile (a server outlives any one call's rules), `argv` run in `cwd`, with `places` of
    * its own. Null when the sandbox is not active.
    */
-  wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): WrappedProcess | null {
+  async wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): Promise<WrappedProcess | null> {
     if (!this.info.active) return null;
-    const profile = this.profiles.base(this.ownSecrets);
-    if (!this.throughProxy) return bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv);
+    const profile = ownPlacesShown(await this.profiles.standing(this.ownSecrets), places);
+    const undoGitParts = () => this.undoGitParts(profile.gitUnmade);
+    if (!this.throughProxy) return { ...bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv), undoGitParts };
     const key = JSON.stringify([argv, cwd]);
     let proxy = this.standing.get(key);
     if (!proxy) {
@@ -193,6 +196,7 @@ export class ShellRunner {
       env: proxyEnvironment(),
       connections: () => seen.length,
       refusedSince: (from) => seen.slice(from).filter((r) => !r.allowed),
+      undoGitParts,
     };
   }
 
@@ -205,4 +209,11 @@ export class ShellRunner {
     fs.chmodSync(file, 0o000);
     return (this.emptyFile = file);
   }
+}
+
+/** A process's own writable places stay in view when a protected path holds them (a server's cache, among the worker's own secrets). */
+function ownPlacesShown(profile: SandboxProfile, places: OwnPlaces | undefined): SandboxProfile {
+  const own = places?.writable ?? [];
+  if (own.length === 0) return profile;
+  return { ...profile, hidden: profile.hidden.filter((h) => !own.some((w) => isInside(w, h.path))) };
 }
