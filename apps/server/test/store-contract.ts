@@ -76,6 +76,23 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       await store.close();
     });
 
+    it("keeps NUL characters in events, pending approvals and audit entries (a binary file's bytes in a result)", async () => {
+      const store = await open();
+      const binary = "abc\u0000def\n";
+      const result = { ...text("s1", "r"), text: binary };
+      const held = { ...ask("a-nul"), arguments: JSON.stringify({ command: `printf '${binary}'` }) };
+      const [first, second] = [await store.appendEvent("s1", result), await store.appendEvent("s1", held)];
+      expect((await store.eventsAfter(0)).map((e) => e.event)).toEqual([result, held]);
+      expect([first.id, second.id]).toEqual([1, 2]);
+      await store.putPending({ event: held, eventId: second.id });
+      const answer = { outcome: "denied" as const, scope: null, feedback: binary, hard: false, by: "ada" };
+      expect(await store.takePending("a-nul", answer)).toMatchObject({ event: { arguments: held.arguments } });
+      expect(await store.answered("s1")).toEqual([{ event: held, eventId: 2, answer }]);
+      await store.appendAudit(audit("2026-01-01T00:00:00.000Z", { arguments: JSON.stringify({ path: binary }), reason: binary }));
+      expect((await store.queryAudit({}))[0]).toMatchObject({ reason: binary });
+      await store.close();
+    });
+
     it("hands a pending approval to exactly one of many takers", async () => {
       const store = await open();
       await store.putPending({ event: ask("a1"), eventId: 7 });

@@ -106,17 +106,20 @@ export class PostgresStore implements Store {
   /**
    * One statement: take the ordering lock, insert in order, record the approvals among the events
    * (so no instance can show one that is not yet answerable), and notify the other instances of
-   * the newest id when it commits.
+   * the newest id when it commits. Ids rise in the order of the insert's `ORDER BY`, which pairs
+   * each stored row with its input. The approval id comes as a parameter: PostgreSQL's json
+   * operators refuse a document holding a NUL character (a binary file's bytes in a result).
    */
   private async insertEvents(batch: { sessionId: string; event: GatehouseEvent }[]): Promise<number[]> {
     const { rows } = await this.pool.query<{ ids: number[] }>(
       `WITH ordered AS (SELECT pg_advisory_xact_lock($3)),
-            input AS (SELECT s, e, n FROM unnest($1::text[], $2::json[]) WITH ORDINALITY AS t (s, e, n)),
-            stored AS (INSERT INTO events (session_id, event) SELECT s, e FROM input, ordered ORDER BY n RETURNING id, session_id, event),
+            input AS (SELECT s, e, a, n FROM unnest($1::text[], $2::json[], $4::text[]) WITH ORDINALITY AS t (s, e, a, n)),
+            stored AS (INSERT INTO events (session_id, event) SELECT s, e FROM input, ordered ORDER BY n RETURNING id),
+            numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM stored),
             held AS (INSERT INTO pending_approvals (approval_id, session_id, event_id, event)
-                     SELECT event->>'approvalId', session_id, id, event FROM stored WHERE event->>'type' = 'tool_approval_required')
+                     SELECT a, s, id, e FROM numbered JOIN input USING (n) WHERE a IS NOT NULL)
        SELECT array_agg(id::float8 ORDER BY id) AS ids, pg_notify('${EVENTS_CHANNEL}', max(id)::text) FROM stored`,
-      [batch.map((b) => b.sessionId), batch.map((b) => eventText(b.event)), EVENT_ORDER_LOCK],
+      [batch.map((b) => b.sessionId), batch.map((b) => eventText(b.event)), EVENT_ORDER_LOCK, batch.map((b) => approvalIdOf(b.event))],
     );
     return rows[0]!.ids;
   }
@@ -227,3 +230,5 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 }
+
+const approvalIdOf = (event: GatehouseEvent): string | null => (event.type === "tool_approval_required" ? event.approvalId : null);
