@@ -95,6 +95,50 @@ describe("several server instances on one PostgreSQL database", () => {
   });
 });
 
+describe("a database on the worker's machine", () => {
+  // Outside the system's temporary folder, which file tools refuse for reasons of their own.
+  let local: TestPostgres;
+  let set: Instances | undefined;
+  beforeAll(async () => {
+    local = await TestPostgres.start({ parent: "/var/tmp" });
+  }, 60_000);
+  afterAll(async () => {
+    await set?.stop();
+    local?.stop();
+  });
+
+  it("keeps its files from every tool, as the store's own: read_file, grep and a shell command", async () => {
+    set = await Instances.start(await local.database(), ["a"], { rules: `{"*": "allow"}` });
+    await set.worker("w1", "a");
+    const client = set.client("a");
+    const version = path.join(local.dir, "data", "PG_VERSION");
+    const session = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: set.scenario("store-files", [
+        {
+          toolCalls: [
+            { tool: "read_file", args: { path: version } },
+            { tool: "grep", args: { pattern: ".", path: path.join(local.dir, "data") } },
+            shell(`cat ${version}`),
+          ],
+        },
+        { text: "done" },
+      ]),
+    });
+    const watch = new Events(client, { sessionId: session.id });
+    await watch.started;
+    await client.agent.prompt.mutate({ sessionId: session.id, text: "go" });
+    await watch.next("turn_ended", () => true, 30_000);
+    const major = fs.readFileSync(version, "utf8").trim();
+    const results = watch.of("tool_result");
+    expect(results).toHaveLength(3);
+    for (const r of results) {
+      expect(r.output).not.toContain(major);
+      expect(r).toMatchObject({ ok: false, output: expect.stringMatching(/inside the protected path .*data, which no tool reads or writes/) });
+    }
+  });
+});
+
 describe("an instance killed with kill -9", () => {
   let set: Instances | undefined;
   afterEach(() => set?.stop());

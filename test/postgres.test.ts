@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalRequired } from "@gatehouse/protocol";
@@ -9,6 +11,7 @@ import { Listener } from "../apps/server/src/cluster/listener.js";
 import { MAILBOX_CHANNEL, Mailbox } from "../apps/server/src/cluster/mailbox.js";
 import { migrate } from "../apps/server/src/store/postgres/migrations.js";
 import { EVENTS_CHANNEL, PostgresStore } from "../apps/server/src/store/postgres/store.js";
+import { databaseFiles } from "../apps/server/src/store/database-files.js";
 import { MIGRATIONS } from "../apps/server/src/store/postgres/schema.js";
 import { describeStoreContract } from "../apps/server/test/store-contract.js";
 import { TestPostgres } from "./support/postgres.js";
@@ -160,6 +163,21 @@ const aliveUntil = async (pool: pg.Pool, id: string): Promise<Date> =>
 /** Milliseconds from the database's now to a time (negative once it has passed). */
 const msLeft = async (pool: pg.Pool, until: Date): Promise<number> =>
   Number((await pool.query<{ ms: string }>("SELECT extract(epoch FROM $1::timestamptz - now()) * 1000 AS ms", [until])).rows[0]!.ms);
+
+describe("where the database keeps its files", () => {
+  it("is learnt by a role that may read the settings, and said to be unknown, with what to do, by one that may not", async () => {
+    const url = await server.database();
+    const owner = new PostgresStore(await pool());
+    const warnings: string[] = [];
+    const log = { ...silentLog, warn: (msg: string) => void warnings.push(msg) };
+    expect(await databaseFiles(owner, log)).toEqual([fs.realpathSync(path.join(server.dir, "data"))]);
+    await owner.pool.query("CREATE ROLE plain LOGIN");
+    const plain = new pg.Pool({ connectionString: url.replace("postgres@", "plain@"), max: 1 });
+    pools.push(plain);
+    expect(await databaseFiles(new PostgresStore(plain), log)).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/could not learn where PostgreSQL keeps the store's files.*protectedPaths/)]);
+  });
+});
 
 describe("leases of sessions", () => {
   it("hold while their instance renews, and pass to another once it stops", async () => {

@@ -44,10 +44,13 @@ export class TestPostgres {
     private readonly options: readonly string[],
   ) {}
 
-  /** With `durable`, writes are flushed as in production (for benchmarks); tests do without. */
-  static async start(opts: { durable?: boolean } = {}): Promise<TestPostgres> {
+  /**
+   * With `durable`, writes are flushed as in production (for benchmarks); tests do without.
+   * `parent` is where its folder goes (the system's temporary folder unless said).
+   */
+  static async start(opts: { durable?: boolean; parent?: string } = {}): Promise<TestPostgres> {
     const bin = binDir();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gh-pg-"));
+    const dir = fs.mkdtempSync(path.join(opts.parent ?? os.tmpdir(), "gh-pg-"));
     if (process.getuid?.() === 0) execFileSync("chown", ["postgres:postgres", dir]);
     const data = path.join(dir, "data");
     run(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);

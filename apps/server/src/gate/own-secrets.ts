@@ -23,11 +23,11 @@ function storeFiles(config: ServerConfig): string[] {
 
 /**
  * What no tool reads or writes, whatever the rules say (docs/design.md, "Floors"): the data directory (rules,
- * store, audit, TLS), the store wherever it is kept, the TLS private key, the config file (every
- * token) and the operator's own protected paths.
+ * store, audit, TLS), the store wherever it is kept (`database`: a PostgreSQL store's folders), the
+ * TLS private key, the config file (every token) and the operator's own protected paths.
  */
-export function ownSecrets(config: ServerConfig): string[] {
+export function ownSecrets(config: ServerConfig, database: readonly string[] = []): string[] {
   const key = typeof config.tls === "object" ? [path.resolve(config.tls.key)] : [];
-  const paths = [config.dataDir, ...storeFiles(config), ...key, ...config.protectedPaths];
+  const paths = [config.dataDir, ...storeFiles(config), ...database, ...key, ...config.protectedPaths];
   return [...new Set(paths.flatMap(bothSpellings))];
 }

@@ -2,6 +2,7 @@
 // memory, embedded SQLite or PostgreSQL; and the event hub that stores an event before any client sees it.
 export { auditEntry, ruleLabel } from "./audit-entry.js";
 export { keepAuditFor } from "./audit-retention.js";
+export { databaseFiles } from "./database-files.js";
 export { EventHub } from "./event-hub.js";
 export { eventFrames, eventText } from "./event-text.js";
 export { openStore, stateFile } from "./open-store.js";

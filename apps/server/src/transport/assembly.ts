@@ -5,7 +5,7 @@ import { AgentRunner } from "../runner/index.js";
 import { AgentLayers, agentsOf, findAgent, maySpawn } from "../runner/index.js";
 import { ApprovalGate } from "../gate/index.js";
 import type { ServerConfig } from "../config/index.js";
-import { EventHub } from "../store/index.js";
+import { databaseFiles, EventHub } from "../store/index.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Log } from "../log.js";
 import { contextWindow } from "../runner/index.js";
@@ -108,7 +108,7 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     hub,
     permissions,
     registry,
-    protectedPaths: ownSecrets(config),
+    protectedPaths: ownSecrets(config, await databaseFiles(store, log)),
     approvalTimeoutMs: config.approvalTimeoutMs,
     present: (session, call, whole) =>
       present(

@@ -43,6 +43,19 @@ export class PostgresStore implements Store {
     return new PostgresStore(pool);
   }
 
+  /**
+   * Where the database keeps its files (the data directory and every tablespace), for workers on
+   * its machine to treat as the system's own secrets: they hold every session's messages. A role
+   * without the right to read these settings learns nothing; the caller says so.
+   */
+  async dataDirectories(): Promise<string[]> {
+    const { rows } = await this.pool.query<{ dir: string }>(
+      `SELECT current_setting('data_directory') AS dir
+       UNION SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE pg_tablespace_location(oid) <> ''`,
+    );
+    return rows.map((r) => r.dir);
+  }
+
   async putSession(session: SessionInfo): Promise<void> {
     await this.pool.query(
       `INSERT INTO sessions (id, worker_id, parent_id, info) VALUES ($1, $2, $3, $4)
