@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
-import { FileRefused } from "@gatehouse/fs-guard";
+import { FileRefusedError } from "@gatehouse/fs-guard";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type RunMessage, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
@@ -109,7 +109,7 @@ export async function runTool(
     ]);
   } catch (err) {
     if (err instanceof ToolRefused || err instanceof SandboxRefused) return { ok: false, output: err.message };
-    if (err instanceof FileRefused) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
+    if (err instanceof FileRefusedError) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {

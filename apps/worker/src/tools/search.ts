@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { closeDescriptor, FileRefused, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
+import { closeDescriptor, FileRefusedError, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, limitedResult, type ToolContext, type ToolResult } from "../tool.js";
@@ -103,7 +103,7 @@ async function searchFile(ctx: ToolContext, file: string, matches: Matches, tall
     opened = openRegular(file, shown, false, ctx.guard.workDevice);
   } catch (err) {
     // A symlink to a folder is no file to search; grep -r does not follow one either.
-    if (!(err instanceof FileRefused && err.code === "NOT_REGULAR")) tally.unreadable++;
+    if (!(err instanceof FileRefusedError && err.code === "NOT_REGULAR")) tally.unreadable++;
     return;
   }
   try {
