@@ -18,13 +18,7 @@ import { evaluationContext, hasGitHead, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
 import type { GitHistory } from "./git-history.js";
 import { hiddenFromCommands } from "./sandbox/masks.js";
-
-export class ToolRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ToolRefused";
-  }
-}
+import { ToolRefusedError } from "./errors.js";
 
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
 const realPaths = perRun<string>();
@@ -98,7 +92,7 @@ export class FileGuard {
   }
 
   /**
-   * The check on the name a tool was given: the absolute path to open, or ToolRefused unless the
+   * The check on the name a tool was given: the absolute path to open, or ToolRefusedError unless the
    * rules allow it (an ask passes only for a call the server let run on an ask).
    */
   check(tool: string, requested: string, granted: Granted = "rules"): string {
@@ -106,10 +100,10 @@ export class FileGuard {
     const real = resolveRealPath(absolute);
     this.refuseWriteOutside(tool, requested, absolute, real);
     const verdict = decideFile(tool, requested, this.context);
-    if (!permits(verdict, granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
+    if (!permits(verdict, granted)) throw new ToolRefusedError(`refused ${tool} ${requested}: ${verdict.reason}`);
     // The sandbox hides protected paths from commands; file tools do not reveal them either.
     const hidden = this.hiddenPaths.find((p) => isInside(real, p));
-    if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
+    if (hidden) throw new ToolRefusedError(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
     return absolute;
   }
 
@@ -124,22 +118,22 @@ export class FileGuard {
     // Where the real path is the name, check() (always called first) has decided it already.
     if (real !== named) {
       const verdict = decideAbsolute(tool, real, { ...this.context, resolveRealPath: asWritten });
-      if (!permits(verdict, granted === "person" ? "rules" : granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
+      if (!permits(verdict, granted === "person" ? "rules" : granted)) throw new ToolRefusedError(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
     }
     const hidden = hiddenFromCommands(real, this.workDir, this.context, this.folders, tool === "read_file");
-    if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${hidden}`);
+    if (hidden) throw new ToolRefusedError(`refused ${tool} ${requested}: ${via}${hidden}`);
     this.refuseWriteOutside(tool, requested, named, real);
   }
 
   private refuseWriteOutside(tool: string, requested: string, named: string, real: string): void {
     if (FILE_WRITE_TOOLS.has(tool) && isInside(named, this.workDir) && !isInside(real, resolveRealPath(this.workDir)))
-      throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
+      throw new ToolRefusedError(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
   }
 
   /** A shell command checked again here, its file operands on their real paths: anything but allow refuses it, unless granted on an ask. */
   checkShell(command: string, granted: Granted = "rules"): void {
     const decision = evaluate({ tool: "shell_exec", args: { command } }, this.context);
-    if (!permits(decision, granted)) throw new ToolRefused(`refused shell_exec: ${decision.reason}`);
+    if (!permits(decision, granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
   }
 
   /**
@@ -155,7 +149,7 @@ export class FileGuard {
       if (real !== absolute) this.checkOpened(tool, absolute, absolute, real, granted);
       return true;
     } catch (err) {
-      if (err instanceof ToolRefused) return false;
+      if (err instanceof ToolRefusedError) return false;
       throw err;
     }
   }

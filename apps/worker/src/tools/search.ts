@@ -4,8 +4,9 @@ import { closeDescriptor, FileRefusedError, openRegular, readLineChunks, type Li
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, limitedResult, type ToolContext, type ToolResult } from "../tool.js";
-import { LineMatcher, PatternRefused } from "./line-matcher.js";
+import { LineMatcher } from "./line-matcher.js";
 import { newTally, tallyNote, walk, type Tally } from "./search-walk.js";
+import { PatternRefusedError } from "../errors.js";
 
 /** The most matching lines one grep gives. */
 const MAX_MATCHES = 5_000;
@@ -152,7 +153,7 @@ export const grep = defineTool({
       }
       await matches.flush();
     } catch (err) {
-      if (err instanceof PatternRefused) return { ok: false, output: err.message };
+      if (err instanceof PatternRefusedError) return { ok: false, output: err.message };
       throw err;
     } finally {
       matcher.release();
