@@ -39,5 +39,5 @@ export function sandboxSettings(values: SandboxValues): { mode: SandboxMode; fal
 
 /** A worker that would not start without its required sandbox: one line, exit code 1. */
 export function sandboxRefusal(err: unknown): unknown {
-  return err instanceof SandboxUnavailableError ? new CliError(err.message, 1) : err;
+  return err instanceof SandboxUnavailableError ? new CliError(err.message, "FAILED") : err;
 }
