@@ -97,13 +97,8 @@ export class FileGuard {
    */
   check(tool: string, requested: string, granted: Granted = "rules"): string {
     const absolute = this.resolve(requested);
-    const real = resolveRealPath(absolute);
-    this.refuseWriteOutside(tool, requested, absolute, real);
-    const verdict = decideFile(tool, requested, this.context);
-    if (!permits(verdict, granted)) throw new ToolRefusedError(`refused ${tool} ${requested}: ${verdict.reason}`);
-    // The sandbox hides protected paths from commands; file tools do not reveal them either.
-    const hidden = this.hiddenPaths.find((p) => isInside(real, p));
-    if (hidden) throw new ToolRefusedError(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
+    const refused = this.nameRefusal(tool, requested, absolute, granted);
+    if (refused) throw new ToolRefusedError(refused);
     return absolute;
   }
 
@@ -114,20 +109,39 @@ export class FileGuard {
    * must be allowed outright.
    */
   checkOpened(tool: string, requested: string, named: string, real: string, granted: Granted = "rules"): void {
+    const refused = this.openedRefusal(tool, requested, named, real, granted);
+    if (refused) throw new ToolRefusedError(refused);
+  }
+
+  /** Why check() refuses a name, or null. */
+  private nameRefusal(tool: string, requested: string, absolute: string, granted: Granted): string | null {
+    const real = resolveRealPath(absolute);
+    const outside = this.writeOutside(tool, requested, absolute, real);
+    if (outside) return outside;
+    const verdict = decideFile(tool, requested, this.context);
+    if (!permits(verdict, granted)) return `refused ${tool} ${requested}: ${verdict.reason}`;
+    // The sandbox hides protected paths from commands; file tools do not reveal them either.
+    const hidden = this.hiddenPaths.find((p) => isInside(real, p));
+    return hidden ? `refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}` : null;
+  }
+
+  /** Why checkOpened() refuses what was opened, or null. */
+  private openedRefusal(tool: string, requested: string, named: string, real: string, granted: Granted): string | null {
     const via = real === named ? "" : `${requested} leads to ${real}: `;
     // Where the real path is the name, check() (always called first) has decided it already.
     if (real !== named) {
       const verdict = decideAbsolute(tool, real, { ...this.context, resolveRealPath: asWritten });
-      if (!permits(verdict, granted === "person" ? "rules" : granted)) throw new ToolRefusedError(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
+      if (!permits(verdict, granted === "person" ? "rules" : granted)) return `refused ${tool} ${requested}: ${via}${verdict.reason}`;
     }
     const hidden = hiddenFromCommands(real, this.workDir, this.context, this.folders, tool === "read_file");
-    if (hidden) throw new ToolRefusedError(`refused ${tool} ${requested}: ${via}${hidden}`);
-    this.refuseWriteOutside(tool, requested, named, real);
+    if (hidden) return `refused ${tool} ${requested}: ${via}${hidden}`;
+    return this.writeOutside(tool, requested, named, real);
   }
 
-  private refuseWriteOutside(tool: string, requested: string, named: string, real: string): void {
+  private writeOutside(tool: string, requested: string, named: string, real: string): string | null {
     if (FILE_WRITE_TOOLS.has(tool) && isInside(named, this.workDir) && !isInside(real, resolveRealPath(this.workDir)))
-      throw new ToolRefusedError(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
+      return `refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`;
+    return null;
   }
 
   /** A shell command checked again here, its file operands on their real paths: anything but allow refuses it, unless granted on an ask. */
@@ -143,15 +157,11 @@ export class FileGuard {
    * The sandbox's hiding comes from the same checks, so `grep -r` in a command sees no more.
    */
   mayReveal(tool: string, absolute: string, real: string, granted: Granted): boolean {
-    try {
-      this.check("read_file", absolute, granted);
-      this.checkOpened("read_file", absolute, absolute, real, granted);
-      if (real !== absolute) this.checkOpened(tool, absolute, absolute, real, granted);
-      return true;
-    } catch (err) {
-      if (err instanceof ToolRefusedError) return false;
-      throw err;
-    }
+    return (
+      !this.nameRefusal("read_file", absolute, this.resolve(absolute), granted) &&
+      !this.openedRefusal("read_file", absolute, absolute, real, granted) &&
+      (real === absolute || !this.openedRefusal(tool, absolute, absolute, real, granted))
+    );
   }
 
   /** The real path a name leads to now, by the resolution the checks use. */
