@@ -60,6 +60,41 @@ describe("the agent runner, in process", () => {
     expect((await ofType("tool_result")).map((r) => r.outcome)).toEqual(["rejected", "rejected"]);
   });
 
+  it("a turn whose session another instance took over while a call ran is left without a word: the call's result and the turn's end are the other's to say", async () => {
+    f = gateFixture(`{ "shell_exec": "allow" }`);
+    let owned = true;
+    f.serveWorker(() => ((owned = false), { ok: true, output: "ran", exitCode: 0 }));
+    const runner = scriptedRunner(
+      f,
+      [{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "make" } }] }, { text: "not reached" }],
+      async () => owned,
+    );
+    const s = f.session();
+    expect(await runner.runTurn(s, "start", new AbortController())).toBe("aborted");
+    expect(runner.isRunning(s.id)).toBe(false);
+    expect((await ofType("tool_call_started")).length).toBe(1);
+    expect(await ofType("tool_result")).toEqual([]);
+    expect(await ofType("turn_ended")).toEqual([]);
+    expect((await f.store.messages(s.id)).map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("a turn whose session was taken over before its next step asks the model nothing more", async () => {
+    f = gateFixture(`{ "shell_exec": "allow" }`);
+    let checks = 0;
+    f.serveWorker(() => ({ ok: true, output: "ran", exitCode: 0 }));
+    // Owned for the first step and its call's three checks; taken before the second step.
+    const runner = scriptedRunner(
+      f,
+      [{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "make" } }] }, { text: "not reached" }],
+      async () => ++checks <= 4,
+    );
+    const s = f.session();
+    expect(await runner.runTurn(s, "start", new AbortController())).toBe("aborted");
+    expect((await ofType("tool_result")).map((r) => r.outcome)).toEqual(["ok"]);
+    expect(await ofType("turn_ended")).toEqual([]);
+    expect((await f.store.messages(s.id)).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
   it("an abort cancels the pending approval and ends the turn as aborted", async () => {
     f = gateFixture(`{ "*": "ask" }`);
     const runner = runnerFor([{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "make" } }] }]);
