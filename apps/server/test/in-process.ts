@@ -86,7 +86,7 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number; p
 }
 
 /** An agent runner on the fixture's gate, whose model plays `steps` (a scripted scenario's steps). */
-export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown[], stillOwns?: RunnerOptions["stillOwns"]): AgentRunner {
+export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown[], options: Partial<RunnerOptions> = {}): AgentRunner {
   const provider = new ScriptedProvider(parseScenario(JSON.stringify({ name: "t", steps }), "t.json"));
   const subagents = new Subagents({ store: f.store, hub: f.hub, registry: f.registry, openModel: () => undefined });
   return new AgentRunner({
@@ -103,6 +103,6 @@ export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown
     maxToolResultChars: 1000,
     systemPrompt: () => "test",
     whenWorkerOnline: async () => undefined,
-    ...(stillOwns && { stillOwns }),
+    ...options,
   });
 }
