@@ -10,12 +10,12 @@ import { CliError } from "./cli-error.js";
 export async function connectClient(url: string, token: string, trust: TrustOptions = {}, timeoutMs = 5000): Promise<GatehouseClient> {
   if (!/^wss?:\/\//.test(url)) throw new CliError(`--server must be a ws:// or wss:// address (got "${url}")`);
   const tls = await trustServer(url, trust).catch((err: Error) => {
-    throw new CliError(err instanceof TrustError ? err.message : `cannot reach the server at ${url}: ${err.message}`, 1);
+    throw new CliError(err instanceof TrustError ? err.message : `cannot reach the server at ${url}: ${err.message}`, "FAILED");
   });
   let opened = false;
   const client = createNodeClient({ url, token, tls, onOpen: () => (opened = true) });
   const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new CliError(`cannot reach the server at ${url}${opened ? " (it did not answer)" : ""}`, 1)), timeoutMs).unref(),
+    setTimeout(() => reject(new CliError(`cannot reach the server at ${url}${opened ? " (it did not answer)" : ""}`, "FAILED")), timeoutMs).unref(),
   );
   try {
     await Promise.race([client.session.list.query(), timeout]);
@@ -23,6 +23,6 @@ export async function connectClient(url: string, token: string, trust: TrustOpti
   } catch (err) {
     await closeClient(client);
     if (err instanceof CliError) throw err;
-    throw new CliError(describeError(err, url), 1);
+    throw new CliError(describeError(err, url), "FAILED");
   }
 }

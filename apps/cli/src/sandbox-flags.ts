@@ -1,4 +1,5 @@
-import { SANDBOX_FALLBACKS, SANDBOX_MODES, SandboxUnavailable, type SandboxFallback, type SandboxMode } from "@gatehouse/worker/sandbox";
+import { SANDBOX_FALLBACKS, SANDBOX_MODES, type SandboxFallback, type SandboxMode } from "@gatehouse/worker/sandbox";
+import { SandboxUnavailableError } from "@gatehouse/worker/errors";
 import { CliError } from "./cli-error.js";
 import type { OptionTable } from "./options.js";
 
@@ -38,5 +39,5 @@ export function sandboxSettings(values: SandboxValues): { mode: SandboxMode; fal
 
 /** A worker that would not start without its required sandbox: one line, exit code 1. */
 export function sandboxRefusal(err: unknown): unknown {
-  return err instanceof SandboxUnavailable ? new CliError(err.message, 1) : err;
+  return err instanceof SandboxUnavailableError ? new CliError(err.message, "FAILED") : err;
 }

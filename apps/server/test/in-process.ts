@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { silentLog } from "@gatehouse/log";
 import type { RunMessage, SessionInfo, ToolOutput } from "@gatehouse/protocol";
-import { AgentRunner } from "../src/runner/agent-runner.js";
+import { AgentRunner, type RunnerOptions } from "../src/runner/agent-runner.js";
 import { ApprovalGate, type GateOptions } from "../src/gate/approval-gate.js";
 import { parseScenario, ScriptedProvider } from "../src/runner/providers/scripted.js";
 import { Subagents } from "../src/runner/subagents.js";
@@ -86,7 +86,7 @@ export function gateFixture(rules: string, opts: { approvalTimeoutMs?: number; p
 }
 
 /** An agent runner on the fixture's gate, whose model plays `steps` (a scripted scenario's steps). */
-export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown[]): AgentRunner {
+export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown[], options: Partial<RunnerOptions> = {}): AgentRunner {
   const provider = new ScriptedProvider(parseScenario(JSON.stringify({ name: "t", steps }), "t.json"));
   const subagents = new Subagents({ store: f.store, hub: f.hub, registry: f.registry, openModel: () => undefined });
   return new AgentRunner({
@@ -103,5 +103,6 @@ export function scriptedRunner(f: ReturnType<typeof gateFixture>, steps: unknown
     maxToolResultChars: 1000,
     systemPrompt: () => "test",
     whenWorkerOnline: async () => undefined,
+    ...options,
   });
 }

@@ -2,14 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Log } from "@gatehouse/log";
 import { backoffMs } from "@gatehouse/protocol";
 import { GrammyError, HttpError, type Bot } from "grammy";
+import { BotTokenRefusedError } from "./errors.js";
 
 /** How long one check of the Bot API may take before it counts as unreachable. */
 export const CHECK_TIMEOUT_MS = 5000;
 const MAX_DELAY_MS = 60_000;
-
-export class BotTokenRefused extends Error {
-  readonly code = "BOT_TOKEN_REFUSED";
-}
 
 /** Why a call to the Bot API failed, in a few words: its network error, no answer in time, or the API's own answer. */
 export function whyUnreachable(err: unknown): string {
@@ -25,7 +22,7 @@ export function whyUnreachable(err: unknown): string {
 /**
  * Checks the bot token with the Bot API (`getMe`), trying again with backoff while the API
  * cannot be reached, saying so at each try and when it connects. A refused token ends it with
- * BotTokenRefused; `stop` ends it with false.
+ * BotTokenRefusedError; `stop` ends it with false.
  */
 export async function reachBotApi(bot: Bot, root: string, log: Log, stop: AbortSignal, firstDelayMs = 1000): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
@@ -37,7 +34,7 @@ export async function reachBotApi(bot: Bot, root: string, log: Log, stop: AbortS
       if (attempt > 0) log.info(`connected to the Telegram Bot API at ${root} as @${bot.botInfo.username}`);
       return true;
     } catch (err) {
-      if (err instanceof GrammyError && err.error_code === 401) throw new BotTokenRefused("Telegram refused the bot token (401): check it with BotFather");
+      if (err instanceof GrammyError && err.error_code === 401) throw new BotTokenRefusedError("Telegram refused the bot token (401): check it with BotFather");
       if (stop.aborted) return false;
       const delay = backoffMs(attempt, firstDelayMs, MAX_DELAY_MS);
       const why = timeout.aborted ? `no answer within ${CHECK_TIMEOUT_MS / 1000} s` : whyUnreachable(err);

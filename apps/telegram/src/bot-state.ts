@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { BotStateError } from "./errors.js";
 
 const ApprovalRecord = z.object({
   /** Short, for callback data (Telegram allows 64 bytes). */
@@ -42,10 +43,6 @@ type StateFile = z.infer<typeof StateFile>;
 
 /** Closed approval cards kept for their late answers; older ones are forgotten. */
 const KEEP_CLOSED = 200;
-
-export class BotStateError extends Error {
-  override readonly name = "BotStateError";
-}
 
 /** What the bot has shown and to whom, kept in one JSON file written whole on every change. */
 export class BotState {

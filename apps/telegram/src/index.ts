@@ -1,4 +1,4 @@
 export { startTelegramBot, TelegramBot, type TelegramBotOptions } from "./telegram-bot.js";
-export { botTokenFrom, parseTelegramSettings, TelegramSettings, TelegramSettingsError, usersWithTokens, type TelegramUser } from "./settings.js";
-export { BotStateError } from "./bot-state.js";
+export { botTokenFrom, parseTelegramSettings, TelegramSettings, usersWithTokens, type TelegramUser } from "./settings.js";
+export { BotStateError, TelegramSettingsError } from "./errors.js";
 export type { Log } from "@gatehouse/log";

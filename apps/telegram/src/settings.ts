@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TelegramSettingsError } from "./errors.js";
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "botTokenEnv must be an environment variable name");
 
@@ -21,10 +22,6 @@ export const TelegramSettings = z.object({
   stateFile: z.string().min(1).optional(),
 });
 export type TelegramSettings = z.infer<typeof TelegramSettings>;
-
-export class TelegramSettingsError extends Error {
-  override readonly name = "TelegramSettingsError";
-}
 
 /** Checks settings read from `where`; every problem is named with its field. */
 export function parseTelegramSettings(raw: unknown, where: string): TelegramSettings {

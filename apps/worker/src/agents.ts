@@ -4,6 +4,7 @@ import { AgentDefinition, BUILTIN_AGENT_NAMES, PermissionMap } from "@gatehouse/
 import { z } from "zod";
 import { readInside } from "./definition-file.js";
 import { splitFrontMatter } from "./front-matter.js";
+import { AgentsFolderRefusedError } from "./errors.js";
 
 export const AGENTS_DIR = "agents";
 
@@ -45,11 +46,6 @@ export function parseAgentFile(text: string, file: string): AgentDefinition {
   if (!agent.success) throw fail(agent.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   if (RESERVED.has(agent.data.name)) throw fail(`the agent name "${agent.data.name}" belongs to a built-in agent; choose another`);
   return agent.data;
-}
-
-/** A configured agents folder that the agent could write: its definitions would widen what the agent may do. */
-export class AgentsFolderRefused extends Error {
-  readonly code = "AGENTS_FOLDER_REFUSED";
 }
 
 /** The agents of one folder, shown as `shownAs/NAME.md`; a file that does not parse is left out and logged with its problem. */
@@ -95,10 +91,10 @@ function trustedFolder(workDir: string, configured: string): string {
   try {
     real = fs.realpathSync(configured);
   } catch (err) {
-    throw new AgentsFolderRefused(`the agents folder ${configured} cannot be opened: ${(err as Error).message}`);
+    throw new AgentsFolderRefusedError(`the agents folder ${configured} cannot be opened: ${(err as Error).message}`);
   }
   if (real === workDir || real.startsWith(`${workDir}/`))
-    throw new AgentsFolderRefused(
+    throw new AgentsFolderRefusedError(
       `the agents folder ${configured} is inside the work directory ${workDir}, which the agent writes; its agents could widen what it may do`,
     );
   return real;

@@ -18,13 +18,7 @@ import { evaluationContext, hasGitHead, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
 import type { GitHistory } from "./git-history.js";
 import { hiddenFromCommands } from "./sandbox/masks.js";
-
-export class ToolRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ToolRefused";
-  }
-}
+import { ToolRefusedError } from "./errors.js";
 
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
 const realPaths = perRun<string>();
@@ -98,18 +92,13 @@ export class FileGuard {
   }
 
   /**
-   * The check on the name a tool was given: the absolute path to open, or ToolRefused unless the
+   * The check on the name a tool was given: the absolute path to open, or ToolRefusedError unless the
    * rules allow it (an ask passes only for a call the server let run on an ask).
    */
   check(tool: string, requested: string, granted: Granted = "rules"): string {
     const absolute = this.resolve(requested);
-    const real = resolveRealPath(absolute);
-    this.refuseWriteOutside(tool, requested, absolute, real);
-    const verdict = decideFile(tool, requested, this.context);
-    if (!permits(verdict, granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${verdict.reason}`);
-    // The sandbox hides protected paths from commands; file tools do not reveal them either.
-    const hidden = this.hiddenPaths.find((p) => isInside(real, p));
-    if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}`);
+    const refused = this.nameRefusal(tool, requested, absolute, granted);
+    if (refused) throw new ToolRefusedError(refused);
     return absolute;
   }
 
@@ -120,26 +109,45 @@ export class FileGuard {
    * must be allowed outright.
    */
   checkOpened(tool: string, requested: string, named: string, real: string, granted: Granted = "rules"): void {
+    const refused = this.openedRefusal(tool, requested, named, real, granted);
+    if (refused) throw new ToolRefusedError(refused);
+  }
+
+  /** Why check() refuses a name, or null. */
+  private nameRefusal(tool: string, requested: string, absolute: string, granted: Granted): string | null {
+    const real = resolveRealPath(absolute);
+    const outside = this.writeOutside(tool, requested, absolute, real);
+    if (outside) return outside;
+    const verdict = decideFile(tool, requested, this.context);
+    if (!permits(verdict, granted)) return `refused ${tool} ${requested}: ${verdict.reason}`;
+    // The sandbox hides protected paths from commands; file tools do not reveal them either.
+    const hidden = this.hiddenPaths.find((p) => isInside(real, p));
+    return hidden ? `refused ${tool} ${requested}: ${real} is inside the protected path ${hidden}` : null;
+  }
+
+  /** Why checkOpened() refuses what was opened, or null. */
+  private openedRefusal(tool: string, requested: string, named: string, real: string, granted: Granted): string | null {
     const via = real === named ? "" : `${requested} leads to ${real}: `;
     // Where the real path is the name, check() (always called first) has decided it already.
     if (real !== named) {
       const verdict = decideAbsolute(tool, real, { ...this.context, resolveRealPath: asWritten });
-      if (!permits(verdict, granted === "person" ? "rules" : granted)) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${verdict.reason}`);
+      if (!permits(verdict, granted === "person" ? "rules" : granted)) return `refused ${tool} ${requested}: ${via}${verdict.reason}`;
     }
     const hidden = hiddenFromCommands(real, this.workDir, this.context, this.folders, tool === "read_file");
-    if (hidden) throw new ToolRefused(`refused ${tool} ${requested}: ${via}${hidden}`);
-    this.refuseWriteOutside(tool, requested, named, real);
+    if (hidden) return `refused ${tool} ${requested}: ${via}${hidden}`;
+    return this.writeOutside(tool, requested, named, real);
   }
 
-  private refuseWriteOutside(tool: string, requested: string, named: string, real: string): void {
+  private writeOutside(tool: string, requested: string, named: string, real: string): string | null {
     if (FILE_WRITE_TOOLS.has(tool) && isInside(named, this.workDir) && !isInside(real, resolveRealPath(this.workDir)))
-      throw new ToolRefused(`refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`);
+      return `refused ${tool} ${requested}: a symlink leads outside the work directory (${real})`;
+    return null;
   }
 
   /** A shell command checked again here, its file operands on their real paths: anything but allow refuses it, unless granted on an ask. */
   checkShell(command: string, granted: Granted = "rules"): void {
     const decision = evaluate({ tool: "shell_exec", args: { command } }, this.context);
-    if (!permits(decision, granted)) throw new ToolRefused(`refused shell_exec: ${decision.reason}`);
+    if (!permits(decision, granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
   }
 
   /**
@@ -149,15 +157,11 @@ export class FileGuard {
    * The sandbox's hiding comes from the same checks, so `grep -r` in a command sees no more.
    */
   mayReveal(tool: string, absolute: string, real: string, granted: Granted): boolean {
-    try {
-      this.check("read_file", absolute, granted);
-      this.checkOpened("read_file", absolute, absolute, real, granted);
-      if (real !== absolute) this.checkOpened(tool, absolute, absolute, real, granted);
-      return true;
-    } catch (err) {
-      if (err instanceof ToolRefused) return false;
-      throw err;
-    }
+    return (
+      !this.nameRefusal("read_file", absolute, this.resolve(absolute), granted) &&
+      !this.openedRefusal("read_file", absolute, absolute, real, granted) &&
+      (real === absolute || !this.openedRefusal(tool, absolute, absolute, real, granted))
+    );
   }
 
   /** The real path a name leads to now, by the resolution the checks use. */

@@ -1,6 +1,5 @@
 import { parse as parseYaml } from "yaml";
-
-export class FrontMatterError extends Error {}
+import { FrontMatterError } from "./errors.js";
 
 /** Splits a Markdown file into its YAML front matter (between `---` lines at the top) and its body. */
 export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } {

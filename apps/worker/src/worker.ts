@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import { silentLog, type Log } from "@gatehouse/log";
-import { FileRefused } from "@gatehouse/fs-guard";
+import { FileRefusedError } from "@gatehouse/fs-guard";
 import { homeDirectory } from "@gatehouse/policy/node";
 import path from "node:path";
 import { MAX_WORKER_TOOLS, type RunMessage, type SandboxInfo, type ToolDescriptor, type WorkerMessage, type WorkerRegisterInput } from "@gatehouse/protocol";
 import { loadShellParser, type Layers } from "@gatehouse/policy";
 import { z } from "zod";
-import { type FileGuard, ToolRefused } from "./file-guard.js";
+import type { FileGuard } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
 import { realPaths } from "./real-paths.js";
 import type { TrustOptions } from "@gatehouse/protocol/node";
@@ -20,10 +20,10 @@ import { workerAgents } from "./agents.js";
 import type { McpServerConfig } from "./mcp/config.js";
 import { McpServers } from "./mcp/servers.js";
 import { resolveSandbox, type SandboxSettings } from "./sandbox/detect.js";
-import { SandboxRefused } from "./sandbox/profile.js";
 import { ShellRunner } from "./sandbox/shell-runner.js";
 import { NetworkAskLink } from "./network/ask-link.js";
 import { serverFloors } from "./network/server-floors.js";
+import { SandboxRefusedError, ToolRefusedError } from "./errors.js";
 
 export interface WorkerOptions {
   server: string;
@@ -108,8 +108,8 @@ export async function runTool(
       halted,
     ]);
   } catch (err) {
-    if (err instanceof ToolRefused || err instanceof SandboxRefused) return { ok: false, output: err.message };
-    if (err instanceof FileRefused) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
+    if (err instanceof ToolRefusedError || err instanceof SandboxRefusedError) return { ok: false, output: err.message };
+    if (err instanceof FileRefusedError) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });
     return { ok: false, output: `${tool.name} failed: ${(err as Error).message}` };
   } finally {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { McpConfigError, parseMcpConfig } from "../src/mcp/config.js";
+import { McpConfigError } from "../src/errors.js";
+import { parseMcpConfig } from "../src/mcp/config.js";
 import { nameTools, qualifiedName, TOOL_NAME } from "../src/mcp/names.js";
 import { mcpResult } from "../src/mcp/results.js";
 import { OUTPUT_LIMIT } from "../src/tool.js";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { loadShellParser } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
-import { BUILTIN_TOOLS, FileGuard, resolveSandbox, runTool, safeEnvironment, SandboxUnavailable, ShellRunner } from "../src/index.js";
+import { BUILTIN_TOOLS, FileGuard, resolveSandbox, runTool, safeEnvironment, SandboxUnavailableError, ShellRunner } from "../src/index.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
 
 await loadShellParser();
@@ -69,7 +69,7 @@ async function sandboxed(
 describe("sandbox settings", () => {
   it("required without a working bubblewrap refuses with one line; the no-shell fallback and auto say why", () => {
     const broken = () => "bwrap is not installed (apt-get install bubblewrap)";
-    expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(SandboxUnavailable);
+    expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(SandboxUnavailableError);
     expect(() => resolveSandbox({ mode: "required", network: true }, broken)).toThrow(
       /^the sandbox is required but bwrap is not installed \(apt-get install bubblewrap\)$/,
     );

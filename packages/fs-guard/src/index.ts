@@ -2,7 +2,7 @@ export { resolveRealPath } from "./real-path.js";
 export {
   closeDescriptor,
   createIn,
-  FileRefused,
+  FileRefusedError,
   makeFolderIn,
   openDeepestFolder,
   openRegular,

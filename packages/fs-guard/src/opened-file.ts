@@ -3,14 +3,14 @@ import path from "node:path";
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_NONBLOCK, O_NOCTTY, O_DIRECTORY, O_NOFOLLOW, O_CREAT, O_EXCL } = fs.constants;
 
-/** Why a file was not opened: not a regular file, on a pseudo file system, gone meanwhile, and so on. */
-export class FileRefused extends Error {
+/** Why a file was not opened or read: not a regular file, on a pseudo file system, gone meanwhile, too large, and so on. */
+export class FileRefusedError extends Error {
+  override readonly name = "FileRefusedError";
   constructor(
-    readonly code: "NOT_REGULAR" | "PSEUDO_FS" | "DELETED" | "SYMLINK_TO_NOTHING",
+    readonly code: "NOT_REGULAR" | "PSEUDO_FS" | "DELETED" | "SYMLINK_TO_NOTHING" | "TOO_LARGE" | "OUTSIDE_FOLDER",
     message: string,
   ) {
     super(message);
-    this.name = "FileRefused";
   }
 }
 
@@ -43,7 +43,7 @@ const descriptorPath = (fd: number) => `/proc/self/fd/${fd}`;
 /** The path of what `fd` refers to, as the kernel names it. */
 export function pathOfDescriptor(fd: number): string {
   const real = fs.readlinkSync(descriptorPath(fd));
-  if (!real.startsWith("/")) throw new FileRefused("NOT_REGULAR", `the opened file has no path (${real})`);
+  if (!real.startsWith("/")) throw new FileRefusedError("NOT_REGULAR", `the opened file has no path (${real})`);
   return real;
 }
 
@@ -72,11 +72,11 @@ function inspected<T>(fd: number, inspect: (fd: number) => T): T {
  */
 function regularFile(fd: number, shown: string, ordinaryDevice?: number): OpenedFile {
   const stats = fs.fstatSync(fd);
-  if (!stats.isFile()) throw new FileRefused("NOT_REGULAR", `${shown} is not a regular file`);
+  if (!stats.isFile()) throw new FileRefusedError("NOT_REGULAR", `${shown} is not a regular file`);
   const pseudo = stats.dev === ordinaryDevice ? undefined : PSEUDO_FILE_SYSTEMS.get(fs.statfsSync(descriptorPath(fd)).type);
-  if (pseudo) throw new FileRefused("PSEUDO_FS", `${shown} is on ${pseudo}, whose files are the kernel's views, not files to read`);
+  if (pseudo) throw new FileRefusedError("PSEUDO_FS", `${shown} is on ${pseudo}, whose files are the kernel's views, not files to read`);
   const real = pathOfDescriptor(fd);
-  if (stats.nlink === 0) throw new FileRefused("DELETED", `${shown} was removed while it was being opened`);
+  if (stats.nlink === 0) throw new FileRefusedError("DELETED", `${shown} was removed while it was being opened`);
   return { fd, real, stats };
 }
 
@@ -130,7 +130,7 @@ export function createIn(parent: OpenedFolder, name: string, shown: string): Ope
     fd = fs.openSync(`${descriptorPath(parent.fd)}/${name}`, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o666);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST" && fs.lstatSync(`${descriptorPath(parent.fd)}/${name}`).isSymbolicLink())
-      throw new FileRefused("SYMLINK_TO_NOTHING", `${shown} is a symlink to a file that does not exist; files are not made through symlinks`);
+      throw new FileRefusedError("SYMLINK_TO_NOTHING", `${shown} is a symlink to a file that does not exist; files are not made through symlinks`);
     throw err;
   }
   return inspected(fd, (d) => regularFile(d, shown));

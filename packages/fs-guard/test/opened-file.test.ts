@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeDescriptor, createIn, FileRefused, openDeepestFolder, openRegular, readHead, readLines } from "../src/index.js";
+import { closeDescriptor, createIn, FileRefusedError, openDeepestFolder, openRegular, readHead, readLines } from "../src/index.js";
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-fs-guard-")));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ describe("opening a file and reading back what was opened", () => {
   it("refuses a FIFO without blocking on it, and a procfs file", () => {
     execFileSync("mkfifo", [path.join(root, "fifo")]);
     expect(() => openRegular(path.join(root, "fifo"), "fifo")).toThrow(/fifo is not a regular file/);
-    expect(() => openRegular("/proc/self/status", "status")).toThrow(FileRefused);
+    expect(() => openRegular("/proc/self/status", "status")).toThrow(FileRefusedError);
   });
 
   it("makes a new file in an opened folder, never through a dangling symlink", () => {

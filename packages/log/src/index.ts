@@ -24,8 +24,10 @@ export interface Log {
 const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const FORMATS: readonly string[] = ["json", "pretty"];
 
+/** A logging setting in the environment that is not one of the values it may take. */
 export class LogSettingError extends Error {
   override readonly name = "LogSettingError";
+  readonly code = "LOG_SETTING";
 }
 
 /** A setting from the environment, checked against what it may be. */

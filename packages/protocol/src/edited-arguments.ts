@@ -1,14 +1,7 @@
+import { EditedArgumentsError } from "./errors.js";
+
 /** The argument a person edits as plain text, by tool; every other call is edited as its arguments in JSON. */
 const TEXT_ARGUMENT: Readonly<Record<string, string>> = { shell_exec: "command" };
-
-/** Edited text that stands for no arguments: not JSON, not an object, an empty command. */
-export class EditedArgumentsError extends Error {
-  readonly code = "EDITED_ARGUMENTS";
-  constructor(message: string) {
-    super(message);
-    this.name = "EditedArgumentsError";
-  }
-}
 
 function argumentsOf(argumentsJson: string): Record<string, unknown> {
   try {

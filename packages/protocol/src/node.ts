@@ -3,7 +3,8 @@ import { createGatehouseClient, type ClientOptions, type GatehouseClient } from 
 import { trustServer, type TlsClientOptions, type TrustOptions } from "./tls-trust.js";
 
 export { defaultKnownServersFile, KnownServers, normalizeFingerprint } from "./known-servers.js";
-export { trustServer, TrustError, type TlsClientOptions, type TrustOptions } from "./tls-trust.js";
+export { TrustError, type TrustErrorCode } from "./errors.js";
+export { trustServer, type TlsClientOptions, type TrustOptions } from "./tls-trust.js";
 
 /** `ws` with TLS options applied to every connection it opens (a pinned certificate, say). */
 export function webSocketWith(tls: TlsClientOptions): typeof WebSocket {

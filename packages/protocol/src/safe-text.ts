@@ -1,3 +1,5 @@
+import { UnescapeError } from "./errors.js";
+
 /**
  * Text made safe to show a person: every code point that a screen would interpret, hide or draw
  * as something else is written as a visible escape, so that what is read is what runs. A text
@@ -77,11 +79,6 @@ export function showText(text: string, opts: { oneLine?: boolean } = {}): ShownT
 export const safeLine = (text: string): string => showText(text, { oneLine: true }).text;
 /** Shorthand: the text safe to print, newlines kept as line breaks. */
 export const safeText = (text: string): string => showText(text).text;
-
-export class UnescapeError extends Error {
-  override readonly name = "UnescapeError";
-  readonly code = "BAD_ESCAPE";
-}
 
 /** The original text of an escaped one (`escaped` true): the inverse of `showText`. */
 export function unescapeShown(shown: string): string {

@@ -1,5 +1,6 @@
 import type { PeerCertificate } from "node:tls";
 import tls from "node:tls";
+import { TrustError } from "./errors.js";
 import { KnownServers, normalizeFingerprint } from "./known-servers.js";
 
 /** How a client decides to trust a server it reaches over TLS. */
@@ -21,13 +22,6 @@ export interface TrustOptions {
 export interface TlsClientOptions {
   ca?: string;
   checkServerIdentity?: (host: string, cert: PeerCertificate) => Error | undefined;
-}
-
-export class TrustError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "TrustError";
-  }
 }
 
 function isLoopbackHost(host: string): boolean {
@@ -60,8 +54,10 @@ function presented(host: string, port: number, timeoutMs: number): Promise<Prese
     socket.once("error", (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (err.code === "ERR_SSL_WRONG_VERSION_NUMBER") {
-        reject(new TrustError(`${host}:${port} answers in plain text, not TLS: use ws:// instead of wss:// (or start the server with --tls self-signed)`));
-      } else reject(new TrustError(`cannot reach ${host}:${port} over TLS: ${err.message}`));
+        reject(
+          new TrustError("NOT_TLS", `${host}:${port} answers in plain text, not TLS: use ws:// instead of wss:// (or start the server with --tls self-signed)`),
+        );
+      } else reject(new TrustError("UNREACHABLE", `cannot reach ${host}:${port} over TLS: ${err.message}`));
     });
   });
 }
@@ -95,7 +91,10 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
   const u = new URL(url);
   if (u.protocol === "ws:" || u.protocol === "http:") {
     if (!isLoopbackHost(u.hostname) && !opts.allowPlain) {
-      throw new TrustError(`${url} is plain text to another machine: the token would cross the network in clear; use wss:// (or allow plain text explicitly)`);
+      throw new TrustError(
+        "PLAIN_TEXT",
+        `${url} is plain text to another machine: the token would cross the network in clear; use wss:// (or allow plain text explicitly)`,
+      );
     }
     // A server on this machine that speaks TLS would end a plain connection without a word: one
     // handshake tells. Another machine is reached in plain text only when allowed explicitly, and
@@ -103,7 +102,8 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
     if (!isLoopbackHost(u.hostname)) return {};
     const host = u.hostname.replace(/^\[|\]$/g, "");
     const port = Number(u.port || 80);
-    if (await speaksTls(host, port, opts.timeoutMs ?? 5000)) throw new TrustError(`${u.hostname}:${port} speaks TLS: use wss:// instead of ws://`);
+    if (await speaksTls(host, port, opts.timeoutMs ?? 5000))
+      throw new TrustError("SPEAKS_TLS", `${u.hostname}:${port} speaks TLS: use wss:// instead of ws://`);
     return {};
   }
   if (opts.ca) return { ca: opts.ca };
@@ -116,12 +116,16 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
   if (opts.fingerprint) {
     pinned = normalizeFingerprint(opts.fingerprint);
     if (pinned !== seen.fingerprint)
-      throw new TrustError(`the server ${server} presents the certificate ${seen.fingerprint}, not the fingerprint given (${pinned}): not connecting`);
+      throw new TrustError(
+        "FINGERPRINT_MISMATCH",
+        `the server ${server} presents the certificate ${seen.fingerprint}, not the fingerprint given (${pinned}): not connecting`,
+      );
   } else {
     const entry = known.lookup(server);
     if (!entry && seen.authorized) return {};
     if (entry && entry.fingerprint !== seen.fingerprint) {
       throw new TrustError(
+        "CERTIFICATE_CHANGED",
         `the certificate of ${server} has changed: ${known.file}:${entry.line} pins ${entry.fingerprint}, the server now presents ${seen.fingerprint}. ` +
           `Not connecting. If the server's certificate was replaced on purpose, delete that line and connect again.`,
       );
@@ -135,6 +139,8 @@ export async function trustServer(url: string, opts: TrustOptions = {}): Promise
   return {
     ca: seen.pem,
     checkServerIdentity: (_host, cert) =>
-      cert.fingerprint256 === pinned ? undefined : new TrustError(`the server ${server} presented a certificate other than the pinned one`),
+      cert.fingerprint256 === pinned
+        ? undefined
+        : new TrustError("FINGERPRINT_MISMATCH", `the server ${server} presented a certificate other than the pinned one`),
   };
 }

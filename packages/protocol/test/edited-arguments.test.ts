@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { editableText, editedArguments, EditedArgumentsError } from "../src/edited-arguments.js";
+import { editableText, editedArguments } from "../src/edited-arguments.js";
+import { EditedArgumentsError } from "../src/errors.js";
 
 describe("the text a person edits for a call", () => {
   it("a shell command is edited as itself, keeping the other arguments", () => {

@@ -37,7 +37,7 @@ export async function auditCommand(values: OptionValues<typeof AUDIT_OPTIONS>): 
     }
     return 0;
   } catch (err) {
-    throw new CliError(describeError(err, values.server), 1);
+    throw new CliError(describeError(err, values.server), "FAILED");
   } finally {
     await closeClient(client);
   }

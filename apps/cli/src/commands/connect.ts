@@ -29,7 +29,7 @@ export async function connectCommand(values: OptionValues<typeof CONNECT_OPTIONS
     });
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError((err as Error).message, 1);
+    throw new CliError((err as Error).message, "FAILED");
   } finally {
     await closeClient(client);
   }

@@ -143,7 +143,7 @@ export async function runCommand(values: RunValues): Promise<number> {
     return end.reason === "completed" ? RUN_EXIT.completed : RUN_EXIT.error;
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError((err as Error).message, 1);
+    throw new CliError((err as Error).message, "FAILED");
   } finally {
     await where.close();
   }

@@ -48,7 +48,7 @@ export async function startCommand(values: OptionValues<typeof START_OPTIONS>): 
     if (local.playsDemo) void controller.following.then(() => controller.prompt("Show me what the gate does."));
     await runTerminal({ controller, banner });
   } catch (err) {
-    throw err instanceof CliError ? err : new CliError((err as Error).message, 1);
+    throw err instanceof CliError ? err : new CliError((err as Error).message, "FAILED");
   } finally {
     await closeClient(client);
     await local.close();

@@ -113,7 +113,7 @@ export async function telegramCommand(values: OptionValues<typeof TELEGRAM_OPTIO
       await signalled;
     }
   } catch (err) {
-    throw new CliError((err as Error).message, 1);
+    throw new CliError((err as Error).message, "FAILED");
   } finally {
     await bot.stop();
   }

@@ -1,5 +1,5 @@
 import { createLog } from "@gatehouse/log";
-import { AgentsFolderRefused, startWorker } from "@gatehouse/worker";
+import { AgentsFolderRefusedError, startWorker } from "@gatehouse/worker";
 import { CliError } from "../cli-error.js";
 import { existingDir } from "../flags.js";
 import { mcpServersFlag } from "../mcp-flag.js";
@@ -26,7 +26,7 @@ export async function workerCommand(values: OptionValues<typeof WORKER_OPTIONS>)
     sandbox: sandboxSettings(values),
     ownSecrets: [values["token-file"], values.mcp, ...values.protect].filter((f): f is string => f !== undefined),
   }).catch((err: unknown) => {
-    if (err instanceof AgentsFolderRefused) throw new CliError(err.message, 1);
+    if (err instanceof AgentsFolderRefusedError) throw new CliError(err.message, "FAILED");
     throw sandboxRefusal(err);
   });
   log.info(`sandbox: ${worker.sandbox.active ? "on" : "OFF"} (${worker.sandbox.detail})`, { sandbox: worker.sandbox });

@@ -19,8 +19,13 @@ type Letter =
   | { type: "progress"; requestId: string; value: unknown }
   | { type: "signal"; request: Request };
 
-/** The instance asked did not answer in time (it may be gone). */
-export class NoAnswerError extends GatehouseError {}
+/** The instance asked did not answer in time (it may be gone): BUSY, asked again it may answer. */
+export class NoAnswerError extends GatehouseError {
+  constructor(message: string) {
+    super("BUSY", message);
+    this.name = "NoAnswerError";
+  }
+}
 
 /** Carries out a request; `progress` sends the asker something before the reply (a call's output as it comes). */
 type Serve = (request: Request, progress: (value: unknown) => void) => Promise<unknown>;
@@ -124,7 +129,7 @@ export class Mailbox {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(requestId);
-        reject(new NoAnswerError("BUSY", `server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
+        reject(new NoAnswerError(`server instance ${to} did not answer a ${request.kind} request within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(requestId, { onProgress, resolve: resolve as (v: unknown) => void, reject, timer });
       this.send(to, { type: "request", requestId, from: this.instanceId, request }).catch((err: Error) => {

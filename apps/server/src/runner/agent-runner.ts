@@ -82,8 +82,8 @@ interface Edit {
   edited: ModelToolCall;
 }
 
-/** Another server instance carries the session's turn on: this one stops it without a word, since every word is the other's to say. */
-class Released extends Error {}
+/** Another server instance carries the session's turn on: this one leaves it without a word, since every word is the other's to say. */
+type Released = "released";
 
 export type TurnEnd = "completed" | "rejected" | "aborted" | "error" | "step_limit";
 
@@ -146,8 +146,11 @@ export class AgentRunner {
     await this.options.hub.publish({ type: "user_message", sessionId: session.id, at: now(), text });
   }
 
-  /** A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's `task` call. */
-  runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd> {
+  /**
+   * A whole turn, from the prompt to `turn_ended`; a subagent's turn is awaited by its parent's
+   * `task` call, which is left too when the subagent's turn is released.
+   */
+  runTurn(session: SessionInfo, text: string, controller: AbortController): Promise<TurnEnd | Released> {
     return this.play(session, controller, async (usage) => {
       await this.begin(session, text);
       return this.turn(session.id, controller.signal, usage);
@@ -155,15 +158,14 @@ export class AgentRunner {
   }
 
   /** Runs a turn's body as the session's running turn, and ends it with `turn_ended` however it goes. */
-  private async play(session: SessionInfo, controller: AbortController, body: (usage: Usage) => Promise<TurnEnd>): Promise<TurnEnd> {
+  private async play(session: SessionInfo, controller: AbortController, body: (usage: Usage) => Promise<TurnEnd | Released>): Promise<TurnEnd | Released> {
     this.running.set(session.id, controller);
     const usage: Usage = { inputTokens: null, outputTokens: null };
-    let end: TurnEnd;
+    let end: TurnEnd | Released;
     try {
       if (session.status !== "running") await patchSession(this.options.store, session.id, { status: "running" });
       end = await body(usage);
     } catch (err) {
-      if (err instanceof Released) return this.letGo(session, controller, err);
       if (!controller.signal.aborted) {
         const stored = isStoreFailure(err);
         if (stored) this.unrecorded.add(session.id);
@@ -177,6 +179,7 @@ export class AgentRunner {
       }
       end = "error";
     }
+    if (end === "released") return this.letGo(session, controller);
     this.forget(session.id, controller);
     const reason = controller.signal.aborted ? "aborted" : end;
     await this.record(session.id, "a turn's end", () => this.options.hub.publish({ type: "turn_ended", sessionId: session.id, at: now(), reason, usage }));
@@ -199,10 +202,10 @@ export class AgentRunner {
     this.transcripts.delete(sessionId);
   }
 
-  /** Ends a turn another instance took over: nothing is published or stored; a subagent's parent learns it by the same error. */
-  private letGo(session: SessionInfo, controller: AbortController, err: Released): TurnEnd {
+  /** Ends a turn another instance took over: nothing is published or stored; a subagent's parent is released with it. */
+  private letGo(session: SessionInfo, controller: AbortController): TurnEnd | Released {
     this.forget(session.id, controller);
-    if (session.parentId) throw err;
+    if (session.parentId) return "released";
     this.options.log.warn("a turn is left to the server instance that took its session over", { sessionId: session.id });
     return "aborted";
   }
@@ -215,8 +218,9 @@ export class AgentRunner {
     }
   }
 
-  private async fence(sessionId: string): Promise<void> {
-    if (this.options.stillOwns && !(await this.options.stillOwns(sessionId))) throw new Released(`session ${sessionId} is run by another server instance`);
+  /** Whether this instance still runs the session's turn: false once another instance has taken the session over. */
+  private async owns(sessionId: string): Promise<boolean> {
+    return !this.options.stillOwns || (await this.options.stillOwns(sessionId));
   }
 
   /**
@@ -308,9 +312,9 @@ export class AgentRunner {
     return s;
   }
 
-  private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd> {
+  private async turn(sessionId: string, signal: AbortSignal, usage: Usage): Promise<TurnEnd | Released> {
     for (let step = 0; step < this.options.maxSteps; step++) {
-      await this.fence(sessionId);
+      if (!(await this.owns(sessionId))) return "released";
       const session = await this.session(sessionId);
       const deltas = new TextDeltas((text) => this.options.hub.notify({ type: "assistant_text_delta", sessionId, at: now(), text }));
       const response = await this.context
@@ -338,7 +342,7 @@ export class AgentRunner {
   }
 
   /** Evaluates the whole batch up front, raises every ask at once, then runs the calls in order. */
-  private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted"> {
+  private async batch(session: SessionInfo, calls: ModelToolCall[], signal: AbortSignal): Promise<"continue" | "rejected" | "aborted" | Released> {
     return this.runCalls(session, calls, await this.prepare(session, calls, []), signal);
   }
 
@@ -399,7 +403,7 @@ export class AgentRunner {
     calls: ModelToolCall[],
     prepared: Prepared[],
     signal: AbortSignal,
-  ): Promise<"continue" | "rejected" | "aborted"> {
+  ): Promise<"continue" | "rejected" | "aborted" | Released> {
     const cancelRest = async (from: number) => {
       for (const p of prepared.slice(from)) if (p.approval) await this.options.gate.cancel(p.approval.approvalId, null);
     };
@@ -414,13 +418,13 @@ export class AgentRunner {
         if (signal.aborted) return await cancelRest(i).then(() => "aborted");
         const started = performance.now();
         if (hardRejected && approval) await this.options.gate.cancel(approval.approvalId, null);
-        const result: CallResult = hardRejected
+        const result: CallResult | Released = hardRejected
           ? notRun("rejected", toolMessages.batchRejected(call.toolName))
           : (known ??
             (decision
               ? await this.settle(session, call, decision, this.held(calls, i, prepared, stored), signal)
               : notRun("failed", toolMessages.invalid(call.toolName, call.invalid ?? ""))));
-        await this.fence(session.id);
+        if (result === "released" || !(await this.owns(session.id))) return "released";
         const { hard, ...shown } = result;
         if (hard) hardRejected = true;
         await this.addMessage(session.id, {
@@ -463,7 +467,7 @@ export class AgentRunner {
    * A call's way to its run: its decision, its approval, then its decision made again just before
    * it runs (RunTimeDecisions); a stricter one holds, and asks anew or denies.
    */
-  private async settle(session: SessionInfo, asked: ModelToolCall, decision: Decision, held: Held, signal: AbortSignal): Promise<CallResult> {
+  private async settle(session: SessionInfo, asked: ModelToolCall, decision: Decision, held: Held, signal: AbortSignal): Promise<CallResult | Released> {
     let call = asked;
     if (!held.adopted && decision.action !== "ask") await this.auditDecision(session, call, decision);
     if (decision.action === "deny") return notRun("denied", toolMessages.denied(call.toolName, decision.reason));
@@ -489,7 +493,10 @@ export class AgentRunner {
       }
       const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null };
       const stricter = await this.runTime.check(current, { tool: call.toolName, args: call.args }, raised, signal);
-      if (!stricter) return told(await this.run(current, call, approval ? null : decision, held.stored, signal), edit);
+      if (!stricter) {
+        const result = await this.run(current, call, approval ? null : decision, held.stored, signal);
+        return result === "released" ? result : told(result, edit);
+      }
       await this.auditDecision(current, call, stricter);
       if (stricter.action === "deny") return told(notRun("denied", toolMessages.denied(call.toolName, stricter.reason)), edit);
       action = stricter.action;
@@ -499,8 +506,14 @@ export class AgentRunner {
     }
   }
 
-  private async run(session: SessionInfo, call: ModelToolCall, decision: Decision | null, stored: Promise<unknown>, signal: AbortSignal): Promise<CallResult> {
-    await this.fence(session.id);
+  private async run(
+    session: SessionInfo,
+    call: ModelToolCall,
+    decision: Decision | null,
+    stored: Promise<unknown>,
+    signal: AbortSignal,
+  ): Promise<CallResult | Released> {
+    if (!(await this.owns(session.id))) return "released";
     const start = this.options.hub.publish({
       type: "tool_call_started",
       sessionId: session.id,
@@ -515,7 +528,7 @@ export class AgentRunner {
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     // Checked again once the start is stored: a server that takes the session over from here on
     // sees the call started and does not run it again.
-    await this.fence(session.id);
+    if (!(await this.owns(session.id))) return "released";
     try {
       return ran(
         await this.options.registry.dispatch(
@@ -538,7 +551,7 @@ export class AgentRunner {
   }
 
   /** The `task` tool: a child session's whole turn, whose last answer is the call's result. */
-  private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<CallResult> {
+  private async delegate(parent: SessionInfo, call: ModelToolCall, signal: AbortSignal): Promise<CallResult | Released> {
     const started = await this.options.subagents.start(parent, call.args, nanoid());
     if ("error" in started) return notRun("failed", toolMessages.failed(TASK_TOOL, started.error));
     const child = started.session;
@@ -547,7 +560,7 @@ export class AgentRunner {
     signal.addEventListener("abort", stop, { once: true });
     try {
       const end = await this.runTurn(child, started.prompt, controller);
-      return await this.options.subagents.finish(child, end);
+      return end === "released" ? end : await this.options.subagents.finish(child, end);
     } finally {
       signal.removeEventListener("abort", stop);
       await this.options.gate.forget(child.id);

@@ -1,6 +1,8 @@
 import type { GatehouseEvent } from "@gatehouse/protocol";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalGate } from "../../src/gate/approval-gate.js";
+import { BUILTIN_AGENTS } from "../../src/runner/agents.js";
+import { TASK_TOOL, taskTool } from "../../src/runner/task-tool.js";
 import { gateFixture, scriptedRunner } from "../in-process.js";
 
 let f: ReturnType<typeof gateFixture>;
@@ -58,6 +60,56 @@ describe("the agent runner, in process", () => {
     await f.gate.deny("ada", { sessionId: s.id, approvalId: asks[0]!.approvalId, mode: "hard" });
     expect(await turn).toBe("rejected");
     expect((await ofType("tool_result")).map((r) => r.outcome)).toEqual(["rejected", "rejected"]);
+  });
+
+  it("a turn whose session another instance took over while a call ran is left without a word: the call's result and the turn's end are the other's to say", async () => {
+    f = gateFixture(`{ "shell_exec": "allow" }`);
+    let owned = true;
+    f.serveWorker(() => ((owned = false), { ok: true, output: "ran", exitCode: 0 }));
+    const runner = scriptedRunner(f, [{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "make" } }] }, { text: "not reached" }], {
+      stillOwns: async () => owned,
+    });
+    const s = f.session();
+    expect(await runner.runTurn(s, "start", new AbortController())).toBe("aborted");
+    expect(runner.isRunning(s.id)).toBe(false);
+    expect((await ofType("tool_call_started")).length).toBe(1);
+    expect(await ofType("tool_result")).toEqual([]);
+    expect(await ofType("turn_ended")).toEqual([]);
+    expect((await f.store.messages(s.id)).map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("a turn whose session was taken over before its next step asks the model nothing more", async () => {
+    f = gateFixture(`{ "shell_exec": "allow" }`);
+    let checks = 0;
+    f.serveWorker(() => ({ ok: true, output: "ran", exitCode: 0 }));
+    // Owned for the first step and its call's three checks; taken before the second step.
+    const runner = scriptedRunner(f, [{ text: "go", toolCalls: [{ tool: "shell_exec", args: { command: "make" } }] }, { text: "not reached" }], {
+      stillOwns: async () => ++checks <= 4,
+    });
+    const s = f.session();
+    expect(await runner.runTurn(s, "start", new AbortController())).toBe("aborted");
+    expect((await ofType("tool_result")).map((r) => r.outcome)).toEqual(["ok"]);
+    expect(await ofType("turn_ended")).toEqual([]);
+    expect((await f.store.messages(s.id)).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it("a subagent's turn taken over leaves its parent's turn too: neither turn's end, the task's result nor the subagent's closing is said", async () => {
+    f = gateFixture(`{ "*": "allow" }`);
+    const s = f.session();
+    const runner = scriptedRunner(
+      f,
+      [{ text: "delegating", toolCalls: [{ tool: TASK_TOOL, args: { agent: "explore", prompt: "look around" } }] }, { text: "not reached" }],
+      {
+        toolsFor: async () => [taskTool(BUILTIN_AGENTS)],
+        stillOwns: async (id) => id === s.id,
+      },
+    );
+    expect(await runner.runTurn(s, "start", new AbortController())).toBe("aborted");
+    const [child] = (await ofType("session_created")).map((e) => e.session);
+    expect(child?.parentId).toBe(s.id);
+    expect((await f.store.getSession(child!.id))?.status).toBe("running");
+    expect(await ofType("tool_result")).toEqual([]);
+    expect(await ofType("turn_ended")).toEqual([]);
   });
 
   it("an abort cancels the pending approval and ends the turn as aborted", async () => {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { MAX_MCP_SERVERS } from "@gatehouse/protocol";
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import { McpConfigError } from "../errors.js";
 
 /** A server whose tools run as a subprocess of the worker, spoken to over its stdin and stdout. */
 export interface StdioServerConfig {
@@ -24,20 +25,6 @@ export interface HttpServerConfig {
 }
 
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
-
-/** A problem in the MCP configuration file, located so that an operator can go straight to it. */
-export class McpConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    readonly field: string,
-    readonly detail: string,
-  ) {
-    super(`${file}:${line}:${column}: ${field ? `${field}: ` : ""}${detail}`);
-    this.name = "McpConfigError";
-  }
-}
 
 /**
  * Server names hold no `_`: the first `_` of a qualified tool name `{server}_{tool}` then always

@@ -1,4 +1,4 @@
-import { ProxyProtocolError } from "./socket-reader.js";
+import { ProxyProtocolError } from "../errors.js";
 
 /** An HTTP proxy request: a CONNECT tunnel, or a plain request for an absolute http:// URL, made ready for the origin. */
 export type HttpProxyRequest = { kind: "connect"; host: string; port: number } | { kind: "forward"; host: string; port: number; head: Buffer };

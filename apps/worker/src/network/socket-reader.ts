@@ -1,8 +1,5 @@
 import type net from "node:net";
-
-export class ProxyProtocolError extends Error {
-  readonly code = "PROXY_PROTOCOL";
-}
+import { ProxyProtocolError } from "../errors.js";
 
 /**
  * Reads from a socket until `complete` finds the end of what is wanted in the bytes so far (and

@@ -1,5 +1,5 @@
 import { formatIp } from "@gatehouse/policy";
-import { ProxyProtocolError } from "./socket-reader.js";
+import { ProxyProtocolError } from "../errors.js";
 
 /** SOCKS5 (RFC 1928), CONNECT only, no authentication: what the proxy reads and answers. */
 export const SOCKS_VERSION = 5;

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import type { SandboxInfo } from "@gatehouse/protocol";
+import { SandboxUnavailableError } from "../errors.js";
 
 export const SANDBOX_MODES = ["required", "auto", "off"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -7,14 +8,6 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 /** What a worker does when `required` finds no working sandbox: refuse to start, or serve without shell_exec. */
 export const SANDBOX_FALLBACKS = ["fail", "no-shell"] as const;
 export type SandboxFallback = (typeof SANDBOX_FALLBACKS)[number];
-
-export class SandboxUnavailable extends Error {
-  readonly code = "SANDBOX_UNAVAILABLE";
-  constructor(message: string) {
-    super(message);
-    this.name = "SandboxUnavailable";
-  }
-}
 
 export const BWRAP = "bwrap";
 
@@ -75,7 +68,7 @@ export function resolveSandbox(settings: SandboxSettings, problem: () => string 
   if (mode === "off") return { ...base, active: false, detail: "off by the worker's setting: shell_exec runs without the OS sandbox" };
   const why = problem();
   if (why === null) return { ...base, active: true, detail: `bubblewrap, ${networkWords(egress)}` };
-  if (mode === "required" && settings.fallback !== "no-shell") throw new SandboxUnavailable(`the sandbox is required but ${why}`);
+  if (mode === "required" && settings.fallback !== "no-shell") throw new SandboxUnavailableError(`the sandbox is required but ${why}`);
   if (mode === "required") return { ...base, active: false, detail: `${why}: shell_exec is not offered` };
   return { ...base, active: false, detail: `${why}: shell_exec runs WITHOUT the OS sandbox` };
 }

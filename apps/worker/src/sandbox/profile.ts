@@ -6,7 +6,8 @@ import picomatch from "picomatch";
 import { gitExecutionParts, type GitExecutionParts } from "./git-execution-parts.js";
 import { homeSteeringParts } from "./home-steering.js";
 import { judgePath, underPrivateRoot, type Judgement } from "./masks.js";
-import { TreeTooLarge, WorkTree, type FolderListing } from "./work-tree.js";
+import { WorkTree, type FolderListing } from "./work-tree.js";
+import { SandboxRefusedError, TreeTooLargeError } from "../errors.js";
 
 /** A path the sandbox replaces: an unreadable empty folder, or an unreadable empty file. */
 export interface Mask {
@@ -31,10 +32,6 @@ export interface SandboxProfile {
   hidden: Mask[];
   /** Parts of git directories that decide what git runs and do not exist yet: removed again if the command makes them. */
   gitUnmade: string[];
-}
-
-export class SandboxRefused extends Error {
-  readonly code = "SANDBOX_REFUSED";
 }
 
 interface Found {
@@ -163,7 +160,7 @@ export class ProfileBuilder {
     try {
       await this.tree.update();
     } catch (err) {
-      if (err instanceof TreeTooLarge) throw new SandboxRefused(err.message);
+      if (err instanceof TreeTooLargeError) throw new SandboxRefusedError(err.message);
       throw err;
     }
   }
@@ -260,9 +257,9 @@ export class ProfileBuilder {
     try {
       tree.refresh();
     } catch (err) {
-      if (!(err instanceof TreeTooLarge)) throw err;
+      if (!(err instanceof TreeTooLargeError)) throw err;
       if (real === "/")
-        throw new SandboxRefused(`a deny rule for read_file names files anywhere under / by an absolute pattern; the sandbox cannot mask them all`);
+        throw new SandboxRefusedError(`a deny rule for read_file names files anywhere under / by an absolute pattern; the sandbox cannot mask them all`);
       into.masked.push({ path: real, dir: true });
       return;
     }
@@ -276,7 +273,7 @@ export class ProfileBuilder {
     for (const p of protectedPaths) {
       const real = resolveRealPath(p);
       if (isInside(this.workDir, real))
-        throw new SandboxRefused(`the work directory ${this.workDir} is inside the protected path ${p}, which the sandbox hides`);
+        throw new SandboxRefusedError(`the work directory ${this.workDir} is inside the protected path ${p}, which the sandbox hides`);
       const kind = kindAt(real);
       if (kind && this.visible(real)) masks.push({ path: real, dir: kind === "dir" });
     }

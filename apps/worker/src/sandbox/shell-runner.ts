@@ -103,7 +103,7 @@ export class ShellRunner {
   }
 
   /**
-   * Starts `command`; rejects with ToolRefused (from the guard) or SandboxRefused before anything
+   * Starts `command`; rejects with ToolRefusedError (from the guard) or SandboxRefusedError before anything
    * runs. `requestId` names the call, for the network asks its connections raise.
    */
   async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules", requestId?: string): Promise<ChildProcess> {

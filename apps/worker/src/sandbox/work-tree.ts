@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { barrierProblem, passBarrier, TreeWatch } from "./tree-watch.js";
+import { TreeTooLargeError } from "../errors.js";
 
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
@@ -35,10 +36,6 @@ export interface FolderListing {
 const SETTLE_MS = 200;
 
 const sameEntries = (a: TreeEntry[], b: TreeEntry[]) => a.length === b.length && a.every((e, i) => e.name === b[i]!.name && e.kind === b[i]!.kind);
-
-export class TreeTooLarge extends Error {
-  readonly code = "TREE_TOO_LARGE";
-}
 
 // One counter for every tree: trees may overlap (folders named by two absolute patterns), and a
 // folder's judgement is remembered by its path and stamp.
@@ -93,7 +90,7 @@ export class WorkTree {
     return this.watching?.broken ?? null;
   }
 
-  /** Brings every listing up to date, one update at a time; rejects with TreeTooLarge past the entry bound. */
+  /** Brings every listing up to date, one update at a time; rejects with TreeTooLargeError past the entry bound. */
   update(): Promise<void> {
     const next = this.updating.then(() => this.updateNow());
     this.updating = next.catch(() => undefined);
@@ -209,10 +206,10 @@ export class WorkTree {
 
   private bound(): void {
     if (this.entries > this.maxEntries)
-      throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
+      throw new TreeTooLargeError(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
   }
 
-  /** Brings every listing up to date by the walk; throws TreeTooLarge past the entry bound (a sandbox cannot be built then). */
+  /** Brings every listing up to date by the walk; throws TreeTooLargeError past the entry bound (a sandbox cannot be built then). */
   refresh(): void {
     this.walks++;
     const pass = ++this.passes;
@@ -230,7 +227,7 @@ export class WorkTree {
       count += listing.entries.length;
       this.entries = count;
       if (count > this.maxEntries)
-        throw new TreeTooLarge(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
+        throw new TreeTooLargeError(`the work directory holds more than ${this.maxEntries} entries; the sandbox cannot mask its denied files`);
       for (const sub of listing.subfolders) stack.push(sub);
     }
     // Every folder reached is in the map; when the counts agree, none was left behind.

@@ -1,20 +1,10 @@
 import { Worker } from "node:worker_threads";
+import { PatternRefusedError } from "../errors.js";
 
 /** The longest a pattern may run on one batch of text: a catastrophic backtracker stops here, and the worker never blocks. */
 export const PATTERN_TIME_LIMIT_MS = 2_000;
 /** The most of one matching line a result keeps. */
 export const SHOWN_LINE_LIMIT = 2_000;
-
-/** Why a pattern could not be run to the end. */
-export class PatternRefused extends Error {
-  constructor(
-    readonly code: "TOO_SLOW" | "THREAD_FAILED",
-    message: string,
-  ) {
-    super(message);
-    this.name = "PatternRefused";
-  }
-}
 
 /** A line that matched: its index in the text it came from, and its text (cut to SHOWN_LINE_LIMIT). */
 export type Matched = [index: number, line: string];
@@ -61,12 +51,12 @@ export class LineMatcher {
         settle();
       };
       const onMessage = (found: Matched[][]) => done(() => resolve(found));
-      const onError = (err: Error) => done(() => reject(new PatternRefused("THREAD_FAILED", `grep: the pattern could not be run: ${err.message}`)));
+      const onError = (err: Error) => done(() => reject(new PatternRefusedError("THREAD_FAILED", `grep: the pattern could not be run: ${err.message}`)));
       const timer = setTimeout(() => {
         this.close();
         done(() =>
           reject(
-            new PatternRefused(
+            new PatternRefusedError(
               "TOO_SLOW",
               `grep: the pattern ran longer than ${this.limitMs} ms on ${where} and was stopped; it likely backtracks catastrophically (nested repetition such as (a+)+): simplify it`,
             ),

@@ -1,11 +1,12 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { closeDescriptor, FileRefused, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
+import { closeDescriptor, FileRefusedError, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, limitedResult, type ToolContext, type ToolResult } from "../tool.js";
-import { LineMatcher, PatternRefused } from "./line-matcher.js";
+import { LineMatcher } from "./line-matcher.js";
 import { newTally, tallyNote, walk, type Tally } from "./search-walk.js";
+import { PatternRefusedError } from "../errors.js";
 
 /** The most matching lines one grep gives. */
 const MAX_MATCHES = 5_000;
@@ -103,7 +104,7 @@ async function searchFile(ctx: ToolContext, file: string, matches: Matches, tall
     opened = openRegular(file, shown, false, ctx.guard.workDevice);
   } catch (err) {
     // A symlink to a folder is no file to search; grep -r does not follow one either.
-    if (!(err instanceof FileRefused && err.code === "NOT_REGULAR")) tally.unreadable++;
+    if (!(err instanceof FileRefusedError && err.code === "NOT_REGULAR")) tally.unreadable++;
     return;
   }
   try {
@@ -152,7 +153,7 @@ export const grep = defineTool({
       }
       await matches.flush();
     } catch (err) {
-      if (err instanceof PatternRefused) return { ok: false, output: err.message };
+      if (err instanceof PatternRefusedError) return { ok: false, output: err.message };
       throw err;
     } finally {
       matcher.release();

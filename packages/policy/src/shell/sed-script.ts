@@ -18,12 +18,16 @@ export function sedEffects(script: string): SedEffects {
   try {
     r.script();
   } catch (err) {
-    out.risk ??= err instanceof SedSyntax ? `the sed script could not be read: ${err.message}` : "the sed script could not be read";
+    out.risk ??= err instanceof SedSyntaxError ? `the sed script could not be read: ${err.message}` : "the sed script could not be read";
   }
   return out;
 }
 
-class SedSyntax extends Error {}
+/** A script the reader cannot follow to its end: it leaves the script at once, the script's risk naming why. */
+class SedSyntaxError extends Error {
+  override readonly name = "SedSyntaxError";
+  readonly code = "SED_SYNTAX";
+}
 
 class SedReader {
   private i = 0;
@@ -74,7 +78,7 @@ class SedReader {
     else if (c === "/") this.delimited("/");
     else if (c === "\\") {
       const delimiter = this.s[this.i + 1];
-      if (delimiter === undefined || delimiter === "\n") throw new SedSyntax("an address ends early");
+      if (delimiter === undefined || delimiter === "\n") throw new SedSyntaxError("an address ends early");
       this.i++;
       this.delimited(delimiter);
     } else return;
@@ -86,10 +90,10 @@ class SedReader {
     this.i++;
     while (this.i < this.s.length && this.s[this.i] !== delimiter) {
       if (this.s[this.i] === "\\") this.i++;
-      if (this.s[this.i] === "\n" && delimiter !== "\n") throw new SedSyntax("a newline inside a regular expression");
+      if (this.s[this.i] === "\n" && delimiter !== "\n") throw new SedSyntaxError("a newline inside a regular expression");
       this.i++;
     }
-    if (this.i >= this.s.length) throw new SedSyntax("a regular expression is not closed");
+    if (this.i >= this.s.length) throw new SedSyntaxError("a regular expression is not closed");
     this.i++;
   }
 
@@ -103,13 +107,13 @@ class SedReader {
   private fileName(): string {
     this.skipBlanks();
     const name = this.restOfLine();
-    if (name === "") throw new SedSyntax("a file command has no file name");
+    if (name === "") throw new SedSyntaxError("a file command has no file name");
     return name;
   }
 
   private command(): void {
     const c = this.s[this.i++];
-    if (c === undefined) throw new SedSyntax("an address has no command");
+    if (c === undefined) throw new SedSyntaxError("an address has no command");
     if (c === "{" || c === "}") return;
     if (SIMPLE.has(c)) return this.skipNumber();
     if (TO_END_OF_LINE.has(c)) return void this.labelOrText(c);
@@ -121,7 +125,7 @@ class SedReader {
     }
     if (c === "s") return this.substitute();
     if (c === "y") return this.transliterate();
-    throw new SedSyntax(`"${c}" is not a sed command the gate knows`);
+    throw new SedSyntaxError(`"${c}" is not a sed command the gate knows`);
   }
 
   private skipNumber(): void {
@@ -138,7 +142,7 @@ class SedReader {
 
   private substitute(): void {
     const delimiter = this.s[this.i];
-    if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") throw new SedSyntax("s has no delimiter");
+    if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") throw new SedSyntaxError("s has no delimiter");
     this.delimited(delimiter);
     this.i--;
     this.delimited(delimiter);
@@ -151,7 +155,7 @@ class SedReader {
 
   private transliterate(): void {
     const delimiter = this.s[this.i];
-    if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") throw new SedSyntax("y has no delimiter");
+    if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") throw new SedSyntaxError("y has no delimiter");
     this.delimited(delimiter);
     this.i--;
     this.delimited(delimiter);

@@ -1,0 +1,69 @@
+/** The worker's failures, each with a code a caller can switch on. */
+
+/** A tool call the guard refused: its rules do not permit it, or it reaches a protected path or out of the work directory. */
+export class ToolRefusedError extends Error {
+  override readonly name = "ToolRefusedError";
+  readonly code = "TOOL_REFUSED";
+}
+
+/** The sandbox cannot be built for a command (too many entries to mask, a work directory it would hide). */
+export class SandboxRefusedError extends Error {
+  override readonly name = "SandboxRefusedError";
+  readonly code = "SANDBOX_REFUSED";
+}
+
+/** The sandbox is required and does not work on this machine. */
+export class SandboxUnavailableError extends Error {
+  override readonly name = "SandboxUnavailableError";
+  readonly code = "SANDBOX_UNAVAILABLE";
+}
+
+/** The work directory holds more entries than the sandbox can mask. */
+export class TreeTooLargeError extends Error {
+  override readonly name = "TreeTooLargeError";
+  readonly code = "TREE_TOO_LARGE";
+}
+
+/** A configured agents folder that the agent could write: its definitions would widen what the agent may do. */
+export class AgentsFolderRefusedError extends Error {
+  override readonly name = "AgentsFolderRefusedError";
+  readonly code = "AGENTS_FOLDER_REFUSED";
+}
+
+/** A Markdown file's front matter that does not parse, or is not a mapping of fields. */
+export class FrontMatterError extends Error {
+  override readonly name = "FrontMatterError";
+  readonly code = "FRONT_MATTER";
+}
+
+/** Why a search pattern could not be run to the end. */
+export class PatternRefusedError extends Error {
+  override readonly name = "PatternRefusedError";
+  constructor(
+    readonly code: "TOO_SLOW" | "THREAD_FAILED",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A request to the egress proxy that is not one it speaks (too long, cut short, not HTTP or SOCKS5 as it offers). */
+export class ProxyProtocolError extends Error {
+  override readonly name = "ProxyProtocolError";
+  readonly code = "PROXY_PROTOCOL";
+}
+
+/** A problem in the MCP configuration file, located so that an operator can go straight to it. */
+export class McpConfigError extends Error {
+  override readonly name = "McpConfigError";
+  readonly code = "MCP_CONFIG";
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`${file}:${line}:${column}: ${field ? `${field}: ` : ""}${detail}`);
+  }
+}
