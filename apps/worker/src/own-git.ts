@@ -56,6 +56,8 @@ export function ownGitEnvironment(): NodeJS.ProcessEnv {
     GIT_NO_LAZY_FETCH: "1",
     GIT_TERMINAL_PROMPT: "0",
     GIT_OPTIONAL_LOCKS: "0",
+    // Its messages in English: "not a git repository" is read from them.
+    LC_ALL: "C",
   };
 }
 
