@@ -102,6 +102,42 @@ describe("in the sandbox, the worker's own git runs confined", () => {
   });
 });
 
+describe("the whole chain: planted by an allowed command that runs the project's code", () => {
+  it("a test that writes the signed commit and the settings, then `git log -p -1`, copies no secret and leaves no marker", async () => {
+    const work = path.join(root, "chain");
+    fs.mkdirSync(work);
+    const gpg = planted(work, "g.sh");
+    const body =
+      "tree $(git rev-parse HEAD^{tree})\nauthor a <a@b> 1 +0000\ncommitter a <a@b> 1 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n AAAA\n -----END PGP SIGNATURE-----\n\nsigned\n";
+    const plant = [
+      "git init -q . && echo a > a && git add a && git -c user.name=a -c user.email=a@b commit -qm a",
+      `git update-ref refs/heads/s $(printf "${body}" | git hash-object -t commit -w --stdin)`,
+      `git config log.showSignature true && git config gpg.program ${gpg}`,
+    ].join(" && ");
+    fs.writeFileSync(path.join(work, "test.sh"), `${plant}\n`);
+    const chainRules: Guard = {
+      ...rules,
+      static: parseRulesOrThrow(`{ "*": "ask", "read_file": { "*": "allow" }, "shell_exec": { "*": "ask", "bash test.sh": "allow", "git log *": "allow" } }`, {
+        file: "p",
+        home: root,
+      }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin })),
+    };
+    const runner = new ShellRunner(work, resolveSandbox({ mode: "required", network: false }), { watch: false });
+    const guard = new GuardCache(work).get(chainRules);
+    try {
+      for (const command of ["bash test.sh", "git log -p -1"]) {
+        const child = await runner.spawn(command, guard);
+        await new Promise((r) => child.on("close", r));
+        await child.settled;
+      }
+      expectNothingRan(work, path.join(outside, "chain-g.sh"));
+      expect(host("git config --get gpg.program || echo none", work)).toBe("none\n");
+    } finally {
+      runner.close();
+    }
+  });
+});
+
 describe("with the sandbox off, the worker's own git is hardened", () => {
   it.each(chains)("%s runs nothing when the worker lists the history", (_, chain) => {
     const { work, marker } = chain(`host-${chain.name}`);
