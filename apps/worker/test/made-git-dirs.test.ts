@@ -18,7 +18,7 @@ await loadShellParser();
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-made-git-")));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const RULES = `{ "*": "ask", "read_file": { "*": "allow", ".env": "deny" }, "write_file": { "*": "allow" }, "shell_exec": { "*": "allow", "bash plant.sh": "allow", "bash commit.sh": "allow", "bash common.sh": "allow" } }`;
+const RULES = `{ "*": "ask", "read_file": { "*": "allow", ".env": "deny" }, "write_file": { "*": "allow" }, "shell_exec": { "*": "allow", "bash plant.sh": "allow", "bash commit.sh": "allow", "bash common.sh": "allow", "bash quoted.sh": "allow" } }`;
 const rules: Guard = {
   agent: null,
   static: parseRulesOrThrow(RULES, { file: "p", home: root }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin })),
@@ -73,6 +73,19 @@ describe("a git directory a model's command made keeps no setting that runs a pr
     expect(await call("bash common.sh")).toMatch(/common, keeps only settings that cannot run a program: removed core\.fsmonitor/);
     expect(await call("git -C sub status --short", "person")).toContain("?? a");
     expect(fs.existsSync(path.join(work, "ran.txt"))).toBe(false);
+  });
+
+  it("a config not in git's plain form is read by git: a header and a quoted setting on one line lose the setting, a quoted name with a semicolon stays", async () => {
+    const plant = [
+      `printf '#!/bin/sh\necho ran > ran.txt\nexit 1\n' > fsm.sh && chmod +x fsm.sh`,
+      "git init -q .",
+      `printf '[core] fsmonitor = "%s/fsm.sh" ; a comment\n[user]\n\tname = "A; B"\n' "$PWD" >> .git/config`,
+    ].join(" && ");
+    const { work, call } = workDir("quoted", { "quoted.sh": `${plant}\n` });
+    expect(await call("bash quoted.sh")).toMatch(/removed core\.fsmonitor\]/);
+    expect(await call("git status --short", "person")).toContain("?? quoted.sh");
+    expect(fs.existsSync(path.join(work, "ran.txt"))).toBe(false);
+    expect(await call("git config --get user.name", "person")).toBe("A; B\n");
   });
 
   it("`git init && git add . && git commit` by the model works, and so does a later `git log`", async () => {

@@ -21,7 +21,7 @@ const KEPT: readonly RegExp[] = [
 /** What was taken from one git directory. */
 export interface Disarmed {
   gitDir: string;
-  /** Settings removed, by key; "(unreadable)" when git could not read the file, which was emptied. */
+  /** Settings removed, by key; all of them, unread, when git could not read the file, which was emptied. */
   settings: string[];
   /** Hooks and files removed, by their names in the git directory. */
   removed: string[];
@@ -49,8 +49,22 @@ function commonDir(gitDir: string): string | null {
   }
 }
 
-/** Keeps only the settings above and git's sample hooks in `gitDir`; `git` reads its config file. */
-export function disarmGitDir(gitDir: string, git: GitRunner): Disarmed {
+/**
+ * Past this many configs that only git can read (each a confined git start), a command's further
+ * ones are emptied unread: a command that makes thousands of git directories does not hold its
+ * result for minutes.
+ */
+const GIT_READS = 16;
+
+/** Each of `gitDirs` disarmed; `git` reads the configs that are not in git's plain form. */
+export function disarmGitDirs(gitDirs: readonly string[], git: GitRunner): Disarmed[] {
+  let reads = 0;
+  const limited: GitRunner = (args) => (++reads <= GIT_READS ? git(args) : { status: null, stdout: "", stderr: "too many to read" });
+  return gitDirs.map((dir) => disarmGitDir(dir, limited));
+}
+
+/** Keeps only the settings above and git's sample hooks in `gitDir`. */
+function disarmGitDir(gitDir: string, git: GitRunner): Disarmed {
   const removed = removeHooks(gitDir);
   if (remove(path.join(gitDir, "config.worktree"))) removed.push("config.worktree");
   return { gitDir, settings: disarmConfig(path.join(gitDir, "config"), git), removed };
@@ -59,21 +73,56 @@ export function disarmGitDir(gitDir: string, git: GitRunner): Disarmed {
 function disarmConfig(file: string, git: GitRunner): string[] {
   const stat = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!stat) return [];
-  const listed = stat.isFile() ? output(git(["config", "--file", file, "--no-includes", "--list", "-z"])) : null;
-  if (listed === null) {
+  const entries = stat.isFile() ? (plainConfig(fs.readFileSync(file, "utf8")) ?? listedConfig(file, git)) : null;
+  if (entries === null) {
     replace(file, "");
-    return ["(unreadable)"];
+    return ["(all its settings, unread)"];
   }
-  const entries = listed
+  const kept = (key: string) => KEPT.some((k) => k.test(key.toLowerCase()));
+  const dropped = entries.filter(([key]) => !kept(key)).map(([key]) => key);
+  if (dropped.length > 0) replace(file, configText(entries.filter(([key]) => kept(key))));
+  return [...new Set(dropped)];
+}
+
+type Entry = [key: string, value: string | null];
+
+/** The settings as git reads them (`git config --list -z`, includes not followed); null when it cannot. */
+function listedConfig(file: string, git: GitRunner): Entry[] | null {
+  const listed = output(git(["config", "--file", file, "--no-includes", "--list", "-z"]));
+  if (listed === null) return null;
+  return listed
     .split("\0")
     .filter((e) => e !== "")
-    .map((e): [string, string | null] => {
+    .map((e): Entry => {
       const nl = e.indexOf("\n");
       return nl < 0 ? [e, null] : [e.slice(0, nl), e.slice(nl + 1)];
     });
-  const dropped = entries.filter(([key]) => !KEPT.some((k) => k.test(key.toLowerCase()))).map(([key]) => key);
-  if (dropped.length > 0) replace(file, configText(entries.filter(([key]) => KEPT.some((k) => k.test(key.toLowerCase())))));
-  return [...new Set(dropped)];
+}
+
+const HEADER = /^\[([A-Za-z0-9-]+)(?: "([^"\\]*)")?\]$/;
+const LINE = /^([A-Za-z][A-Za-z0-9-]*)(?:\s*=\s*([^"\\;#]*))?$/;
+
+/**
+ * The settings of a config in the plain form git itself writes (`[section "sub"]`, `key = value`
+ * without quotes, escapes or comments after a value), read without starting a program; null for
+ * anything else, which git reads instead.
+ */
+function plainConfig(text: string): Entry[] | null {
+  const entries: Entry[] = [];
+  let section: string | null = null;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const header = HEADER.exec(line);
+    if (header) {
+      section = header[2] === undefined ? header[1]!.toLowerCase() : `${header[1]!.toLowerCase()}.${header[2]}`;
+      continue;
+    }
+    const setting = LINE.exec(line);
+    if (!setting || section === null) return null;
+    entries.push([`${section}.${setting[1]!.toLowerCase()}`, setting[2] === undefined ? null : setting[2].trim()]);
+  }
+  return entries;
 }
 
 /** Every hook but git's own `*.sample` files; the folder itself when it is not a plain folder. */
@@ -103,7 +152,7 @@ function replace(file: string, text: string): void {
 }
 
 /** Entries as git writes them: `[section "sub"]`, then each key with its value quoted. */
-function configText(entries: readonly [string, string | null][]): string {
+function configText(entries: readonly Entry[]): string {
   let text = "";
   let header = "";
   for (const [key, value] of entries) {

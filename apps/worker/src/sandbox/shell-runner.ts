@@ -17,7 +17,7 @@ import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData,
 import { BWRAP } from "./detect.js";
 import { confinedGit } from "./confined-git.js";
 import { removeMade } from "./git-execution-parts.js";
-import { disarmGitDir, madeGitDirs, type Disarmed } from "./made-git-dirs.js";
+import { disarmGitDirs, madeGitDirs, type Disarmed } from "./made-git-dirs.js";
 import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { gitSafetyEnvironment } from "./git-safety.js";
@@ -197,7 +197,7 @@ export class ShellRunner {
       const made = madeGitDirs(now, profile.gitDirs, this.workDir);
       profile.gitDirs = now;
       const git = confinedGit(profile, this.mask());
-      const notes = made.map((dir) => disarmGitDir(dir, git)).flatMap(disarmedNote);
+      const notes = disarmGitDirs(made, git).flatMap(disarmedNote);
       for (const note of notes) this.log.warn(note);
       return notes;
     } catch (err) {
