@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
-import { FileGuard, resolveSandbox, ShellRunner, ToolRefused, WorkTree } from "../apps/worker/src/index.js";
+import { FileGuard, resolveSandbox, ShellRunner, ToolRefusedError, WorkTree } from "../apps/worker/src/index.js";
 import type { Writable } from "node:stream";
 import { bwrapCommandLine, bwrapOptions, OPTIONS_FD, optionsData } from "../apps/worker/src/sandbox/bwrap-args.js";
 import { confinedGit } from "../apps/worker/src/sandbox/confined-git.js";
@@ -225,7 +225,7 @@ for (const [label, git] of gits) {
     try {
       historyGuard.checkShell("git log -p -1", "rules", git);
     } catch (err) {
-      if (!(err instanceof ToolRefused)) throw err;
+      if (!(err instanceof ToolRefusedError)) throw err;
     }
   };
   fs.writeFileSync(path.join(history, ".git", "refs", "heads", "touch"), execFileSync("git", ["rev-parse", "HEAD"], { cwd: history, env: gitEnv }));
