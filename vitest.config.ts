@@ -19,6 +19,8 @@ const SLOW = [
   "apps/worker/test/never-weaker.test.ts",
   "apps/worker/test/tree-watch.test.ts",
   "apps/worker/test/egress.test.ts",
+  "apps/worker/test/own-git.test.ts",
+  "apps/worker/test/made-git-dirs.test.ts",
   // 10,000 generated command lines against a second shell parser.
   "test/differential.test.ts",
 ];

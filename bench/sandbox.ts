@@ -1,15 +1,18 @@
 // The OS sandbox's own cost, measured in this process without a server: deriving the profile of a
 // 20,000-file repository, building bubblewrap's arguments, and one command started and waited for
 // with and without the sandbox. Minima are the figures to compare when the machine is shared.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
-import { FileGuard, resolveSandbox, ShellRunner, WorkTree } from "../apps/worker/src/index.js";
+import { FileGuard, resolveSandbox, ShellRunner, ToolRefusedError, WorkTree } from "../apps/worker/src/index.js";
 import type { Writable } from "node:stream";
 import { bwrapCommandLine, bwrapOptions, OPTIONS_FD, optionsData } from "../apps/worker/src/sandbox/bwrap-args.js";
+import { confinedGit } from "../apps/worker/src/sandbox/confined-git.js";
+import { GuardCache } from "../apps/worker/src/guard-cache.js";
+import type { GitRunner } from "../apps/worker/src/own-git.js";
 import { generateRepository } from "./shell-sandbox.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -163,11 +166,11 @@ const bwrapAlone = (options: string[]) => {
   return child;
 };
 const cases: [string, () => ReturnType<typeof spawn> | Promise<ReturnType<typeof spawn>>][] = [
-  ["`echo` without the sandbox", () => plainRunner.spawn("echo 1", smallGuard)],
-  ["`echo` in the sandbox, small work directory", () => smallRunner.spawn("echo 1", smallGuard)],
-  [`\`echo\` in the sandbox, small work directory, ${homeMasks} credential stores masked`, () => smallRunner.spawn("echo 1", homeGuard)],
-  ["`echo` in the sandbox, 20,000-file repository", () => runner.spawn("echo 1", guard)],
-  ["`echo` in the sandbox, 20,000-file repository, stat of every folder", () => walker.spawn("echo 1", guard)],
+  ["`echo` without the sandbox", () => plainRunner.start("echo 1", smallGuard)],
+  ["`echo` in the sandbox, small work directory", () => smallRunner.start("echo 1", smallGuard)],
+  [`\`echo\` in the sandbox, small work directory, ${homeMasks} credential stores masked`, () => smallRunner.start("echo 1", homeGuard)],
+  ["`echo` in the sandbox, 20,000-file repository", () => runner.start("echo 1", guard)],
+  ["`echo` in the sandbox, 20,000-file repository, stat of every folder", () => walker.start("echo 1", guard)],
   ["bubblewrap alone, small work directory's arguments", () => bwrapAlone(smallArgs)],
   ["bubblewrap alone, 20,000-file repository's arguments", () => bwrapAlone(bigArgs)],
 ];
@@ -198,6 +201,44 @@ const cpu = (k: number) => `CPU a run: here ${ms(ownCpu[k]! / RUNS)}, children $
 for (const [k, [label]] of cases.entries()) {
   const extra = k === 0 ? "" : `; min over the first row +${(at(times[k]!, 0) - base).toFixed(2)} ms`;
   console.log(`${label}: ${figures(times[k]!)}, p25 ${ms(at(times[k]!, 0.25))}${extra}; ${cpu(k)}`);
+}
+
+// The worker's own check of a history-printing command (`git log -p`): its listing of the history,
+// by git on the host (the sandbox off) and by git confined in bubblewrap (on). Each check runs one
+// `git for-each-ref`; the whole listing runs again only after the refs or the index change.
+const history = path.join(root, "history");
+fs.mkdirSync(history);
+const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@b", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@b" };
+execFileSync("bash", ["-c", "git init -q . && for i in $(seq 100); do echo $i > f$i.ts && git add f$i.ts && git commit -qm $i; done"], {
+  cwd: history,
+  env: gitEnv,
+});
+const historyGuard = new GuardCache(history).get(guardRules);
+const confined = confinedGit(await new ShellRunner(history, on, { watch: false }).profile(historyGuard), empty);
+const gits: [string, GitRunner | undefined][] = [
+  ["git on the host", undefined],
+  ["git confined in bubblewrap", confined],
+];
+for (const [label, git] of gits) {
+  // The default rules ask for `git log -p`: the listing runs all the same, before the verdict.
+  const check = () => {
+    try {
+      historyGuard.checkShell("git log -p -1", "rules", git);
+    } catch (err) {
+      if (!(err instanceof ToolRefusedError)) throw err;
+    }
+  };
+  fs.writeFileSync(path.join(history, ".git", "refs", "heads", "touch"), execFileSync("git", ["rev-parse", "HEAD"], { cwd: history, env: gitEnv }));
+  t0 = performance.now();
+  check();
+  const listed = performance.now() - t0;
+  const children = childrenCpuMs();
+  const checks = timed(check, RUNS);
+  const cpu = ms((childrenCpuMs() - children) / RUNS);
+  console.log(
+    `\`git log -p -1\` checked against a 100-commit history, ${label}: listing ${ms(listed)}; then ${figures(checks)}; its children's CPU ${cpu} a check`,
+  );
+  fs.rmSync(path.join(history, ".git", "refs", "heads", "touch"));
 }
 console.log(`load average at the end ${load()}`);
 fs.rmSync(root, { recursive: true, force: true });

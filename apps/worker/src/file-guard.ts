@@ -17,6 +17,7 @@ import {
 import { evaluationContext, hasGitHead, perRun } from "@gatehouse/policy/node";
 import type { Granted, Guard } from "@gatehouse/protocol";
 import type { GitHistory } from "./git-history.js";
+import type { GitRunner } from "./own-git.js";
 import { hiddenFromCommands } from "./sandbox/masks.js";
 import { ToolRefusedError } from "./errors.js";
 
@@ -62,7 +63,7 @@ export class FileGuard {
   constructor(
     guard: Guard,
     readonly workDir: string,
-    history?: GitHistory,
+    private readonly history?: GitHistory,
   ) {
     const layers = { agent: ruleset(guard.agent), static: ruleset(guard.static)!, runtime: ruleset(guard.runtime) };
     this.context = { ...evaluationContext({ layers, workDir, protectedPaths: guard.protectedPaths, resolveRealPath }), hasGitHead };
@@ -144,9 +145,14 @@ export class FileGuard {
     return null;
   }
 
-  /** A shell command checked again here, its file operands on their real paths: anything but allow refuses it, unless granted on an ask. */
-  checkShell(command: string, granted: Granted = "rules"): void {
-    const decision = evaluate({ tool: "shell_exec", args: { command } }, this.context);
+  /**
+   * A shell command checked again here, its file operands on their real paths: anything but allow
+   * refuses it, unless granted on an ask. `git` lists the repository's history where the command
+   * prints from it (the sandbox's confined git; git on the host without it).
+   */
+  checkShell(command: string, granted: Granted = "rules", git?: GitRunner): void {
+    const decide = () => evaluate({ tool: "shell_exec", args: { command } }, this.context);
+    const decision = git && this.history ? this.history.within(git, decide) : decide();
     if (!permits(decision, granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
   }
 

@@ -4,6 +4,9 @@ import { cutText, type Granted, type McpOrigin, type ToolOutput } from "@gatehou
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 
+/** A started shell command; `settled`, when there, resolves once the worker has tidied after it, with what it has to say about that. */
+export type ShellChild = ChildProcess & { settled?: Promise<string[]> };
+
 export interface ToolContext {
   workDir: string;
   guard: FileGuard;
@@ -12,7 +15,7 @@ export interface ToolContext {
   signal: AbortSignal;
   timeoutMs: number;
   /** Starts a bash command the way this worker runs them (sandboxed, safe environment); rejects when refused. */
-  spawnShell(command: string): Promise<ChildProcess>;
+  spawnShell(command: string): Promise<ShellChild>;
   /** Where output goes as it comes, when the server asked for it; the result still carries the whole. */
   onOutput?: ((text: string) => void) | undefined;
 }

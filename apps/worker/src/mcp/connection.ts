@@ -204,7 +204,7 @@ export class McpConnection {
       return { ok: false, output: `${where} failed to run ${tool}: ${(err as Error).message}` };
     } finally {
       // What a call made the server write in a git directory is undone before the agent's next step.
-      this.sandbox?.undoGitParts?.();
+      await this.sandbox?.undoGitParts?.();
     }
   }
 }

@@ -32,6 +32,15 @@ export function bwrapOptions(profile: SandboxProfile, cwd: string, emptyFile: st
 }
 
 /**
+ * A read-only view of what a command under `profile` sees, for the worker's own programs that read
+ * the repository: the same masks and hidden paths, nothing writable but a private /tmp, no network.
+ */
+export function readOnlyOptions(profile: SandboxProfile, emptyFile: string): string[] {
+  const view = { ...profile, network: false, pinned: [], readOnly: [] };
+  return [...confinement(view, emptyFile, undefined, undefined, "--ro-bind"), "--chdir", profile.workDir];
+}
+
+/**
  * Places of a long-lived process's own (an MCP server's): folders it may write besides the work
  * directory (its cache), and paths it names that the private /tmp would hide (its program, its script).
  */
@@ -73,10 +82,10 @@ export function bwrapLauncher(options: readonly string[], program: readonly stri
 const INSTALL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 
-function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces): string[] {
+function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces, workDirBind = "--bind"): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   for (const p of [...UNDER_TMP, ...(places?.visible ?? [])]) args.push("--ro-bind", p, p);
-  args.push("--bind", profile.workDir, profile.workDir);
+  args.push(workDirBind, profile.workDir, profile.workDir);
   for (const p of places?.writable ?? []) args.push("--bind", p, p);
   for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);

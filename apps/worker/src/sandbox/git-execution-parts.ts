@@ -31,6 +31,8 @@ export interface GitExecutionParts {
    * `commondir` would stop git): removed again if a command makes them.
    */
   absent: string[];
+  /** Every git directory of the work tree, wherever it lies and whatever its name (a bare one too). */
+  gitDirs: string[];
 }
 
 /**
@@ -40,9 +42,11 @@ export interface GitExecutionParts {
  * directory to use (`gitdir:`).
  */
 export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): GitExecutionParts {
-  const parts: GitExecutionParts = { present: [], absent: [] };
+  const parts: GitExecutionParts = { present: [], absent: [], gitDirs: [] };
   for (const [dir, listing] of listings) {
-    const gitDir = insideGitDir(dir) && (dir.endsWith("/.git") || isGitDir(listing));
+    const isOne = isGitDir(listing);
+    if (isOne) parts.gitDirs.push(dir);
+    const gitDir = insideGitDir(dir) && (dir.endsWith("/.git") || isOne);
     const seen = new Set<string>();
     for (const e of listing.entries) {
       const named = gitDir ? EXECUTION_ENTRIES.has(e.name) : e.name === ".git" && e.kind !== "dir";

@@ -32,6 +32,11 @@ export interface SandboxProfile {
   hidden: Mask[];
   /** Parts of git directories that decide what git runs and do not exist yet: removed again if the command makes them. */
   gitUnmade: string[];
+  /**
+   * The git directories of the work tree as the command starts; null for a person's command. One
+   * there when it ends that is not among them was made by it: its settings are disarmed.
+   */
+  gitDirs: string[] | null;
 }
 
 interface Found {
@@ -153,7 +158,14 @@ export class ProfileBuilder {
       ...tidy,
       hidden: this.hidden(ctx.protectedPaths ?? []).filter((h) => !maskedDirs.some((d) => isInside(h.path, d))),
       gitUnmade: git.absent,
+      gitDirs: git.gitDirs,
     };
+  }
+
+  /** The git directories of the work tree now. */
+  async gitDirectories(): Promise<string[]> {
+    await this.updateTree();
+    return this.gitParts().gitDirs;
   }
 
   private async updateTree(): Promise<void> {
@@ -174,7 +186,7 @@ export class ProfileBuilder {
     await this.updateTree();
     const git = this.gitParts();
     const { readOnly } = this.tidy({ masked: [], readOnly: [...git.present, ...homeSteeringParts(this.workDir)] });
-    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly), gitUnmade: git.absent };
+    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly), gitUnmade: git.absent, gitDirs: git.gitDirs };
   }
 
   /** What decides what git runs, in every git directory of the work tree: read-only whatever the rules say. */
@@ -185,7 +197,16 @@ export class ProfileBuilder {
 
   /** The profile for a person's own command: no rules, only what is never shown. */
   base(protectedPaths: readonly string[]): SandboxProfile {
-    return { workDir: this.workDir, network: this.network, pinned: [], readOnly: [], masked: [], hidden: this.hidden(protectedPaths), gitUnmade: [] };
+    return {
+      workDir: this.workDir,
+      network: this.network,
+      pinned: [],
+      readOnly: [],
+      masked: [],
+      hidden: this.hidden(protectedPaths),
+      gitUnmade: [],
+      gitDirs: null,
+    };
   }
 
   /** What was judged under one key, the most recently used kept. */

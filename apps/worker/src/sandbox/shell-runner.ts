@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,9 +12,12 @@ import { EgressGate, type AskAnswer, type GateOptions } from "../network/egress-
 import { EgressProxy, type EgressRecord } from "../network/egress-proxy.js";
 import { egressBinding, findRelay, type Relay } from "../network/relay-command.js";
 import { proxyEnvironment } from "../network/relay-ports.js";
+import type { ShellChild } from "../tool.js";
 import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData, type EgressBinding, type OwnPlaces } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
+import { confinedGit } from "./confined-git.js";
 import { removeMade } from "./git-execution-parts.js";
+import { disarmGitDirs, madeGitDirs, type Disarmed } from "./made-git-dirs.js";
 import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { gitSafetyEnvironment } from "./git-safety.js";
@@ -29,8 +32,11 @@ export interface WrappedProcess {
   env?: Record<string, string>;
   connections?(): number;
   refusedSince?(from: number): EgressRecord[];
-  /** Removes the parts of git directories that were absent when it started and that it made since (after each of its calls). */
-  undoGitParts?(): void;
+  /**
+   * After each of its calls: removes the parts of git directories that were absent when it started
+   * and that it made since, and disarms the git directories it made.
+   */
+  undoGitParts?(): Promise<void>;
 }
 
 /** How commands' connections are judged beyond their rules: the server's addresses, and who answers an ask. */
@@ -106,17 +112,27 @@ export class ShellRunner {
    * Starts `command`; rejects with ToolRefusedError (from the guard) or SandboxRefusedError before anything
    * runs. `requestId` names the call, for the network asks its connections raise.
    */
-  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules", requestId?: string): Promise<ChildProcess> {
-    if (origin === "model") guard.checkShell(command, granted);
-    return this.start(command, guard, origin, requestId);
+  async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules", requestId?: string): Promise<ShellChild> {
+    if (origin === "person") return this.start(command, guard, origin, requestId);
+    if (!this.info.active) {
+      guard.checkShell(command, granted);
+      return this.start(command, guard, origin, requestId);
+    }
+    // The history of the repository, where the command prints from it, is listed by a git confined as the command will be.
+    const profile = await this.profile(guard, origin);
+    guard.checkShell(command, granted, confinedGit(profile, this.mask()));
+    return this.run(profile, command, guard, origin, requestId);
   }
 
   /** As spawn, without the worker's own check of the command: what the sandbox alone lets through. */
-  async start(command: string, guard: FileGuard, origin: ShellOrigin = "model", requestId?: string): Promise<ChildProcess> {
+  async start(command: string, guard: FileGuard, origin: ShellOrigin = "model", requestId?: string): Promise<ShellChild> {
+    return this.run(this.info.active ? await this.profile(guard, origin) : null, command, guard, origin, requestId);
+  }
+
+  private async run(profile: SandboxProfile | null, command: string, guard: FileGuard, origin: ShellOrigin, requestId?: string): Promise<ShellChild> {
     const env = { ...safeEnvironment(), ...gitSafetyEnvironment() };
     const options = { cwd: this.workDir, detached: true, env, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
-    if (!this.info.active) return spawnWatched(command, options);
-    const profile = await this.profile(guard, origin);
+    if (!profile) return spawnWatched(command, options);
     if (!this.throughProxy) return this.sandboxed(profile, ["bash", "-c", command], options);
     const ended = new AbortController();
     const proxy = await EgressProxy.open(this.gate(guard, origin, command, requestId, ended.signal), this.log);
@@ -137,14 +153,18 @@ export class ShellRunner {
     program: readonly string[],
     options: { cwd: string; detached: boolean; env: NodeJS.ProcessEnv; stdio: ["ignore", "pipe", "pipe"] },
     egress?: EgressBinding,
-  ): ChildProcess {
-    const child = spawn(BWRAP, bwrapCommandLine(program), { ...options, stdio: [...options.stdio, "pipe"] });
+  ): ShellChild {
+    const child: ShellChild = spawn(BWRAP, bwrapCommandLine(program), { ...options, stdio: [...options.stdio, "pipe"] });
     const optionsPipe = child.stdio[OPTIONS_FD] as Writable;
     // A bubblewrap that fails before reading its options closes the pipe: its exit says why.
     optionsPipe.on("error", () => undefined);
     optionsPipe.end(optionsData(bwrapOptions(profile, this.workDir, this.mask(), egress)));
-    // The sandbox's processes end with it: what they made is removed before the result is read.
-    if (profile.gitUnmade.length > 0) child.once("exit", () => this.undoGitParts(profile.gitUnmade));
+    // The sandbox's processes end with it: what they made in git directories is undone before the result is read.
+    child.settled = new Promise((resolve) => {
+      const settle = () => void this.afterCommand(profile).then(resolve);
+      child.once("exit", settle);
+      child.once("error", settle);
+    });
     return child;
   }
 
@@ -164,6 +184,29 @@ export class ShellRunner {
     return this.info.network && this.info.egress !== "host";
   }
 
+  /**
+   * What a command made in git directories, undone: parts absent at its start removed, git
+   * directories it made (not among `profile.gitDirs`) disarmed. Says what was done; `profile.gitDirs`
+   * becomes the git directories now, for a process whose next call is judged from here.
+   */
+  private async afterCommand(profile: SandboxProfile): Promise<string[]> {
+    this.undoGitParts(profile.gitUnmade);
+    if (!profile.gitDirs) return [];
+    try {
+      const now = await this.profiles.gitDirectories();
+      const made = madeGitDirs(now, profile.gitDirs, this.workDir);
+      profile.gitDirs = now;
+      const git = confinedGit(profile, this.mask());
+      const notes = disarmGitDirs(made, git).flatMap(disarmedNote);
+      for (const note of notes) this.log.warn(note);
+      return notes;
+    } catch (err) {
+      const note = `could not disarm the git directories the command made: ${(err as Error).message}`;
+      this.log.error(note);
+      return [note];
+    }
+  }
+
   private undoGitParts(paths: readonly string[]): void {
     try {
       const made = removeMade(paths);
@@ -181,7 +224,7 @@ export class ShellRunner {
   async wrapProcess(argv: readonly string[], cwd: string, places?: OwnPlaces): Promise<WrappedProcess | null> {
     if (!this.info.active) return null;
     const profile = ownPlacesShown(await this.profiles.standing(this.ownSecrets), places);
-    const undoGitParts = () => this.undoGitParts(profile.gitUnmade);
+    const undoGitParts = async () => void (await this.afterCommand(profile));
     if (!this.throughProxy) return { ...bwrapLauncher(bwrapOptions(profile, cwd, this.mask(), undefined, places), argv), undoGitParts };
     const key = JSON.stringify([argv, cwd]);
     let proxy = this.standing.get(key);
@@ -209,6 +252,13 @@ export class ShellRunner {
     fs.chmodSync(file, 0o000);
     return (this.emptyFile = file);
   }
+}
+
+/** What was taken from a git directory a command made, for the log and the call's result; nothing when nothing was. */
+function disarmedNote(d: Disarmed): string[] {
+  const taken = [...d.settings, ...d.removed];
+  if (taken.length === 0) return [];
+  return [`a git directory the command made, ${d.gitDir}, keeps only settings that cannot run a program: removed ${taken.join(", ")}`];
 }
 
 /** A process's own writable places stay in view when a protected path holds them (a server's cache, among the worker's own secrets). */

@@ -50,11 +50,11 @@ export const shellExec = defineTool({
       );
       const onAbort = () => stop("aborted");
       ctx.signal.addEventListener("abort", onAbort);
-      const finish = (code: number | null, error?: Error) => {
+      const finish = (code: number | null, error?: Error, tidied: string[] = []) => {
         clearTimeout(timer);
         ctx.signal.removeEventListener("abort", onAbort);
         killGroup(child.pid);
-        const note = ended ? `\n[${ended}; the process group was killed]` : error ? `\n[${error.message}]` : "";
+        const note = (ended ? `\n[${ended}; the process group was killed]` : error ? `\n[${error.message}]` : "") + tidied.map((t) => `\n[${t}]`).join("");
         const truncated = stdout.length > OUTPUT_LIMIT || stderr.length > OUTPUT_LIMIT;
         resolve({
           ok: code === 0 && !ended,
@@ -66,7 +66,8 @@ export const shellExec = defineTool({
         });
       };
       child.on("error", (e) => finish(null, e));
-      child.on("close", (code) => finish(code));
+      // What the worker undid after the command is said with its result.
+      child.on("close", (code) => void (child.settled ?? Promise.resolve([])).then((tidied) => finish(code, undefined, tidied)));
     });
   },
 });
