@@ -123,7 +123,7 @@ describe("what the provider is given to convert", () => {
   it("only the messages no request sent before, and the body holds the earlier ones as they were sent", async () => {
     const bodies: string[] = [];
     const wire = new WirePrompts("openai-compatible", (_url, init) => {
-      bodies.push(init!.body as string);
+      bodies.push(Buffer.concat(init!.body as Uint8Array[]).toString());
       return Promise.resolve(new Response("{}"));
     });
     const convert = (p: LanguageModelV3Prompt) =>
