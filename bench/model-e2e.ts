@@ -92,7 +92,7 @@ async function run(client: GatehouseClient, model: "scripted" | "mock:bench-mode
   console.log(
     `${model.padEnd(16)} ${String(sessions).padStart(2)} session(s): ${Math.round(elapsed.length / seconds)} calls/s, ` +
       `per call p50 ${percentile(elapsed, 0.5).toFixed(2)} ms, p99 ${percentile(elapsed, 0.99).toFixed(2)} ms, ` +
-      `server CPU per call ${((1000 * cpu) / elapsed.length).toFixed(0)} µs`,
+      `server CPU per call ${((1000 * cpu) / elapsed.length).toFixed(0)} µs, load ${os.loadavg()[0]!.toFixed(1)}`,
   );
 }
 
@@ -100,8 +100,11 @@ try {
   const client = createNodeClient({ url, token: "bench-model-client-token-01" });
   for (let i = 0; i < 200 && !(await client.workers.list.query()).some((w) => w.connected); i++) await new Promise((r) => setTimeout(r, 50));
   console.log(`${TURNS} turns of ${CALLS} read_file calls a session, the model endpoint speaking ${API}`);
-  // A session on each model first, unmeasured: the server loads the AI SDK on its first real model, and its JIT settles.
-  for (const model of ["scripted", "mock:bench-model"] as const) await run(client, model, 1, true);
+  // Sessions on each model first, unmeasured: the server loads the AI SDK on its first real model,
+  // and its JIT settles, as in a server that has run for a while (a single session left most of
+  // a step's code unoptimised, costing about twice its CPU). BENCH_WARMUP_SESSIONS at once; 0 for none.
+  const warmUp = Number(process.env.BENCH_WARMUP_SESSIONS ?? 20);
+  if (warmUp > 0) for (const model of ["scripted", "mock:bench-model"] as const) await run(client, model, warmUp, true);
   for (const sessions of process.env.BENCH_SESSIONS ? process.env.BENCH_SESSIONS.split(",").map(Number) : [1, 20])
     for (const model of ["scripted", "mock:bench-model", "scripted", "mock:bench-model"] as const)
       if (!process.env.BENCH_MODELS || process.env.BENCH_MODELS.split(",").includes(model)) await run(client, model, sessions);

@@ -7,6 +7,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { Session } from "node:inspector/promises";
 import fs from "node:fs";
+import os from "node:os";
 import type { Message, ToolDescriptor } from "@gatehouse/protocol";
 import { modelHistory } from "../apps/server/src/runner/model-history.js";
 import { AiSdkProvider, type ModelEndpoint } from "../apps/server/src/runner/providers/ai-sdk.js";
@@ -123,7 +124,7 @@ if (process.env.BENCH_PROFILE) {
   await profiler.post("Profiler.enable");
   await profiler.post("Profiler.start");
 }
-console.log(`CPU per model step (median of ${STEPS}, after ${WARMUP} to warm up), ms`);
+console.log(`CPU per model step (median of ${STEPS}, after ${WARMUP} to warm up), ms; load average ${os.loadavg()[0]!.toFixed(1)}`);
 console.log("api                | messages |    step |   floor | turn's first step");
 for (const api of (process.env.BENCH_API ? [process.env.BENCH_API] : ["openai-compatible", "anthropic"]) as ModelEndpoint["api"][]) {
   const e: ModelEndpoint = { api, provider: "bench", model: "bench-model", baseURL: endpoint.baseURL, apiKey: "sk-bench" };

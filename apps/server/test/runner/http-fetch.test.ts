@@ -48,6 +48,21 @@ describe("the providers' fetch", () => {
     expect(await res.text()).toBe('{"error":"slow down"}');
   });
 
+  it("sends a body given in parts as one body of their joined length", async () => {
+    let seen = { length: "", body: "" };
+    const url = await serve((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        seen = { length: req.headers["content-length"] ?? "", body };
+        res.end("{}");
+      });
+    });
+    const parts = [Buffer.from('{"messages":['), Buffer.from('"é",'), Buffer.from('"ü"]}')];
+    await (await httpFetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: parts })).text();
+    expect(seen).toEqual({ length: String(Buffer.concat(parts).length), body: '{"messages":["é","ü"]}' });
+  });
+
   it("streams the answer as it arrives, over one kept-alive connection for requests one after another", async () => {
     let connections = 0;
     let release = () => undefined as void;

@@ -123,7 +123,7 @@ describe("what the provider is given to convert", () => {
   it("only the messages no request sent before, and the body holds the earlier ones as they were sent", async () => {
     const bodies: string[] = [];
     const wire = new WirePrompts("openai-compatible", (_url, init) => {
-      bodies.push(init!.body as string);
+      bodies.push(Buffer.concat(init!.body as Uint8Array[]).toString());
       return Promise.resolve(new Response("{}"));
     });
     const convert = (p: LanguageModelV3Prompt) =>
@@ -140,5 +140,35 @@ describe("what the provider is given to convert", () => {
     // The last message of a request is converted again by the next: Anthropic may join the next ones to it.
     expect(given).toEqual([1, 3, 3]);
     expect(JSON.parse(bodies.at(-1)!)).toEqual(JSON.parse(convert([system, ...messages])));
+  });
+
+  it("a request sends the earlier messages as they were when it was prepared, whatever another request of the conversation kept since", async () => {
+    const bodies: string[] = [];
+    const wire = new WirePrompts("openai-compatible", (_url, init) => {
+      bodies.push(Buffer.concat(init!.body as Uint8Array[]).toString());
+      return Promise.resolve(new Response("{}"));
+    });
+    const convert = (p: LanguageModelV3Prompt) =>
+      JSON.stringify({
+        model: "m",
+        messages: p.map((m) => ({
+          role: m.role,
+          content: typeof m.content === "string" ? m.content : m.content.map((c) => ("text" in c ? c.text : "")).join(""),
+        })),
+      });
+    const send = async (p: { prompt: LanguageModelV3Prompt; headers: Record<string, string> }) =>
+      wire.fetch("http://127.0.0.1:1/v1/chat/completions", { method: "POST", headers: p.headers, body: convert(p.prompt) });
+    const first = user("one");
+    const long = [first, assistant("two"), user("three"), assistant("four"), user("five")];
+    const grown = wire.prepare([system, ...long.slice(0, 4)]);
+    await send(grown);
+    const later = wire.prepare([system, ...long]);
+    // Another request of the same conversation, from fewer of the same messages, is sent first.
+    const other = wire.prepare([system, first, assistant("else")]);
+    await send(other);
+    await send(later);
+    expect(bodies.map((b) => JSON.parse(b) as unknown)).toEqual(
+      [long.slice(0, 4), [first, assistant("else")], long].map((m) => JSON.parse(convert([system, ...m])) as unknown),
+    );
   });
 });

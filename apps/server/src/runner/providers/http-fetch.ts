@@ -7,6 +7,14 @@ const IDLE_MS = 300_000;
 /** Statuses whose responses have no body by definition. */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
+/** A request's body: text, bytes, or bytes in parts, sent one after another without being joined. */
+export type HttpBody = string | Uint8Array | readonly Uint8Array[];
+
+/** `fetch`'s options, with a body of text or bytes (others are not sent). */
+export type HttpRequestInit = Omit<RequestInit, "body"> & { body?: HttpBody | RequestInit["body"] };
+
+export type HttpSend = (input: Parameters<typeof fetch>[0], init?: HttpRequestInit) => Promise<Response>;
+
 const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
 /**
@@ -20,14 +28,13 @@ const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new htt
  * `TypeError("terminated")`, an abort is the signal's reason. Redirects are not followed (the
  * provider's status is reported), and no compressed answer is asked for.
  */
-export function httpFetch(input: Parameters<typeof fetch>[0], init: RequestInit = {}, idleMs = IDLE_MS): Promise<Response> {
+export function httpFetch(input: Parameters<typeof fetch>[0], init: HttpRequestInit = {}, idleMs = IDLE_MS): Promise<Response> {
   const url = new URL(input instanceof Request ? input.url : String(input));
   const agent = url.protocol === "https:" ? agents["https:"] : url.protocol === "http:" ? agents["http:"] : undefined;
   if (!agent) return Promise.reject(new TypeError("fetch failed", { cause: new Error(`unsupported protocol ${url.protocol}`) }));
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  const headers = headersFor(init);
   return new Promise((resolve, reject) => {
     const request = (url.protocol === "https:" ? https : http).request(url, { method: init.method ?? "GET", headers, agent });
     const abort = () => request.destroy(signal!.reason as Error);
@@ -60,8 +67,30 @@ export function httpFetch(input: Parameters<typeof fetch>[0], init: RequestInit 
         reject(new TypeError("fetch failed", { cause: err }));
       }
     });
-    request.end(typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined);
+    send(request, init.body);
   });
+}
+
+/** Request headers as a plain object with lower-case names, made without a `Headers` when they come as one (as the SDK gives them). */
+export function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (given instanceof Headers || Array.isArray(given)) new Headers(given).forEach((value, name) => (headers[name] = value));
+  else if (given) for (const [name, value] of Object.entries(given as Record<string, string>)) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+function headersFor(init: HttpRequestInit): Record<string, string> {
+  const headers = plainHeaders(init.headers);
+  if (Array.isArray(init.body)) headers["content-length"] = String((init.body as readonly Uint8Array[]).reduce((n, part) => n + part.length, 0));
+  return headers;
+}
+
+function send(request: http.ClientRequest, body: HttpRequestInit["body"]): void {
+  if (typeof body === "string" || body instanceof Uint8Array) request.end(body);
+  else if (Array.isArray(body)) {
+    for (const part of body as readonly Uint8Array[]) request.write(part);
+    request.end();
+  } else request.end();
 }
 
 function headersOf(raw: readonly string[]): Headers {
