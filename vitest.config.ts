@@ -29,6 +29,9 @@ const INTEGRATION = [
   "apps/server/test/transport/tls.test.ts",
   "apps/worker/test/git-history.test.ts",
   "apps/worker/test/mcp-servers.test.ts",
+  "apps/worker/test/shell-exec.test.ts",
+  "packages/policy/test/append-rule-processes.test.ts",
+  "test/bypass-npm.test.ts",
   "test/bypass-proofs.test.ts",
   "test/steering-attacks.test.ts",
 ];
