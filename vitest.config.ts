@@ -7,11 +7,12 @@ const conditions = ["@gatehouse/source", "module", "node", "development|producti
 
 const ALL = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "apps/*/test/**/*.test.tsx", "test/**/*.test.ts"];
 /**
- * Tests that need what scripts/test installs (tmux, Chromium, PostgreSQL, bubblewrap, socat), a
- * whole server and workers, or minutes: the end-to-end ones by their name, and these. The rest are
- * the unit tier (`pnpm test:unit`, under a minute); `pnpm test` runs both.
+ * The integration tier: tests that start processes (the built program, bash, git, npm, pytest), the
+ * server or workers, or need what scripts/test installs (tmux, Chromium, PostgreSQL, bubblewrap,
+ * socat), or minutes: the end-to-end ones by their name, and these. The rest are the unit tier
+ * (`pnpm test:unit`): in-process, with loopback listeners of their own at most; `pnpm test` runs both.
  */
-const SLOW = [
+const INTEGRATION = [
   "**/*.e2e.test.ts",
   "test/postgres.test.ts",
   "apps/worker/test/sandbox.test.ts",
@@ -23,6 +24,18 @@ const SLOW = [
   "apps/worker/test/made-git-dirs.test.ts",
   // 10,000 generated command lines against a second shell parser.
   "test/differential.test.ts",
+  "apps/cli/test/cli-process.test.ts",
+  "apps/cli/test/token.test.ts",
+  "apps/server/test/config/error-codes.test.ts",
+  "apps/server/test/config/limits-server.test.ts",
+  "apps/server/test/transport/tls.test.ts",
+  "apps/worker/test/git-history.test.ts",
+  "apps/worker/test/mcp-servers.test.ts",
+  "apps/worker/test/shell-exec.test.ts",
+  "packages/policy/test/append-rule-processes.test.ts",
+  "test/bypass-npm.test.ts",
+  "test/bypass-proofs.test.ts",
+  "test/steering-attacks.test.ts",
 ];
 
 export default defineConfig({
@@ -32,8 +45,14 @@ export default defineConfig({
     testTimeout: 30_000,
     pool: "forks",
     projects: [
-      { extends: true, test: { name: "unit", include: ALL, exclude: [...configDefaults.exclude, ...SLOW] } },
-      { extends: true, test: { name: "slow", include: SLOW } },
+      {
+        extends: true,
+        // The unit tier's files share their worker processes and loaded modules (one parse of the
+        // shell grammar, one load of each package, for all of them); what a test spies on is
+        // restored after it, so nothing it changes reaches the next file.
+        test: { name: "unit", include: ALL, exclude: [...configDefaults.exclude, ...INTEGRATION], isolate: false, restoreMocks: true },
+      },
+      { extends: true, test: { name: "integration", include: INTEGRATION } },
     ],
   },
 });

@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import { evaluate, loadShellParser, parseRulesOrThrow, Ruleset, type Action, type EvaluationContext } from "@gatehouse/policy";
 import { afterAll, describe, expect, it } from "vitest";
+import { ANY_FLAG } from "./corpus/any-flag.js";
 
 await loadShellParser();
 
@@ -433,44 +433,6 @@ describe("bypass suite: odd input", () => {
   });
 });
 
-// Programs that accept any flag (git's subcommands, package managers, gh, docker, kubectl, cargo,
-// go, terraform) and programs known only by a rule that names them (helm). The rules allow each
-// program whole, so only the programs' models stand between these and an allow: the word after an
-// option the gate does not know may be that option's file, `k=v,k=v` values hold files
-// (`--secret id=x,src=FILE`), some commands write to an operand (`gh repo clone R DIR`), and some
-// print a credential. gh, docker and kubectl are not installed where these tests run, so their
-// cases are decisions only; npm's are also run in real bash below.
-const ANY_FLAG = rules(`{
-  "*": "ask",
-  "read_file": { "*": "allow", "*.env": "deny", "*.env.*": "deny", "~/.ssh/*": "deny", "*.pem": "deny" },
-  "write_file": { "*": "allow", "*.env": "deny", "/etc/*": "deny" },
-  "shell_exec": { "*": "ask", ${[
-    "gh",
-    "docker",
-    "kubectl",
-    "npm",
-    "pnpm",
-    "yarn",
-    "bun",
-    "git",
-    "cargo",
-    "go",
-    "terraform",
-    "pip",
-    "helm",
-    "gcloud",
-    "aws",
-    "az",
-    "pytest",
-    "rustc",
-    "jest",
-    "vitest",
-    "mypy",
-  ]
-    .map((p) => `"${p}": "allow", "${p} *": "allow"`)
-    .join(", ")} }
-}`);
-
 /** Writes outside the work directory, credentials printed, code run: each asks. */
 const ANY_FLAG_ASKS: string[] = [
   "gh repo clone o/r /tmp/y",
@@ -669,35 +631,6 @@ describe("bypass suite: programs that accept any flag", () => {
     const d = evaluate({ tool: "shell_exec", args: { command: "gh auth status --show-token" } }, ctx(ANY_FLAG));
     expect(d.reason).toContain("prints the credential");
   });
-});
-
-// Real bash: npm, given a directory outside the work directory through an option's separate value,
-// writes there (its debug log lands in the logs directory, by default inside the cache).
-const NPM_WRITES: [string, string][] = [
-  ["npm ls --logs-dir ~/npm-logs", "npm-logs"],
-  ["npm ls --cache ~/npm-cache", "npm-cache"],
-];
-
-describe("bypass suite: real bash writes where an unknown option's value points", () => {
-  const npm = spawnSync("bash", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim();
-  it.skipIf(!npm).each(NPM_WRITES)(
-    "%j writes outside the work directory, and asks",
-    (command, made) => {
-      const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-anyflag-")));
-      try {
-        const [home, project] = [path.join(scratch, "home"), path.join(scratch, "project")];
-        fs.mkdirSync(home);
-        fs.mkdirSync(project);
-        spawnSync("bash", ["-c", command], { cwd: project, env: { PATH: process.env.PATH, HOME: home }, timeout: 60_000 });
-        expect(fs.readdirSync(home)).toContain(made);
-        const d = evaluate({ tool: "shell_exec", args: { command } }, { layers: ANY_FLAG, cwd: project, home });
-        expect(d.action, d.reason).toBe("ask");
-      } finally {
-        fs.rmSync(scratch, { recursive: true, force: true });
-      }
-    },
-    90_000,
-  );
 });
 
 // Paths: normalisation, traversal, ~, symlinks (real files in a temporary work directory).

@@ -1,5 +1,6 @@
 import { CommanderError } from "commander";
 import { CliError } from "./cli-error.js";
+import { PROCESS_IO, type CliIo } from "./cli-io.js";
 import { buildProgram } from "./program.js";
 
 /**
@@ -17,34 +18,34 @@ function commanderMessage(err: CommanderError): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-async function report(err: unknown): Promise<number> {
+async function report(err: unknown, stderr: NodeJS.WritableStream): Promise<number> {
   if (err instanceof CommanderError) {
     if (err.exitCode === 0) return 0;
-    process.stderr.write(`gatehouse: ${commanderMessage(err)}\n(gatehouse --help lists the commands; gatehouse COMMAND --help its options)\n`);
+    stderr.write(`gatehouse: ${commanderMessage(err)}\n(gatehouse --help lists the commands; gatehouse COMMAND --help its options)\n`);
     return 2;
   }
   if (err instanceof CliError) {
-    process.stderr.write(`gatehouse: ${err.message}\n`);
+    stderr.write(`gatehouse: ${err.message}\n`);
     return err.exitCode;
   }
   // A rules file error starts with FILE:LINE:COL, which editors and scripts look for at the line's start.
-  if (err instanceof (await import("@gatehouse/policy")).RulesFileError) process.stderr.write(`${err.message}\n`);
-  else if (await isUserError(err)) process.stderr.write(`gatehouse: ${(err as Error).message}\n`);
+  if (err instanceof (await import("@gatehouse/policy")).RulesFileError) stderr.write(`${err.message}\n`);
+  else if (await isUserError(err)) stderr.write(`gatehouse: ${(err as Error).message}\n`);
   else {
-    process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
     return 1;
   }
   return 2;
 }
 
-/** Runs the CLI and returns its exit code; every expected failure is one line on stderr. */
-export async function main(argv: string[]): Promise<number> {
+/** Runs the CLI and returns its exit code; every expected failure is one line on `io.stderr`. */
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   let exitCode = 0;
-  const program = buildProgram((code) => (exitCode = code));
+  const program = buildProgram((code) => (exitCode = code), io);
   try {
     await program.parseAsync(argv, { from: "user" });
     return exitCode;
   } catch (err) {
-    return report(err);
+    return report(err, io.stderr);
   }
 }

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { CliError } from "./cli-error.js";
+import type { CliIo } from "./cli-io.js";
 import { START_OPTIONS } from "./commands/start-options.js";
 import { CONNECT_OPTIONS } from "./commands/connect-options.js";
 import { RUN_OPTIONS } from "./commands/run-options.js";
@@ -50,9 +51,10 @@ function define<T extends OptionTable>(parent: Command, spec: CommandSpec<T>, do
 
 /**
  * The CLI's commands. `done` receives the exit code of the command that ran; errors are thrown
- * (commander's as CommanderError) for the caller to report.
+ * (commander's as CommanderError) for the caller to report. Help and the permissions commands
+ * read and write `io`; the long-running commands use the process's streams.
  */
-export function buildProgram(done: (exitCode: number) => void): Command {
+export function buildProgram(done: (exitCode: number) => void, io: CliIo): Command {
   const program = new Command("gatehouse")
     .description(
       "A server and a worker on DIR (default: here; --demo: a demo project it creates) and the terminal client; " +
@@ -63,7 +65,7 @@ export function buildProgram(done: (exitCode: number) => void): Command {
     .helpCommand(true)
     .allowExcessArguments()
     .exitOverride()
-    .configureOutput({ outputError: () => undefined })
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: () => undefined })
     .configureHelp({ styleTitle: (title) => title.toLowerCase(), sortSubcommands: false });
   addOptions(program, START_OPTIONS);
   program.addHelpText("after", `\nRun "gatehouse COMMAND --help" for a command's options.\n${MODELS_HELP}\n${EXIT_HELP}`);
@@ -176,7 +178,7 @@ export function buildProgram(done: (exitCode: number) => void): Command {
       options: RULES_OPTIONS,
       run: async (values) => {
         const [{ permissionsEval }, { rulesContext }] = await Promise.all([import("./commands/permissions-eval.js"), import("./rules-context.js")]);
-        return permissionsEval(rulesContext(values), process.stdin, process.stdout);
+        return permissionsEval(rulesContext(values), io.stdin, io.stdout);
       },
     },
     done,
@@ -189,7 +191,7 @@ export function buildProgram(done: (exitCode: number) => void): Command {
       options: EXPLAIN_OPTIONS,
       run: async (values) => {
         const [{ permissionsExplain }, { rulesContext }] = await Promise.all([import("./commands/permissions-explain.js"), import("./rules-context.js")]);
-        process.stdout.write(`${await permissionsExplain(rulesContext(values), values.tool, values.args)}\n`);
+        io.stdout.write(`${await permissionsExplain(rulesContext(values), values.tool, values.args)}\n`);
         return 0;
       },
     },
@@ -204,8 +206,8 @@ export function buildProgram(done: (exitCode: number) => void): Command {
       args: ["[FILE]"],
       run: async (_values, [file]) => {
         const result = (await import("./commands/permissions-lint.js")).permissionsLint(file);
-        for (const line of result.stdout) process.stdout.write(`${line}\n`);
-        for (const line of result.stderr) process.stderr.write(`${line}\n`);
+        for (const line of result.stdout) io.stdout.write(`${line}\n`);
+        for (const line of result.stderr) io.stderr.write(`${line}\n`);
         return result.exitCode;
       },
     },

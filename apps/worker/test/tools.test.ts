@@ -2,10 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadShellParser } from "@gatehouse/policy";
-import { toolOutputText, type Granted, type Guard } from "@gatehouse/protocol";
+import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../../../test/support/wait.js";
-import { processGone } from "../../../test/support/process.js";
 import { BUILTIN_TOOLS, FileGuard, OUTPUT_LIMIT, runTool } from "../src/index.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
 
@@ -27,12 +25,10 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 const rules = defaultGuardRules();
 const guard: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [path.join(root, "data")] };
 
-function run(toolName: string, args: Record<string, unknown>, timeoutMs = 10_000, signal = new AbortController().signal, granted: Granted = "rules") {
-  return runTool(BUILTIN_TOOLS, { type: "run", requestId: "r", sessionId: "s", toolName, args, timeoutMs, guard, granted }, new FileGuard(guard, work), signal);
+function run(toolName: string, args: Record<string, unknown>) {
+  const message = { type: "run", requestId: "r", sessionId: "s", toolName, args, timeoutMs: 10_000, guard, granted: "rules" } as const;
+  return runTool(BUILTIN_TOOLS, message, new FileGuard(guard, work), new AbortController().signal);
 }
-
-/** A command the default rules ask about, run as the server runs it once a person approved it. */
-const approvedShell = (command: string, timeoutMs = 10_000) => run("shell_exec", { command }, timeoutMs, new AbortController().signal, "person");
 
 describe("file tools", () => {
   it("read_file reads whole files and line ranges", async () => {
@@ -137,22 +133,6 @@ describe("glob and grep", () => {
       "src/long.txt:1:line 1\nsrc/long.txt:131072:line 131072\nsrc/long.txt:200000:line 200000\nsrc/long.txt:200001:the last line",
     );
     expect((await run("grep", { pattern: "needle", path: "src/blob.bin" })).output).toBe("(no matches)");
-  });
-});
-
-describe("shell_exec", () => {
-  it("returns output and exit code", async () => {
-    const result = await approvedShell("echo out; echo err >&2; exit 3");
-    expect(result).toEqual({ ok: false, output: "out\n", stderr: "err\n", exitCode: 3 });
-    expect(toolOutputText(result)).toBe("out\n\n--- stderr ---\nerr\n\nexit code: 3");
-  });
-
-  it("kills the process group when the timeout passes", async () => {
-    const r = await approvedShell("sleep 20 & echo $! > bg.pid; wait", 2000);
-    expect(r).toEqual({ ok: false, output: "shell_exec timed out after 2000 ms", timedOut: true });
-    const pid = Number(fs.readFileSync(path.join(work, "bg.pid"), "utf8"));
-    expect(pid).toBeGreaterThan(1);
-    await waitUntil(() => processGone(pid), 3000, "the background sleep to be gone");
   });
 });
 

@@ -77,23 +77,4 @@ describe("appendRule on disk", () => {
     expect(fs.readFileSync(file, "utf8")).toContain("// Gatehouse tool permissions");
     expect(fs.readdirSync(dir).filter((f) => f !== "permissions.jsonc")).toEqual([]);
   });
-
-  it("holds all rules when several processes append at once", async () => {
-    const file = path.join(dir, "multi.jsonc");
-    fs.writeFileSync(file, `{"*": "ask"}`);
-    const { spawn } = await import("node:child_process");
-    const entry = path.resolve(import.meta.dirname, "../dist/node/index.js");
-    const appendTen = `for (let i = 0; i < 10; i++) await m.appendRule(process.argv[1], { tool: "t" + process.argv[2], pattern: "p" + i });`;
-    const script = `import("${entry}").then(async (m) => { ${appendTen} })`;
-    await Promise.all(
-      [0, 1, 2, 3, 4].map(
-        (n) =>
-          new Promise<void>((resolve, reject) => {
-            const child = spawn(process.execPath, ["-e", script, file, String(n)], { stdio: "inherit" });
-            child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
-          }),
-      ),
-    );
-    expect(parse(fs.readFileSync(file, "utf8")).filter((r) => r.origin === "approval")).toHaveLength(50);
-  });
 });
