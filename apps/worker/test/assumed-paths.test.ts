@@ -13,12 +13,21 @@ fs.mkdirSync(work);
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 const at = (name: string) => path.join(work, name);
 
-const guard: Guard = { agent: null, static: [...defaultGuardRules(), { tool: "write_file", pattern: "*", action: "allow", origin: "static" }], runtime: [], protectedPaths: [] };
+const guard: Guard = { agent: null, static: defaultGuardRules(), runtime: [], protectedPaths: [] };
 
 const write = (file: string, content: string, assumed?: AssumedPaths) =>
   runTool(
     BUILTIN_TOOLS,
-    { type: "run", requestId: "r", sessionId: "s", toolName: "write_file", args: { path: file, content }, timeoutMs: 10_000, guard, ...(assumed ? { assumed } : {}) },
+    {
+      type: "run",
+      requestId: "r",
+      sessionId: "s",
+      toolName: "write_file",
+      args: { path: file, content },
+      timeoutMs: 10_000,
+      guard,
+      ...(assumed ? { assumed } : {}),
+    },
     new FileGuard(guard, work),
     new AbortController().signal,
   );

@@ -29,7 +29,5 @@ export type RealPathsAnswer = z.infer<typeof RealPathsAnswer>;
  * let run: the worker runs the call only when each leads there still, and answers with `moved`
  * (where they lead) when one does not.
  */
-export const AssumedPaths = z
-  .record(AbsolutePath, Resolved)
-  .refine((paths) => Object.keys(paths).length <= MAX_PATHS, `at most ${MAX_PATHS} assumed paths`);
+export const AssumedPaths = z.record(AbsolutePath, Resolved).refine((paths) => Object.keys(paths).length <= MAX_PATHS, `at most ${MAX_PATHS} assumed paths`);
 export type AssumedPaths = z.infer<typeof AssumedPaths>;

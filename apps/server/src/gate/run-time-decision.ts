@@ -69,7 +69,13 @@ export class RunTimeDecisions {
    * denied, is decided on the worker's answer, so that its reason, and what an approval covers,
    * are what the paths really are (and a call a person approved never shows a start it then lacks).
    */
-  async beforeRun(session: SessionInfo, call: ToolCall, raised: Raised, reported: ReadonlyMap<string, Resolved> | null, signal?: AbortSignal): Promise<RunVerdict> {
+  async beforeRun(
+    session: SessionInfo,
+    call: ToolCall,
+    raised: Raised,
+    reported: ReadonlyMap<string, Resolved> | null,
+    signal?: AbortSignal,
+  ): Promise<RunVerdict> {
     if (onPaths(call) && !raised.approved) {
       const assumed = await this.verdict(session, call, raised, (paths) => Promise.resolve(assume(paths, reported)));
       if (!assumed.stricter) return assumed;
@@ -80,7 +86,8 @@ export class RunTimeDecisions {
   private async verdict(session: SessionInfo, call: ToolCall, raised: Raised, lookup: Lookup): Promise<RunVerdict> {
     const { decision, leads, resolved } = await this.decide(session, call, onPaths(call), lookup);
     const assumed = resolved && Object.fromEntries(resolved);
-    if (isStricter(decision.action, raised.action)) return { stricter: { ...decision, reason: `decided again just before it ran: ${decision.reason}` }, assumed };
+    if (isStricter(decision.action, raised.action))
+      return { stricter: { ...decision, reason: `decided again just before it ran: ${decision.reason}` }, assumed };
     if (!raised.approved || decision.action === "allow") return { stricter: null, assumed };
     const why = uncovered(call.tool, raised.approved, { shown: await this.sources.presentation(session, call), leads });
     return { stricter: why ? { ...decision, action: "ask", reason: why } : null, assumed };

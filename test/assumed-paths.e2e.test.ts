@@ -1,0 +1,87 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Cluster, Events, type ClusterOptions } from "./support/cluster.js";
+import { WorkerLinkRelay } from "./support/worker-link-relay.js";
+
+let cluster: Cluster | undefined;
+let relay: WorkerLinkRelay | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  await relay?.close();
+  cluster = relay = undefined;
+});
+
+const GIT_CONFIG = "[core]\n\tbare = false\n";
+
+/**
+ * A server and a worker whose link passes through a relay: `swap` runs when the server has
+ * decided a call of `tool` and sent it, before the worker receives it.
+ */
+async function start(opts: ClusterOptions, tool: string, swap: (workDir: string) => void) {
+  cluster = await Cluster.start(opts);
+  await cluster.killWorker();
+  const workDir = cluster.workDir;
+  const runs: Record<string, unknown>[] = [];
+  relay = await WorkerLinkRelay.start(cluster.url, (m) => {
+    if (m.type !== "run" || m.toolName !== tool) return;
+    runs.push(m);
+    if (runs.length === 1) swap(workDir);
+  });
+  await cluster.startWorker([], {}, relay.url);
+  return { cluster, runs };
+}
+
+function relink(link: string, target: string) {
+  fs.rmSync(link);
+  fs.symlinkSync(target, link);
+}
+
+describe("a link made between the decision and the run", () => {
+  it("an edit the rules allowed, whose file became a link into .git/config after the server decided, is caught by the worker and asks, naming where it leads", async () => {
+    const { cluster: c, runs } = await start(
+      { rules: `{"*": "ask", "edit_file": "allow", "read_file": "allow"}`, files: { ".git/config": GIT_CONFIG, "settings.ini": GIT_CONFIG } },
+      "edit_file",
+      (work) => relink(path.join(work, "settings.ini"), ".git/config"),
+    );
+    const client = c.client();
+    const steps = [
+      { toolCalls: [{ tool: "edit_file", args: { path: "settings.ini", old_string: "bare = false", new_string: "bare = false\n\tfsmonitor = ./payload" } }] },
+      { text: "done" },
+    ];
+    const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario("s", steps) });
+    const events = new Events(client, { sessionId: info.id });
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    const ask = await events.next("tool_approval_required");
+    expect(ask.toolName).toBe("edit_file");
+    expect(ask.reason).toMatch(/^decided again just before it ran: .*settings\.ini resolves to .*\/\.git\/config: /);
+    // The run the rules let through carried what the decision assumed: the file as itself.
+    expect(runs[0]).toMatchObject({ assumed: { [path.join(c.workDir, "settings.ini")]: { real: path.join(c.workDir, "settings.ini") } } });
+    await client.tool.deny.mutate({ sessionId: info.id, approvalId: ask.approvalId });
+    await events.next("turn_ended");
+    expect(fs.readFileSync(path.join(c.workDir, ".git/config"), "utf8")).toBe(GIT_CONFIG);
+    expect(events.of("tool_result").map((r) => [r.toolName, r.outcome])).toEqual([["edit_file", "rejected"]]);
+  });
+
+  it("a read the rules allowed, whose file became a link to .env after the server decided, never returns what the link leads to", async () => {
+    const { cluster: c } = await start(
+      { rules: `{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}}`, files: { ".env": "API_TOKEN=the-secret-token", "notes.txt": "notes" } },
+      "read_file",
+      (work) => relink(path.join(work, "notes.txt"), ".env"),
+    );
+    const client = c.client();
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: c.scenario("s", [{ toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }] }, { text: "done" }]),
+    });
+    const events = new Events(client, { sessionId: info.id });
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    await events.next("turn_ended");
+    const [read] = events.of("tool_result");
+    expect(read).toMatchObject({ toolName: "read_file", outcome: "denied" });
+    expect(read!.output).toMatch(/decided again just before it ran: notes\.txt resolves to .*\/\.env/);
+    expect(read!.output).not.toContain("the-secret-token");
+  });
+});
