@@ -64,6 +64,34 @@ describe("a link made between the decision and the run", () => {
     expect(events.of("tool_result").map((r) => [r.toolName, r.outcome])).toEqual([["edit_file", "rejected"]]);
   });
 
+  it("a read whose file became a link to a file that asks, approved there, is sent again carrying where it leads and starts once; the worker's own check of a link still holds", async () => {
+    const { cluster: c, runs } = await start(
+      { rules: `{"*": "ask", "read_file": {"*": "allow", "private/**": "ask"}}`, files: { "private/key.txt": "the private key", "notes.txt": "notes" } },
+      "read_file",
+      (work) => relink(path.join(work, "notes.txt"), "private/key.txt"),
+    );
+    const client = c.client();
+    const info = await client.session.create.mutate({
+      workerId: "w1",
+      scenario: c.scenario("s", [{ toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }] }, { text: "done" }]),
+    });
+    const events = new Events(client, { sessionId: info.id });
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    const ask = await events.next("tool_approval_required");
+    expect(ask.reason).toMatch(/^decided again just before it ran: notes\.txt resolves to .*\/private\/key\.txt/);
+    await client.tool.approve.mutate({ sessionId: info.id, approvalId: ask.approvalId });
+    await events.next("turn_ended");
+    // A person approves the name they saw; an ask through a link is the worker's to refuse (docs/security.md).
+    expect(events.of("tool_result")).toMatchObject([
+      { toolName: "read_file", outcome: "failed", output: expect.stringMatching(/^refused read_file notes\.txt: notes\.txt leads to .*private\/key\.txt/) },
+    ]);
+    // Sent twice (the run the worker refused, then the approved one, carrying where the path leads), started once.
+    const notes = path.join(c.workDir, "notes.txt");
+    expect(runs.map((r) => r.assumed)).toEqual([{ [notes]: { real: notes } }, { [notes]: { real: path.join(c.workDir, "private/key.txt") } }]);
+    expect(events.of("tool_call_started")).toHaveLength(1);
+  });
+
   it("a read the rules allowed, whose file became a link to .env after the server decided, never returns what the link leads to", async () => {
     const { cluster: c } = await start(
       { rules: `{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}}`, files: { ".env": "API_TOKEN=the-secret-token", "notes.txt": "notes" } },
