@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import { REAL_PATHS_REQUEST, type WorkerMessage } from "@gatehouse/protocol";
+import { createNodeClient } from "@gatehouse/protocol/node";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cluster, Events, type ClusterOptions } from "./support/cluster.js";
+import { Cluster, Events, waitUntil, WORKER_TOKEN, type ClusterOptions } from "./support/cluster.js";
 import { WorkerLinkRelay } from "./support/worker-link-relay.js";
 
 let cluster: Cluster | undefined;
@@ -111,5 +113,43 @@ describe("a link made between the decision and the run", () => {
     expect(read).toMatchObject({ toolName: "read_file", outcome: "denied" });
     expect(read!.output).toMatch(/decided again just before it ran: notes\.txt resolves to .*\/\.env/);
     expect(read!.output).not.toContain("the-secret-token");
+  });
+
+  it("on the wire: a worker that checks assumed paths gets the call with them and no question first; its answer that one moved is decided on, and a denial on its own answer", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}}` });
+    const worker = createNodeClient({ url: cluster.url, token: WORKER_TOKEN });
+    cluster.clients.push(worker);
+    const read = { name: "read_file", description: "reads", tier: "read" as const, inputSchema: {} };
+    await worker.worker.register.mutate({ workerId: "w2", workDir: cluster.workDir, tools: [read], checksAssumedPaths: true });
+    const runs: WorkerMessage[] = [];
+    const sub = worker.worker.onToolRequests.subscribe({ workerId: "w2" }, { onData: (m) => runs.push(m as WorkerMessage) });
+    const client = cluster.client();
+    const info = await client.session.create.mutate({
+      workerId: "w2",
+      scenario: cluster.scenario("w2", [{ toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }] }, { text: "done" }]),
+    });
+    const events = new Events(client, { sessionId: info.id });
+    await waitUntil(async () => (await client.workers.list.query()).some((w) => w.id === "w2" && w.connected), 5000, "the worker to be connected");
+    await new Promise((r) => setTimeout(r, 100));
+    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    await waitUntil(() => runs.length > 0, 5000, "the tool request");
+    const notes = path.join(cluster.workDir, "notes.txt");
+    const run = runs[0]!;
+    expect(run).toMatchObject({ type: "run", toolName: "read_file", assumed: { [notes]: { real: notes } } });
+    if (run.type !== "run") throw new Error("expected a run message");
+    const moved = { [notes]: { real: path.join(cluster.workDir, ".env") } };
+    await worker.worker.result.mutate({ workerId: "w2", requestId: run.requestId, ok: false, output: "not run", moved });
+    // Decided on that, the call would be denied: a decision that does not let it run is made on the worker's own answer.
+    await waitUntil(() => runs.length > 1, 5000, "the question of where the path leads");
+    const asked = runs[1]!;
+    expect(asked).toMatchObject({ type: "run", origin: "gate", toolName: REAL_PATHS_REQUEST, args: { paths: [notes] } });
+    if (asked.type !== "run") throw new Error("expected a run message");
+    await worker.worker.result.mutate({ workerId: "w2", requestId: asked.requestId, ok: true, output: JSON.stringify(moved) });
+    await events.next("turn_ended");
+    expect(events.of("tool_result")).toMatchObject([
+      { toolName: "read_file", outcome: "denied", output: expect.stringMatching(/decided again just before it ran: notes\.txt resolves to .*\/\.env/) },
+    ]);
+    expect(runs).toHaveLength(2);
+    sub.unsubscribe();
   });
 });
