@@ -34,6 +34,27 @@ async function start(opts: ClusterOptions, tool: string, swap: (workDir: string)
   return { cluster, runs };
 }
 
+/** A worker of the protocol alone (tRPC), `w2`, that says it checks assumed paths, and a session on it with one read of notes.txt, prompted. */
+async function wireWorker(rules: string) {
+  cluster = await Cluster.start({ rules });
+  const worker = createNodeClient({ url: cluster.url, token: WORKER_TOKEN });
+  cluster.clients.push(worker);
+  const read = { name: "read_file", description: "reads", tier: "read" as const, inputSchema: {} };
+  await worker.worker.register.mutate({ workerId: "w2", workDir: cluster.workDir, tools: [read], checksAssumedPaths: true });
+  const runs: WorkerMessage[] = [];
+  const sub = worker.worker.onToolRequests.subscribe({ workerId: "w2" }, { onData: (m) => runs.push(m as WorkerMessage) });
+  const client = cluster.client();
+  const info = await client.session.create.mutate({
+    workerId: "w2",
+    scenario: cluster.scenario("w2", [{ toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }] }, { text: "done" }]),
+  });
+  const events = new Events(client, { sessionId: info.id });
+  await waitUntil(async () => (await client.workers.list.query()).some((w) => w.id === "w2" && w.connected), 5000, "the worker to be connected");
+  await new Promise((r) => setTimeout(r, 100));
+  await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+  return { worker, runs, events, sub };
+}
+
 function relink(link: string, target: string) {
   fs.rmSync(link);
   fs.symlinkSync(target, link);
@@ -116,28 +137,13 @@ describe("a link made between the decision and the run", () => {
   });
 
   it("on the wire: a worker that checks assumed paths gets the call with them and no question first; its answer that one moved is decided on, and a denial on its own answer", async () => {
-    cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}}` });
-    const worker = createNodeClient({ url: cluster.url, token: WORKER_TOKEN });
-    cluster.clients.push(worker);
-    const read = { name: "read_file", description: "reads", tier: "read" as const, inputSchema: {} };
-    await worker.worker.register.mutate({ workerId: "w2", workDir: cluster.workDir, tools: [read], checksAssumedPaths: true });
-    const runs: WorkerMessage[] = [];
-    const sub = worker.worker.onToolRequests.subscribe({ workerId: "w2" }, { onData: (m) => runs.push(m as WorkerMessage) });
-    const client = cluster.client();
-    const info = await client.session.create.mutate({
-      workerId: "w2",
-      scenario: cluster.scenario("w2", [{ toolCalls: [{ tool: "read_file", args: { path: "notes.txt" } }] }, { text: "done" }]),
-    });
-    const events = new Events(client, { sessionId: info.id });
-    await waitUntil(async () => (await client.workers.list.query()).some((w) => w.id === "w2" && w.connected), 5000, "the worker to be connected");
-    await new Promise((r) => setTimeout(r, 100));
-    await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
+    const { worker, runs, events, sub } = await wireWorker(`{"*": "ask", "read_file": {"*": "allow", "*.env": "deny"}}`);
     await waitUntil(() => runs.length > 0, 5000, "the tool request");
-    const notes = path.join(cluster.workDir, "notes.txt");
+    const notes = path.join(cluster!.workDir, "notes.txt");
     const run = runs[0]!;
     expect(run).toMatchObject({ type: "run", toolName: "read_file", assumed: { [notes]: { real: notes } } });
     if (run.type !== "run") throw new Error("expected a run message");
-    const moved = { [notes]: { real: path.join(cluster.workDir, ".env") } };
+    const moved = { [notes]: { real: path.join(cluster!.workDir, ".env") } };
     await worker.worker.result.mutate({ workerId: "w2", requestId: run.requestId, ok: false, output: "not run", moved });
     // Decided on that, the call would be denied: a decision that does not let it run is made on the worker's own answer.
     await waitUntil(() => runs.length > 1, 5000, "the question of where the path leads");
@@ -150,6 +156,26 @@ describe("a link made between the decision and the run", () => {
       { toolName: "read_file", outcome: "denied", output: expect.stringMatching(/decided again just before it ran: notes\.txt resolves to .*\/\.env/) },
     ]);
     expect(runs).toHaveLength(2);
+    sub.unsubscribe();
+  });
+
+  it("on the wire: a call whose paths keep moving between its decision and its run is given up unrun after 4 tries", async () => {
+    const { worker, runs, events, sub } = await wireWorker(`{"*": "ask", "read_file": "allow"}`);
+    const notes = path.join(cluster!.workDir, "notes.txt");
+    for (let i = 1; i <= 4; i++) {
+      await waitUntil(() => runs.length >= i, 5000, `run ${i}`);
+      const run = runs[i - 1]!;
+      if (run.type !== "run") throw new Error("expected a run message");
+      expect(run.origin).toBeUndefined();
+      const moved = { [notes]: { real: path.join(cluster!.workDir, `elsewhere-${i}.txt`) } };
+      await worker.worker.result.mutate({ workerId: "w2", requestId: run.requestId, ok: false, output: "not run", moved });
+    }
+    await events.next("turn_ended");
+    expect(events.of("tool_result")).toMatchObject([
+      { toolName: "read_file", outcome: "failed", output: expect.stringMatching(/changed 4 times between its decision and its run; it did not run/) },
+    ]);
+    expect(runs).toHaveLength(4);
+    expect(events.of("tool_call_started")).toHaveLength(1);
     sub.unsubscribe();
   });
 });
