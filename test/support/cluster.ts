@@ -101,10 +101,13 @@ export class Cluster {
     this.server = (await spawnServer(this.root, ["--port", String(this.port)], this.env, this.serverLog)).server;
   }
 
-  /** Starts the worker; with GATEHOUSE_WORKER_TOKEN in `env` or --token-file in `extra` the token comes from there instead of --token. */
-  async startWorker(extra: string[] = [], env: Record<string, string> = {}): Promise<void> {
+  /**
+   * Starts the worker; with GATEHOUSE_WORKER_TOKEN in `env` or --token-file in `extra` the token comes from there instead of --token.
+   * `server`: where it connects, when not to the server itself (a relay between them).
+   */
+  async startWorker(extra: string[] = [], env: Record<string, string> = {}, server = this.url): Promise<void> {
     const token = env.GATEHOUSE_WORKER_TOKEN || extra.includes("--token-file") ? [] : ["--token", WORKER_TOKEN];
-    const args = [BIN, "worker", "--server", this.url, ...token, "--id", "w1", "--dir", this.workDir, ...extra];
+    const args = [BIN, "worker", "--server", server, ...token, "--id", "w1", "--dir", this.workDir, ...extra];
     // MCP servers' caches in the cluster's folder, not the home directory's.
     const cache = { XDG_CACHE_HOME: path.join(this.root, "cache") };
     this.worker = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...cache, ...env } });

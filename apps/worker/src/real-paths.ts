@@ -1,20 +1,43 @@
 import { resolveRealPath } from "@gatehouse/fs-guard";
-import { describeIssues, RealPathsRequest, type RealPathsAnswer, type ToolOutput } from "@gatehouse/protocol";
+import { describeIssues, RealPathsRequest, type AssumedPaths, type RealPathsAnswer, type Resolved, type ToolOutput } from "@gatehouse/protocol";
 
-/**
- * Where each path really leads on this machine, by the same resolution the worker's own check
- * uses: the gate decides a call again on these just before it runs.
- */
+/** Where a path leads on this machine, by the resolution the worker's own file check uses. */
+function resolve(p: string): Resolved {
+  try {
+    return { real: resolveRealPath(p) };
+  } catch (err) {
+    return { error: (err as NodeJS.ErrnoException).code ?? "EUNKNOWN" };
+  }
+}
+
+const same = (a: Resolved, b: Resolved) => ("real" in a ? "real" in b && a.real === b.real : "error" in b && a.error === b.error);
+
+/** Where each path really leads: the gate decides on these a call that asks a person or is refused. */
 export function realPaths(args: unknown): ToolOutput {
   const parsed = RealPathsRequest.safeParse(args);
   if (!parsed.success) return { ok: false, output: `invalid real-paths request: ${describeIssues(parsed.error)}` };
   const answer: RealPathsAnswer = {};
-  for (const p of parsed.data.paths) {
-    try {
-      answer[p] = { real: resolveRealPath(p) };
-    } catch (err) {
-      answer[p] = { error: (err as NodeJS.ErrnoException).code ?? "EUNKNOWN" };
-    }
-  }
+  for (const p of parsed.data.paths) answer[p] = resolve(p);
   return { ok: true, output: JSON.stringify(answer) };
+}
+
+/**
+ * Null when every path the server's decision assumed leads where it assumed, just before the call
+ * runs; else where each of them leads now, for the server to decide the call again on. The call
+ * does not run then: its decision was made for another file.
+ */
+export function movedPaths(assumed: AssumedPaths): RealPathsAnswer | null {
+  const now: RealPathsAnswer = {};
+  let moved = false;
+  for (const [p, was] of Object.entries(assumed)) {
+    now[p] = resolve(p);
+    moved ||= !same(was, now[p]);
+  }
+  return moved ? now : null;
+}
+
+/** The result of a call that did not run: its paths lead elsewhere than its decision assumed. */
+export function movedResult(moved: RealPathsAnswer): ToolOutput {
+  const where = Object.entries(moved).map(([p, r]) => `${p} -> ${"real" in r ? r.real : `unresolvable (${r.error})`}`);
+  return { ok: false, output: `not run: its paths lead elsewhere than its decision assumed (${where.join(", ")})`, moved };
 }

@@ -8,7 +8,7 @@ import { loadShellParser, type Layers } from "@gatehouse/policy";
 import { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 import { GuardCache } from "./guard-cache.js";
-import { realPaths } from "./real-paths.js";
+import { movedPaths, movedResult, realPaths } from "./real-paths.js";
 import type { TrustOptions } from "@gatehouse/protocol/node";
 import { OutputStream } from "./output-stream.js";
 import { ownSecretPaths } from "./own-secrets.js";
@@ -76,6 +76,9 @@ export async function runTool(
 ): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
+  // Checked before anything is opened; what a path is swapped to after this, the tool's own check of the opened file refuses.
+  const moved = msg.assumed && movedPaths(msg.assumed);
+  if (moved) return movedResult(moved);
   const parsed = tool.input.safeParse(msg.args);
   if (!parsed.success)
     return {
@@ -196,6 +199,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     skills: listSkills(workDir, (problem) => log.warn(problem)),
     sandbox,
     mcpServers: mcp.statuses(),
+    checksAssumedPaths: true,
   };
   link = new ServerLink({
     server: opts.server,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Action, BatchContext, Decision, Message, Mode, Origin, Presentation, Scope, SessionInfo, Usage } from "./schemas.js";
+import { AssumedPaths } from "./real-paths.js";
 import { ToolOutput, ToolResultOutcome } from "./tool-output.js";
 
 const base = { sessionId: z.string(), at: z.string() };
@@ -63,7 +64,7 @@ export const GatehouseEvent = z.discriminatedUnion("type", [
     toolName: z.string(),
     outcome: ToolResultOutcome,
     /** What the tool printed; for a call that did not run, the message the model received. */
-    ...ToolOutput.shape,
+    ...ToolOutput.omit({ moved: true }).shape,
     /** From the call's turn in its batch to its result, in milliseconds; a wait for approval included. */
     elapsedMs: z.number(),
   }),
@@ -162,6 +163,8 @@ export const RunMessage = z.object({
    * or a person approved it. Absent means the rules: the worker then refuses whatever is not allowed.
    */
   granted: Granted.optional(),
+  /** The paths the server's decision assumed and where it took each to lead: the worker runs the call only if each leads there still. */
+  assumed: AssumedPaths.optional(),
 });
 export type RunMessage = z.infer<typeof RunMessage>;
 export const CancelMessage = z.object({ type: z.literal("cancel"), requestId: z.string() });

@@ -24,4 +24,4 @@ export {
 } from "./worker-link.js";
 export { ReceivedGuards, SentGuards } from "./link-guards.js";
 export { compactionNotice } from "./context-compaction.js";
-export { REAL_PATHS_REQUEST, RealPathsAnswer, RealPathsRequest } from "./real-paths.js";
+export { AssumedPaths, REAL_PATHS_REQUEST, RealPathsAnswer, RealPathsRequest, Resolved } from "./real-paths.js";

@@ -88,6 +88,11 @@ export const WorkerRegisterInput = z.object({
   skills: z.array(SkillInfo).max(1000).default([]),
   /** Absent from workers that predate the sandbox: shown as unknown. */
   sandbox: SandboxInfo.optional(),
+  /**
+   * The worker checks a run message's `assumed` paths before the call runs. Absent from workers
+   * that predate it: the server asks those where a call's paths lead before each file call instead.
+   */
+  checksAssumedPaths: z.boolean().optional(),
   /** Its MCP servers after their first attempt: running, or why not. */
   mcpServers: z.array(McpServerStatus).max(MAX_MCP_SERVERS).default([]),
 });

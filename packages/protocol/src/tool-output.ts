@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { RealPathsAnswer } from "./real-paths.js";
 
 /**
  * What a tool call produced on the worker, as typed data: the output, and for a process its
  * stderr and exit code (null when it was killed). `truncated`: the output was cut to the
- * worker's limit; `timedOut`: the call ran out of time and was stopped.
+ * worker's limit; `timedOut`: the call ran out of time and was stopped; `moved`: the call did not
+ * run, since a path its decision assumed leads elsewhere now (where each of them leads).
  */
 export const ToolOutput = z.object({
   ok: z.boolean(),
@@ -12,6 +14,7 @@ export const ToolOutput = z.object({
   stderr: z.string().max(10_000_000).optional(),
   truncated: z.boolean().optional(),
   timedOut: z.boolean().optional(),
+  moved: RealPathsAnswer.optional(),
 });
 export type ToolOutput = z.infer<typeof ToolOutput>;
 

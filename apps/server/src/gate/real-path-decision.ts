@@ -12,6 +12,12 @@ const MAX_ROUNDS = 8;
 
 const describe = (r: Resolved) => ("real" in r ? r.real : `unresolvable (${r.error})`);
 
+const outcome = (decision: Decision, known: ReadonlyMap<string, Resolved>) => ({
+  decision,
+  leads: new Map([...known].map(([p, r]) => [p, describe(r)])),
+  resolved: known,
+});
+
 /**
  * The decision on the worker's real paths. The policy resolves paths synchronously, so the
  * decision is made with the answers known so far, the paths it asked about and had no answer
@@ -21,7 +27,7 @@ const describe = (r: Resolved) => ("real" in r ? r.real : `unresolvable (${r.err
 export async function decideOnRealPaths(
   decide: DecideWith,
   lookup: (paths: readonly string[]) => Promise<ReadonlyMap<string, Resolved>>,
-): Promise<{ decision: Decision; leads: Leads }> {
+): Promise<{ decision: Decision; leads: Leads; resolved: ReadonlyMap<string, Resolved> }> {
   const known = new Map<string, Resolved>();
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const missing = new Set<string>();
@@ -31,7 +37,7 @@ export async function decideOnRealPaths(
       else if ("error" in found) throw Object.assign(new Error(`${absolute}: ${found.error}`), { code: found.error });
       return found && "real" in found ? found.real : absolute;
     });
-    if (missing.size === 0) return { decision, leads: new Map([...known].map(([p, r]) => [p, describe(r)])) };
+    if (missing.size === 0) return outcome(decision, known);
     const answer = await lookup([...missing]);
     let same = true;
     for (const p of missing) {
@@ -40,10 +46,10 @@ export async function decideOnRealPaths(
       same &&= "real" in found && found.real === p;
     }
     // Every path it lacked leads to itself, as this round took it to: deciding again changes nothing.
-    if (same) return { decision, leads: new Map([...known].map(([p, r]) => [p, describe(r)])) };
+    if (same) return outcome(decision, known);
   }
   const last = decide(() => {
     throw Object.assign(new Error("too deep"), { code: "ETOODEEP" });
   });
-  return { decision: last, leads: new Map([...known].map(([p, r]) => [p, describe(r)])) };
+  return outcome(last, known);
 }

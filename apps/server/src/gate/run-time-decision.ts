@@ -1,8 +1,8 @@
 import { stricter, subjectArgument, type Action, type Decision, type ToolCall } from "@gatehouse/policy";
-import type { Presentation, SessionInfo } from "@gatehouse/protocol";
+import type { AssumedPaths, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { uncovered, type Coverage } from "./approval-coverage.js";
 import { decideOnRealPaths, type Leads } from "./real-path-decision.js";
-import { RealPathsUnknownError, type RealPathLookup } from "./worker-real-paths.js";
+import { RealPathsUnknownError, type RealPathLookup, type Resolved } from "./worker-real-paths.js";
 
 /** How a call came to run. */
 export interface Raised {
@@ -17,6 +17,19 @@ export interface RunTimeSources {
   presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null>;
   realPaths: RealPathLookup;
 }
+
+/** How a call about to run is decided: the stricter decision that holds instead, and where the decision took its paths to lead. */
+export interface RunVerdict {
+  stricter: Decision | null;
+  /** For a call on paths decided on them: the worker runs it only if each still leads there. */
+  assumed: AssumedPaths | null;
+}
+
+type Lookup = (paths: readonly string[]) => Promise<ReadonlyMap<string, Resolved>>;
+
+/** Each path where the worker last said it leads, else to itself: what a call is decided on when no request is made. */
+const assume = (paths: readonly string[], reported: ReadonlyMap<string, Resolved> | null): ReadonlyMap<string, Resolved> =>
+  new Map(paths.map((p) => [p, reported?.get(p) ?? { real: p }]));
 
 const isStricter = (a: Action, than: Action) => a !== than && stricter(a, than) === a;
 
@@ -34,7 +47,7 @@ export class RunTimeDecisions {
   /** What an approval about to be raised covers: what it shows, and where the call's paths lead now. */
   async cover(session: SessionInfo, call: ToolCall, shown: Presentation | null): Promise<Coverage> {
     if (!onPaths(call)) return { shown, leads: null };
-    return { shown, leads: (await this.decide(session, call, true)).leads };
+    return { shown, leads: (await this.decide(session, call, true, (paths) => this.sources.realPaths(session, paths))).leads };
   }
 
   /**
@@ -44,25 +57,56 @@ export class RunTimeDecisions {
    * the session's mode cannot let through on a name what its real path would have asked about.
    */
   async check(session: SessionInfo, call: ToolCall, raised: Raised, signal?: AbortSignal): Promise<Decision | null> {
-    const { decision, leads } = await this.decide(session, call, onPaths(call), signal);
-    if (isStricter(decision.action, raised.action)) return { ...decision, reason: `decided again just before it ran: ${decision.reason}` };
-    if (!raised.approved || decision.action === "allow") return null;
-    const why = uncovered(call.tool, raised.approved, { shown: await this.sources.presentation(session, call), leads });
-    return why ? { ...decision, action: "ask", reason: why } : null;
+    return (await this.verdict(session, call, raised, (paths) => this.sources.realPaths(session, paths, signal))).stricter;
   }
 
-  private async decide(session: SessionInfo, call: ToolCall, onRealPaths: boolean, signal?: AbortSignal): Promise<{ decision: Decision; leads: Leads | null }> {
-    if (!onRealPaths) return { decision: this.sources.evaluate(session, call), leads: null };
+  /**
+   * The same decision without a request to the worker, for a worker that checks assumed paths:
+   * the call's paths are taken to lead where the worker last said (`reported`, by a run it
+   * refused), else to themselves, and the run message carries those assumptions for the worker to
+   * check before it runs the call. Only a call the rules or the mode let run is decided on
+   * assumptions, and only when that lets it run: an approved call, and one that would ask or be
+   * denied, is decided on the worker's answer, so that its reason, and what an approval covers,
+   * are what the paths really are (and a call a person approved never shows a start it then lacks).
+   */
+  async beforeRun(
+    session: SessionInfo,
+    call: ToolCall,
+    raised: Raised,
+    reported: ReadonlyMap<string, Resolved> | null,
+    signal?: AbortSignal,
+  ): Promise<RunVerdict> {
+    if (onPaths(call) && !raised.approved) {
+      const assumed = await this.verdict(session, call, raised, (paths) => Promise.resolve(assume(paths, reported)));
+      if (!assumed.stricter) return assumed;
+    }
+    return this.verdict(session, call, raised, (paths) => this.sources.realPaths(session, paths, signal));
+  }
+
+  private async verdict(session: SessionInfo, call: ToolCall, raised: Raised, lookup: Lookup): Promise<RunVerdict> {
+    const { decision, leads, resolved } = await this.decide(session, call, onPaths(call), lookup);
+    const assumed = resolved && Object.fromEntries(resolved);
+    if (isStricter(decision.action, raised.action))
+      return { stricter: { ...decision, reason: `decided again just before it ran: ${decision.reason}` }, assumed };
+    if (!raised.approved || decision.action === "allow") return { stricter: null, assumed };
+    const why = uncovered(call.tool, raised.approved, { shown: await this.sources.presentation(session, call), leads });
+    return { stricter: why ? { ...decision, action: "ask", reason: why } : null, assumed };
+  }
+
+  private async decide(
+    session: SessionInfo,
+    call: ToolCall,
+    onRealPaths: boolean,
+    lookup: Lookup,
+  ): Promise<{ decision: Decision; leads: Leads | null; resolved: ReadonlyMap<string, Resolved> | null }> {
+    if (!onRealPaths) return { decision: this.sources.evaluate(session, call), leads: null, resolved: null };
     try {
-      return await decideOnRealPaths(
-        (resolve) => this.sources.evaluate(session, call, resolve),
-        (paths) => this.sources.realPaths(session, paths, signal),
-      );
+      return await decideOnRealPaths((resolve) => this.sources.evaluate(session, call, resolve), lookup);
     } catch (err) {
       if (!(err instanceof RealPathsUnknownError)) throw err;
       const decision = this.sources.evaluate(session, call);
-      if (decision.action !== "allow") return { decision, leads: null };
-      return { decision: { ...decision, action: "ask", rule: null, reason: `${err.message}; where its paths lead is not known` }, leads: null };
+      if (decision.action !== "allow") return { decision, leads: null, resolved: null };
+      return { decision: { ...decision, action: "ask", rule: null, reason: `${err.message}; where its paths lead is not known` }, leads: null, resolved: null };
     }
   }
 }

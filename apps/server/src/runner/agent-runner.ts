@@ -1,5 +1,5 @@
 import type { Decision } from "@gatehouse/policy";
-import { toolOutputText, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import { toolOutputText, type AssumedPaths, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "../gate/index.js";
@@ -19,7 +19,7 @@ import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "../workers/index.js";
 import { now } from "../clock.js";
-import { RunTimeDecisions } from "../gate/index.js";
+import { RunTimeDecisions, type Raised, type Resolved } from "../gate/index.js";
 import { workerRealPaths } from "../gate/index.js";
 import { grantedBy } from "../gate/index.js";
 import { missingToolDecision, missingToolReason } from "../gate/index.js";
@@ -75,6 +75,9 @@ interface Held {
 
 /** Whether a person may edit a held call's arguments: a subagent's task is started by the server, not a worker's tool, and is not. */
 const editable = (call: ModelToolCall): boolean => call.toolName !== TASK_TOOL;
+
+/** How often a call is decided again because its worker found its paths led elsewhere, before it is given up: they are changing as it runs. */
+const MAX_MOVES = 4;
 
 /** A call a person edited before approving it: as the model made it, and as it runs. */
 interface Edit {
@@ -475,6 +478,7 @@ export class AgentRunner {
     let action = decision.action;
     let current = session;
     let edit: Edit | undefined;
+    const sent = { started: false };
     for (;;) {
       if (approval) {
         const r = await approval;
@@ -492,11 +496,10 @@ export class AgentRunner {
         }
       }
       const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null };
-      const stricter = await this.runTime.check(current, { tool: call.toolName, args: call.args }, raised, signal);
-      if (!stricter) {
-        const result = await this.run(current, call, approval ? null : decision, held.stored, signal);
-        return result === "released" ? result : told(result, edit);
-      }
+      const settled = await this.decideAndRun(current, call, raised, approval ? null : decision, held.stored, signal, sent);
+      if (settled === "released") return settled;
+      if ("result" in settled) return told(settled.result, edit);
+      const { stricter } = settled;
       await this.auditDecision(current, call, stricter);
       if (stricter.action === "deny") return told(notRun("denied", toolMessages.denied(call.toolName, stricter.reason)), edit);
       action = stricter.action;
@@ -506,25 +509,69 @@ export class AgentRunner {
     }
   }
 
+  /**
+   * The call decided again just before it runs and, when that lets it run, run. To a worker that
+   * checks assumed paths, the run message carries the paths the decision assumed; where one leads
+   * elsewhere, the worker does not run the call and says where they lead, and the call is decided
+   * again on that. Other workers are asked where the paths lead first.
+   */
+  private async decideAndRun(
+    session: SessionInfo,
+    call: ModelToolCall,
+    raised: Raised,
+    decision: Decision | null,
+    stored: Promise<unknown>,
+    signal: AbortSignal,
+    sent: { started: boolean },
+  ): Promise<{ result: CallResult } | { stricter: Decision } | Released> {
+    const asked = { tool: call.toolName, args: call.args };
+    if (!this.options.registry.get(session.workerId)?.checksAssumedPaths) {
+      const stricter = await this.runTime.check(session, asked, raised, signal);
+      if (stricter) return { stricter };
+      const result = await this.run(session, call, decision, stored, signal);
+      return result === "released" ? result : { result };
+    }
+    let reported: Map<string, Resolved> | null = null;
+    for (let attempt = 0; attempt < MAX_MOVES; attempt++) {
+      const { stricter, assumed } = await this.runTime.beforeRun(session, asked, raised, reported, signal);
+      if (stricter) return { stricter };
+      const result = await this.run(session, call, decision, stored, signal, { assumed, first: !sent.started });
+      if (result === "released") return result;
+      sent.started = true;
+      if (!result.moved) return { result };
+      reported = new Map([...(reported ?? []), ...Object.entries(result.moved)]);
+    }
+    return {
+      result: notRun(
+        "failed",
+        toolMessages.failed(call.toolName, `where its paths lead changed ${MAX_MOVES} times between its decision and its run; it did not run`),
+      ),
+    };
+  }
+
   private async run(
     session: SessionInfo,
     call: ModelToolCall,
     decision: Decision | null,
     stored: Promise<unknown>,
     signal: AbortSignal,
+    { assumed, first }: { assumed: AssumedPaths | null; first: boolean } = { assumed: null, first: true },
   ): Promise<CallResult | Released> {
     if (!(await this.owns(session.id))) return "released";
-    const start = this.options.hub.publish({
-      type: "tool_call_started",
-      sessionId: session.id,
-      at: now(),
-      callId: call.callId,
-      toolName: call.toolName,
-      arguments: JSON.stringify(call.args),
-      decision,
-    });
-    // The batch's earlier results are stored with this start or before it: both before the call runs.
-    await Promise.all([stored, start]);
+    // A call sent again after its worker found its paths moved (and perhaps a person approved it then) started once.
+    if (first) {
+      const start = this.options.hub.publish({
+        type: "tool_call_started",
+        sessionId: session.id,
+        at: now(),
+        callId: call.callId,
+        toolName: call.toolName,
+        arguments: JSON.stringify(call.args),
+        decision,
+      });
+      // The batch's earlier results are stored with this start or before it: both before the call runs.
+      await Promise.all([stored, start]);
+    }
     if (call.toolName === TASK_TOOL) return this.delegate(session, call, signal);
     // Checked again once the start is stored: a server that takes the session over from here on
     // sees the call started and does not run it again.
@@ -540,6 +587,7 @@ export class AgentRunner {
             timeoutMs: this.options.toolTimeoutMs,
             guard: this.options.gate.guard(session),
             granted: grantedBy(decision),
+            ...(assumed ? { assumed } : {}),
           },
           signal,
         ),

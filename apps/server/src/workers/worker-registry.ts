@@ -26,6 +26,8 @@ export interface WorkerEntry {
   sandbox: WorkerRegisterInput["sandbox"];
   /** Absent from entries written by servers that predate MCP server statuses. */
   mcpServers?: McpServerStatus[];
+  /** The worker checks the paths a run message assumed before the call runs (see real-paths.ts in the protocol). */
+  checksAssumedPaths?: boolean;
   connected: boolean;
   lastSeen: number;
 }
@@ -105,6 +107,7 @@ export class WorkerRegistry {
       skills: input.skills,
       sandbox: input.sandbox,
       mcpServers: input.mcpServers ?? [],
+      ...(input.checksAssumedPaths ? { checksAssumedPaths: true } : {}),
       connected: this.entries.get(input.workerId)?.connected ?? false,
       lastSeen: Date.now(),
     };
