@@ -238,7 +238,7 @@ export class ProfileBuilder {
         memo.folders.set(dir, (entry = { stamp: listing.stamp, ...judgeFolder(dir, listing, ctx, dir === tree.root) }));
         this.foldersJudged++;
       }
-      found.masked.push(...entry.found.masked);
+      found.masked.push(...entry.found.masked, ...listing.tooDeep.map((path) => ({ path, dir: true })));
       found.readOnly.push(...entry.found.readOnly);
       dangling ||= entry.dangling;
     }
@@ -298,7 +298,8 @@ export class ProfileBuilder {
       const kind = kindAt(real);
       if (kind && this.visible(real)) masks.push({ path: real, dir: kind === "dir" });
     }
-    return masks;
+    // A path inside a hidden folder is hidden with it; a mount inside that empty folder would fail.
+    return masks.filter((m) => !masks.some((d) => d.dir && d.path !== m.path && isInside(m.path, d.path)));
   }
 
   /** Whether a host path is what the sandbox shows at that place (not under its private /tmp, say). */

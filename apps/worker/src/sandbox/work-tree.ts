@@ -23,8 +23,10 @@ export interface FolderListing {
   /** False when the folder changed so shortly before it was read that a later change could keep the same time. */
   settled: boolean;
   entries: TreeEntry[];
-  /** The absolute paths of the entries that are folders. */
+  /** The absolute paths of the entries that are folders, those too deep to walk left out. */
   subfolders: string[];
+  /** Folders whose paths are too long to walk (see DEEPEST): the sandbox hides them whole. */
+  tooDeep: string[];
   /** Changes whenever this folder is read again; results computed from the listing are keyed by it. */
   stamp: number;
   /** The refresh that last reached this folder. */
@@ -34,6 +36,13 @@ export interface FolderListing {
 // File times advance in coarse ticks (a few milliseconds): a folder changed within this long of
 // being read is read again next time rather than trusted.
 const SETTLE_MS = 200;
+
+// A folder deeper than this, or whose path is longer, is not walked: it is hidden whole from
+// commands, so what lies past it is never shown unjudged. The system refuses paths past 4,096
+// bytes, which only relative steps reach, and every folder above a mask is bound onto itself,
+// which bubblewrap does in time quadratic in their number.
+const DEEPEST_LEVEL = 64;
+const DEEPEST_BYTES = 3072;
 
 const sameEntries = (a: TreeEntry[], b: TreeEntry[]) => a.length === b.length && a.every((e, i) => e.name === b[i]!.name && e.kind === b[i]!.kind);
 
@@ -261,6 +270,13 @@ export class WorkTree {
     return this.read(dir, stat, known);
   }
 
+  /** How many folders down from the root a path is. */
+  private levelOf(p: string): number {
+    let level = 0;
+    for (let i = this.root.length; i < p.length; i++) if (p.charCodeAt(i) === 47) level++;
+    return level;
+  }
+
   /** Lists `dir` again; the known listing is kept (with its stamp) when nothing about the folder moved. */
   private read(dir: string, stat: fs.Stats, known: FolderListing | undefined): FolderListing {
     let entries: TreeEntry[];
@@ -276,8 +292,11 @@ export class WorkTree {
       return known;
     }
     const prefix = dir === "/" ? "/" : `${dir}/`;
-    const subfolders = entries.filter((e) => e.kind === "dir").map((e) => prefix + e.name);
-    const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, stamp: ++stamps, pass: 0 };
+    const folders = entries.filter((e) => e.kind === "dir").map((e) => prefix + e.name);
+    const deep = (f: string) => this.levelOf(f) > DEEPEST_LEVEL || Buffer.byteLength(f) > DEEPEST_BYTES;
+    const subfolders = folders.filter((f) => !deep(f));
+    const tooDeep = folders.filter(deep);
+    const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, tooDeep, stamp: ++stamps, pass: 0 };
     this.entries += entries.length - (known?.entries.length ?? 0);
     this.folders.set(dir, fresh);
     return fresh;
