@@ -22,6 +22,7 @@ const INTEGRATION = [
   "apps/worker/test/egress.test.ts",
   "apps/worker/test/own-git.test.ts",
   "apps/worker/test/made-git-dirs.test.ts",
+  "apps/worker/test/git-history-unlisted.test.ts",
   // 10,000 generated command lines against a second shell parser.
   "test/differential.test.ts",
   "apps/cli/test/cli-process.test.ts",
