@@ -24,6 +24,7 @@ const INTEGRATION = [
   "apps/worker/test/made-git-dirs.test.ts",
   "apps/worker/test/deep-tree.test.ts",
   "apps/worker/test/hidden-nested.test.ts",
+  "apps/worker/test/git-history-unlisted.test.ts",
   // 10,000 generated command lines against a second shell parser.
   "test/differential.test.ts",
   "apps/cli/test/cli-process.test.ts",

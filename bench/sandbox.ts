@@ -205,7 +205,7 @@ for (const [k, [label]] of cases.entries()) {
 
 // The worker's own check of a history-printing command (`git log -p`): its listing of the history,
 // by git on the host (the sandbox off) and by git confined in bubblewrap (on). Each check runs one
-// `git for-each-ref`; the whole listing runs again only after the refs or the index change.
+// `git rev-parse` and `git for-each-ref`; the whole listing runs again only after the refs or the index change.
 const history = path.join(root, "history");
 fs.mkdirSync(history);
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@b", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@b" };
@@ -221,19 +221,19 @@ const gits: [string, GitRunner | undefined][] = [
 ];
 for (const [label, git] of gits) {
   // The default rules ask for `git log -p`: the listing runs all the same, before the verdict.
-  const check = () => {
+  const check = async () => {
     try {
-      historyGuard.checkShell("git log -p -1", "rules", git);
+      await historyGuard.checkShell("git log -p -1", "rules", git);
     } catch (err) {
       if (!(err instanceof ToolRefusedError)) throw err;
     }
   };
   fs.writeFileSync(path.join(history, ".git", "refs", "heads", "touch"), execFileSync("git", ["rev-parse", "HEAD"], { cwd: history, env: gitEnv }));
   t0 = performance.now();
-  check();
+  await check();
   const listed = performance.now() - t0;
   const children = childrenCpuMs();
-  const checks = timed(check, RUNS);
+  const checks = await timedAsync(check, RUNS);
   const cpu = ms((childrenCpuMs() - children) / RUNS);
   console.log(
     `\`git log -p -1\` checked against a 100-commit history, ${label}: listing ${ms(listed)}; then ${figures(checks)}; its children's CPU ${cpu} a check`,

@@ -10,6 +10,7 @@ import {
   isInside,
   Ruleset,
   toolKeyMatches,
+  type Decision,
   type EvaluationContext,
   type Rule,
   type Verdict,
@@ -80,7 +81,6 @@ export class FileGuard {
     ]);
     this.workDevice = fs.statSync(workDir).dev;
     this.hiddenPaths = guard.protectedPaths.flatMap((p) => [p, resolveRealPath(p)]);
-    if (history) this.context.deniedInHistory = () => history.firstDenied(this.fileKey, (p) => decideAbsolute("read_file", p, this.context).action === "deny");
   }
 
   private readonly hiddenPaths: string[];
@@ -150,10 +150,25 @@ export class FileGuard {
    * refuses it, unless granted on an ask. `git` lists the repository's history where the command
    * prints from it (the sandbox's confined git; git on the host without it).
    */
-  checkShell(command: string, granted: Granted = "rules", git?: GitRunner): void {
-    const decide = () => evaluate({ tool: "shell_exec", args: { command } }, this.context);
-    const decision = git && this.history ? this.history.within(git, decide) : decide();
+  async checkShell(command: string, granted: Granted = "rules", git?: GitRunner): Promise<void> {
+    const decision = await this.decideShell(command, git);
     if (!permits(decision, granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
+  }
+
+  /** The decision, with the history listed (without holding the event loop) only when the command prints from it. */
+  private async decideShell(command: string, git?: GitRunner): Promise<Decision> {
+    const call = { tool: "shell_exec", args: { command } };
+    if (!this.history) return evaluate(call, this.context);
+    let printsHistory = false;
+    const noted = () => {
+      printsHistory = true;
+      return null;
+    };
+    const first = evaluate(call, { ...this.context, deniedInHistory: noted });
+    if (!printsHistory) return first;
+    const listed = await this.history.listed(git);
+    const isDenied = (p: string) => decideAbsolute("read_file", p, this.context).action === "deny";
+    return evaluate(call, { ...this.context, deniedInHistory: () => listed.firstDenied(this.fileKey, isDenied) });
   }
 
   /**

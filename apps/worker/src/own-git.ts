@@ -1,20 +1,32 @@
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { killGroup } from "./process-group.js";
 import { gitSafetyEnvironment } from "./sandbox/git-safety.js";
 import { safeEnvironment } from "./sandbox/safe-env.js";
 
-/** How one run of the worker's own git ended (status null: killed, or it could not start). */
+/**
+ * How one run of the worker's own git ended: `status` null when it did not exit on its own, and
+ * then `failure` says why (its deadline, a signal, too much output, or it could not start).
+ */
 export interface GitRun {
   status: number | null;
   stdout: string;
   stderr: string;
+  failure?: string;
 }
 
-/** Runs git in the work directory for the worker's own checks. */
-export type GitRunner = (args: readonly string[]) => GitRun;
+/** Runs git in the work directory for the worker's own checks, without waiting on the event loop. */
+export type GitRunner = (args: readonly string[]) => Promise<GitRun>;
 
 /** What git printed, or null when it failed or took too long. */
 export function output(run: GitRun): string | null {
   return run.status === 0 ? run.stdout : null;
+}
+
+/** Why a run of `git <command>` gave nothing to read, in words: how it ended and the first line git said. */
+export function gitFailure(command: string, run: GitRun): string {
+  const said = run.stderr.trim().split("\n")[0];
+  const ended = run.failure ?? `exited with status ${run.status}`;
+  return `git ${command} ${ended}${said ? `: ${said}` : ""}`;
 }
 
 /** Past this the worker does not wait for its own git. */
@@ -62,20 +74,57 @@ export function ownGitEnvironment(): NodeJS.ProcessEnv {
 }
 
 /** git run directly in `workDir`, as hardened as git allows: what runs when the sandbox is off. */
-export function hostGit(workDir: string): GitRunner {
-  return (args) => runOwnGit(["git", ...OWN_GIT_ARGS, ...args], workDir);
+export function hostGit(workDir: string, deadlineMs?: number): GitRunner {
+  return (args) => runOwnGit(["git", ...OWN_GIT_ARGS, ...args], workDir, undefined, deadlineMs);
 }
 
-/** Runs `argv` (git, or what confines it) with git's environment above, bounded in time and output. */
-export function runOwnGit(argv: readonly string[], cwd: string, input?: Buffer): GitRun {
-  const r = spawnSync(argv[0]!, argv.slice(1), {
-    cwd,
-    ...(input ? { input } : { stdio: ["ignore", "pipe", "pipe"] }),
-    env: ownGitEnvironment(),
-    encoding: "utf8",
-    timeout: OWN_GIT_TIMEOUT_MS,
-    killSignal: "SIGKILL",
-    maxBuffer: OWN_GIT_MAX_OUTPUT,
+/**
+ * Runs `argv` (git, or what confines it) with git's environment above, bounded in time and output.
+ * Past `deadlineMs` its process group is killed and the run ends then, whatever still holds its pipes.
+ */
+export function runOwnGit(argv: readonly string[], cwd: string, input?: Buffer, deadlineMs = OWN_GIT_TIMEOUT_MS): Promise<GitRun> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: ownGitEnvironment(), detached: true, stdio: [input ? "pipe" : "ignore", "pipe", "pipe"] });
+    const stdout = new BoundedText();
+    const stderr = new BoundedText();
+    let done = false;
+    const end = (status: number | null, failure?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (failure) killGroup(child.pid);
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      resolve({ status: failure ? null : status, stdout: stdout.text(), stderr: stderr.text(), ...(failure ? { failure } : {}) });
+    };
+    const timer = setTimeout(() => end(null, `did not finish within ${deadlineMs} ms`), deadlineMs);
+    const over = () => end(null, `printed more than ${OWN_GIT_MAX_OUTPUT} bytes`);
+    child.stdout!.on("data", (d: Buffer) => stdout.add(d) || over());
+    child.stderr!.on("data", (d: Buffer) => stderr.add(d) || over());
+    child.on("error", (err) => end(null, `could not start: ${err.message}`));
+    child.on("close", (status, signal) => end(status, signal ? `was killed by ${signal}` : undefined));
+    if (input) {
+      // A process that ends before reading its input closes the pipe: its exit says why.
+      child.stdin!.on("error", () => undefined);
+      child.stdin!.end(input);
+    }
   });
-  return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+/** Text gathered from a pipe up to OWN_GIT_MAX_OUTPUT bytes. */
+class BoundedText {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  /** False once more than the bound came. */
+  add(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.size > OWN_GIT_MAX_OUTPUT) return false;
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
 }

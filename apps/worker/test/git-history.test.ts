@@ -62,10 +62,10 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(run(leaked, command)).rejects.toThrow(/prints files from git's history and index, which hold .*\/\.env, denied to read_file/);
   });
 
-  it("a person's approval does not let the worker run it: the call is refused, not asked", () => {
+  it("a person's approval does not let the worker run it: the call is refused, not asked", async () => {
     const guard = new GuardCache(leaked).get(rules);
-    expect(() => guard.checkShell("git log -L1,1:.env HEAD~1", "person")).toThrow(/\.env, denied to read_file/);
-    expect(() => guard.checkShell("git log --oneline", "person")).not.toThrow();
+    await expect(guard.checkShell("git log -L1,1:.env HEAD~1", "person")).rejects.toThrow(/\.env, denied to read_file/);
+    await expect(guard.checkShell("git log --oneline", "person")).resolves.toBeUndefined();
   });
 
   it("a .env only in the reflog, its commit reset away, is seen by git reflog -p", async () => {
@@ -85,8 +85,8 @@ describe("a file the rules deny to read, held in git's history", () => {
   it("a .env committed after the guard was made is seen", async () => {
     const later = repo("later", "true");
     const cache = new GuardCache(later);
-    expect(() => cache.get(rules).checkShell("git log -p")).not.toThrow();
+    await expect(cache.get(rules).checkShell("git log -p")).resolves.toBeUndefined();
     host(`echo '${SECRET}' > .env && git add .env && git commit -qm oops`, later);
-    expect(() => cache.get(rules).checkShell("git log -p")).toThrow(/\.env, denied to read_file/);
+    await expect(cache.get(rules).checkShell("git log -p")).rejects.toThrow(/\.env, denied to read_file/);
   });
 });

@@ -139,11 +139,11 @@ describe("the whole chain: planted by an allowed command that runs the project's
 });
 
 describe("with the sandbox off, the worker's own git is hardened", () => {
-  it.each(chains)("%s runs nothing when the worker lists the history", (_, chain) => {
+  it.each(chains)("%s runs nothing when the worker lists the history", async (_, chain) => {
     const { work, marker } = chain(`host-${chain.name}`);
     // The check alone: with the sandbox off the model's command itself would run unconfined anyway.
     try {
-      new GuardCache(work).get(rules).checkShell("git log -p -1");
+      await new GuardCache(work).get(rules).checkShell("git log -p -1");
     } catch {
       // A history that could not be listed refuses the command; either way nothing may have run.
     }

@@ -57,23 +57,25 @@ function commonDir(gitDir: string): string | null {
 const GIT_READS = 16;
 
 /** Each of `gitDirs` disarmed; `git` reads the configs that are not in git's plain form. */
-export function disarmGitDirs(gitDirs: readonly string[], git: GitRunner): Disarmed[] {
+export async function disarmGitDirs(gitDirs: readonly string[], git: GitRunner): Promise<Disarmed[]> {
   let reads = 0;
-  const limited: GitRunner = (args) => (++reads <= GIT_READS ? git(args) : { status: null, stdout: "", stderr: "too many to read" });
-  return gitDirs.map((dir) => disarmGitDir(dir, limited));
+  const limited: GitRunner = (args) => (++reads <= GIT_READS ? git(args) : Promise.resolve({ status: null, stdout: "", stderr: "too many to read" }));
+  const disarmed: Disarmed[] = [];
+  for (const dir of gitDirs) disarmed.push(await disarmGitDir(dir, limited));
+  return disarmed;
 }
 
 /** Keeps only the settings above and git's sample hooks in `gitDir`. */
-function disarmGitDir(gitDir: string, git: GitRunner): Disarmed {
+async function disarmGitDir(gitDir: string, git: GitRunner): Promise<Disarmed> {
   const removed = removeHooks(gitDir);
   if (remove(path.join(gitDir, "config.worktree"))) removed.push("config.worktree");
-  return { gitDir, settings: disarmConfig(path.join(gitDir, "config"), git), removed };
+  return { gitDir, settings: await disarmConfig(path.join(gitDir, "config"), git), removed };
 }
 
-function disarmConfig(file: string, git: GitRunner): string[] {
+async function disarmConfig(file: string, git: GitRunner): Promise<string[]> {
   const stat = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!stat) return [];
-  const entries = stat.isFile() ? (plainConfig(fs.readFileSync(file, "utf8")) ?? listedConfig(file, git)) : null;
+  const entries = stat.isFile() ? (plainConfig(fs.readFileSync(file, "utf8")) ?? (await listedConfig(file, git))) : null;
   if (entries === null) {
     replace(file, "");
     return ["(all its settings, unread)"];
@@ -87,8 +89,8 @@ function disarmConfig(file: string, git: GitRunner): string[] {
 type Entry = [key: string, value: string | null];
 
 /** The settings as git reads them (`git config --list -z`, includes not followed); null when it cannot. */
-function listedConfig(file: string, git: GitRunner): Entry[] | null {
-  const listed = output(git(["config", "--file", file, "--no-includes", "--list", "-z"]));
+async function listedConfig(file: string, git: GitRunner): Promise<Entry[] | null> {
+  const listed = output(await git(["config", "--file", file, "--no-includes", "--list", "-z"]));
   if (listed === null) return null;
   return listed
     .split("\0")

@@ -115,12 +115,12 @@ export class ShellRunner {
   async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules", requestId?: string): Promise<ShellChild> {
     if (origin === "person") return this.start(command, guard, origin, requestId);
     if (!this.info.active) {
-      guard.checkShell(command, granted);
+      await guard.checkShell(command, granted);
       return this.start(command, guard, origin, requestId);
     }
     // The history of the repository, where the command prints from it, is listed by a git confined as the command will be.
     const profile = await this.profile(guard, origin);
-    guard.checkShell(command, granted, confinedGit(profile, this.mask()));
+    await guard.checkShell(command, granted, confinedGit(profile, this.mask()));
     return this.run(profile, command, guard, origin, requestId);
   }
 
@@ -197,7 +197,7 @@ export class ShellRunner {
       const made = madeGitDirs(now, profile.gitDirs, this.workDir);
       profile.gitDirs = now;
       const git = confinedGit(profile, this.mask());
-      const notes = disarmGitDirs(made, git).flatMap(disarmedNote);
+      const notes = (await disarmGitDirs(made, git)).flatMap(disarmedNote);
       for (const note of notes) this.log.warn(note);
       return notes;
     } catch (err) {

@@ -1,17 +1,8 @@
 import { z } from "zod";
+import { killGroup } from "../process-group.js";
 import { defineTool, limitOutput, OUTPUT_LIMIT } from "../tool.js";
 
 const CAPTURE_LIMIT = 1_000_000;
-
-/** Kills the whole process group, so children of the command die with it. */
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
 
 export const shellExec = defineTool({
   name: "shell_exec",
