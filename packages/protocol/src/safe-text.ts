@@ -38,11 +38,12 @@ export function escapeCodePoint(ch: string): string {
 /**
  * What is never shown as itself: control characters (C0, DEL, C1), format characters (bidi
  * controls and isolates, zero-width marks, tags), line and paragraph separators, lone surrogates,
- * every default-ignorable code point, and spaces other than U+0020 (no-break and the sized ones:
- * they look like a space, but no shell splits on them).
+ * every default-ignorable code point, spaces other than U+0020 (no-break and the sized ones:
+ * they look like a space, but no shell splits on them), and the symbols drawn as nothing (the
+ * blank Braille pattern, the musical null notehead).
  * The markers' brackets are escaped too, so that no content can forge a marker.
  */
-const CLASS = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Zs}\p{Default_Ignorable_Code_Point}⟦⟧]`;
+const CLASS = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Zs}\p{Default_Ignorable_Code_Point}\u2800\u{1D159}⟦⟧]`;
 /** What `showText` escapes in multi-line text (newlines, tabs and spaces are layout), and on one line (spaces only). */
 const ESCAPED = { multiLine: new RegExp(`(?![\n\t ])${CLASS}`, "u"), oneLine: new RegExp(`(?! )${CLASS}`, "u") };
 /** The same with a backslash, all at once: what an escaped text rewrites. */

@@ -35,6 +35,8 @@ const HOSTILE = [
   "\u{e0041}",
   "\ufe0f",
   "\u115f",
+  "\u2800",
+  "\u{1d159}",
   "\ud800",
   "\udc00",
   "⟦",
@@ -42,7 +44,7 @@ const HOSTILE = [
   "\\",
 ];
 /** What a printed text may never contain besides a newline. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\u2800\u{1D159}]|(?! )\p{Zs}/u;
 
 const unit = fc.oneof(
   fc.constantFrom(...HOSTILE),
@@ -82,6 +84,7 @@ describe("text made safe to show", () => {
     expect(showText("echo ok \u202e; hsart. dliub vm # \u202c").text).toBe("echo ok \\u202E; hsart. dliub vm # \\u202C");
     expect(showText("a\r\x1b[2Kb\x00\x7f\x9b").text).toBe("a\\r\\x1b[2Kb\\x00\\x7f\\x9b");
     expect(showText("tag\u{e0041}\u200b").text).toBe("tag\\u{E0041}\\u200B");
+    expect(showText("rm -rf a\u2800b c\u{1d159}d").text).toBe("rm -rf a\\u2800b c\\u{1D159}d");
     expect(showText("grep 'a\\.b' x\ty\nz")).toEqual({ text: "grep 'a\\.b' x\ty\nz", escaped: false, hidden: 0, kinds: [] });
     expect(showText("a\\b\x1b").text).toBe("a\\\\b\\x1b");
     expect(showText("x\ny\tz", { oneLine: true }).text).toBe("x\\ny\\tz");
