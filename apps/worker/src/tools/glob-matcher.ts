@@ -19,7 +19,7 @@ export class GlobMatcher {
     this.what = `the glob ${JSON.stringify(glob.length > 200 ? `${glob.slice(0, 200)}…` : glob)}`;
   }
 
-  /** Those of `subjects` that match, in order; `shown` gives the path named in an error. */
+  /** Those of `items` whose `subject` matches, in order; `shown` gives the path named in an error. */
   async matching<T>(items: readonly T[], subject: (item: T) => string, shown: (item: T) => string): Promise<T[]> {
     const out: T[] = [];
     for (let i = 0; i < items.length; i += BATCH) {
