@@ -1,6 +1,7 @@
 // What one file tool call costs in the worker's own process: the decision on the name, the open
 // and the check of what was opened, whole read_file calls of a small and of a 1 MB file, the small
-// one with the path its decision assumed checked first; and, for the design not chosen, the same
+// one with the path its decision assumed checked first; glob and grep over a tree of 2,000 files
+// (their patterns and the .gitignore run in a thread); and, for the design not chosen, the same
 // small read run through the sandbox (bubblewrap, `cat`). Runs on any checkout (a part a checkout
 // lacks prints "-"), so figures of two versions can be set side by side. Medians and minima of
 // batches; the machine may be shared, so compare runs interleaved.
@@ -15,18 +16,23 @@ const BATCHES = 7;
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-bench-files-")));
 fs.writeFileSync(path.join(root, "a.txt"), "a small file\n");
 fs.writeFileSync(path.join(root, "big.txt"), `${"x".repeat(99)}\n`.repeat(10_486));
+for (let d = 0; d < 100; d++) {
+  fs.mkdirSync(path.join(root, "tree", `d${d}`), { recursive: true });
+  for (let f = 0; f < 20; f++) fs.writeFileSync(path.join(root, "tree", `d${d}`, `f${f}.${f % 2 ? "ts" : "js"}`), "const x = 1;\n");
+}
+fs.writeFileSync(path.join(root, "tree", ".gitignore"), "*.log\nbuild/\n**/generated/**\n");
 
 await loadShellParser();
 const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, { file: "p", home: "/" }).map(({ tool, pattern, action, origin }) => ({ tool, pattern, action, origin }));
 const guardRules: Guard = { agent: null, static: rules, runtime: [], protectedPaths: [path.join(os.tmpdir(), "gh-bench-none")] };
 const guard = new FileGuard(guardRules, root);
 const signal = new AbortController().signal;
-const message = (file: string): RunMessage => ({
+const message = (file: string, toolName = "read_file", args: Record<string, unknown> = { path: file }): RunMessage => ({
   type: "run",
   requestId: "r",
   sessionId: "s",
-  toolName: "read_file",
-  args: { path: file },
+  toolName,
+  args,
   timeoutMs: 10_000,
   guard: guardRules,
   granted: "rules",
@@ -69,6 +75,10 @@ for (let round = 0; round < 2; round++) {
   line("read_file of a 13-byte file (whole call)", await perCall(5_000, () => runTool(BUILTIN_TOOLS, message("a.txt"), guard, signal)));
   line("read_file of a 1 MB file (whole call)", await perCall(200, () => runTool(BUILTIN_TOOLS, message("big.txt"), guard, signal)));
   line("the 13-byte read_file with its assumed path checked", await perCall(5_000, () => runTool(BUILTIN_TOOLS, assumedSmall, guard, signal)));
+  const glob = message("tree", "glob", { pattern: "**/*.ts", path: "tree" });
+  line("glob **/*.ts over 2,000 files (whole call)", await perCall(10, () => runTool(BUILTIN_TOOLS, glob, guard, signal)));
+  const grep = message("tree", "grep", { pattern: "x = 1", path: "tree", include: "*.ts" });
+  line("grep, include *.ts, over 2,000 files (whole call)", await perCall(10, () => runTool(BUILTIN_TOOLS, grep, guard, signal)));
 }
 const sandbox = resolveSandbox({ mode: "auto", network: true });
 if (sandbox.active) {

@@ -136,6 +136,68 @@ describe("glob and grep", () => {
   });
 });
 
+/** Runs `work` while a timer measures the event loop: the longest it went without running, in ms. */
+async function withLoopLag<T>(work: () => Promise<T>): Promise<{ result: T; lag: number; took: number }> {
+  let last = performance.now();
+  let lag = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    lag = Math.max(lag, now - last);
+    last = now;
+  }, 10);
+  const started = performance.now();
+  try {
+    const result = await work();
+    return { result, lag: Math.max(lag, performance.now() - last), took: performance.now() - started };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe("patterns that backtrack on a crafted name never block the worker", () => {
+  const STARS = "*a*a*a*a*a*a*a*a*a*a*b";
+  const TOO_SLOW = /ran longer than 2000 ms on .* and was stopped; it likely backtracks catastrophically/;
+
+  it("glob: a long name the model wrote, then a pattern of many wildcards, ends in time with an error naming the pattern", async () => {
+    expect(await run("write_file", { path: `redos/${"a".repeat(80)}`, content: "x" })).toMatchObject({ ok: true });
+    const { result, lag, took } = await withLoopLag(() => run("glob", { pattern: STARS, path: "redos" }));
+    expect(result).toEqual({ ok: false, output: expect.stringMatching(TOO_SLOW) });
+    expect(result.output).toMatch(/^glob: the glob "\*a\*a\*a\*a\*a\*a\*a\*a\*a\*a\*b" ran longer than 2000 ms on redos\/a{80} and was stopped/);
+    expect(took).toBeLessThan(6_000);
+    expect(lag).toBeLessThan(500);
+    // The worker goes on: the next glob runs, and an ordinary pattern still finds the name.
+    expect(await run("glob", { pattern: "*a*b", path: "redos" })).toEqual({ ok: true, output: "(no files match)" });
+    expect(await run("glob", { pattern: "a*", path: "redos" })).toEqual({ ok: true, output: `redos/${"a".repeat(80)}` });
+  });
+
+  it("grep: the same pattern as include ends in time with an error naming it", async () => {
+    const { result, lag, took } = await withLoopLag(() => run("grep", { pattern: "x", path: "redos", include: STARS }));
+    expect(result).toEqual({ ok: false, output: expect.stringMatching(TOO_SLOW) });
+    expect(result.output).toMatch(/^grep: the glob "\*a\*a/);
+    expect(took).toBeLessThan(6_000);
+    expect(lag).toBeLessThan(500);
+    expect((await run("grep", { pattern: "x", path: "redos", include: "a*" })).output).toBe(`redos/${"a".repeat(80)}:1:x`);
+  });
+
+  it("a .gitignore line the repository ships, on a deep tree, ends the search in time with an error naming the file", async () => {
+    const deep = path.join(work, "redos-ignore", ..."a".repeat(120).split(""));
+    fs.mkdirSync(deep, { recursive: true });
+    fs.writeFileSync(path.join(deep, "c"), "x\n");
+    fs.writeFileSync(path.join(work, "redos-ignore", ".gitignore"), "**/a/**/a/**/a/**/a/**/a/**/a/**/b\n");
+    try {
+      const { result, lag, took } = await withLoopLag(() => run("glob", { pattern: "**/c", path: "redos-ignore" }));
+      expect(result).toEqual({ ok: false, output: expect.stringMatching(TOO_SLOW) });
+      expect(result.output).toMatch(/^glob: the patterns of redos-ignore\/\.gitignore ran longer than 2000 ms on the entries of redos-ignore\/a\/a/);
+      expect(took).toBeLessThan(6_000);
+      expect(lag).toBeLessThan(500);
+      // Without the .gitignore the file is found.
+      expect((await run("glob", { pattern: "**/c", path: "redos-ignore", include_ignored: true })).output).toBe(path.relative(work, path.join(deep, "c")));
+    } finally {
+      fs.rmSync(path.join(work, "redos-ignore"), { recursive: true, force: true });
+    }
+  });
+});
+
 describe("skill", () => {
   it("loads a skill by name and refuses names that leave the folder", async () => {
     expect(await run("skill", { name: "deploy" })).toMatchObject({ ok: true, output: expect.stringContaining("Run the deploy.") });

@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { linearGlob } from "./linear-glob.js";
 
 const OPTIONS = { dot: true, bash: true } as const;
 // picomatch refuses to let "*" cross a "." or ".." path segment. Shell subjects and tool names are
@@ -99,12 +100,18 @@ function literalTest(pattern: string): ((s: string) => boolean) | null {
   return (s) => s === literal || s.startsWith(spaced);
 }
 
+/** A path glob is matched in linear time where it can be: a model's long path never makes a rule slow. */
+function globTest(glob: string, pathLike: boolean): (subject: string) => boolean {
+  const re = globRegExp(glob, pathLike);
+  return (pathLike ? linearGlob(glob, re) : null) ?? ((s) => re.test(s));
+}
+
 export function compilePattern(pattern: string, pathLike: boolean): CompiledPattern {
   const literal = pathLike ? null : literalTest(pattern);
   if (literal) return { source: pattern, kind: patternKind(pattern), test: literal };
-  const main = globRegExp(pattern, pathLike);
-  const bare = pattern.endsWith(" *") ? globRegExp(pattern.slice(0, -2), pathLike) : null;
-  const full = bare ? (s: string) => main.test(s) || bare.test(s) : (s: string) => main.test(s);
+  const main = globTest(pattern, pathLike);
+  const bare = pattern.endsWith(" *") ? globTest(pattern.slice(0, -2), pathLike) : null;
+  const full = bare ? (s: string) => main(s) || bare(s) : main;
   // `P *` also matches `P` alone: what both forms need is what `P` needs.
   const needed = necessaryText(bare ? pattern.slice(0, -2) : pattern);
   let test = full;

@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { commandHead, compilePattern, globRegExp, headOf, literalFolder, necessaryText } from "../src/pattern.js";
+import { DEFAULT_RULES_TEXT, evaluate } from "../src/index.js";
 import { inFolder } from "../src/ruleset.js";
+import { context, ruleset } from "./helpers.js";
 
 /** The match without the quick test on necessary text: the regular expressions alone. */
 function byRegExp(glob: string, subject: string, pathLike: boolean): boolean {
@@ -97,5 +99,38 @@ describe("the folder of an absolute glob", () => {
 
   it.each(["*.env", "src/*", "/home/u/.{ssh,aws}/*", "/home/u/@(a|b)", "/home/u/[ab]"])("%s has none", (g) => {
     expect(literalFolder(g)).toBeNull();
+  });
+});
+
+describe("a long path the model crafts against the rules", () => {
+  /** The decision on `path`, and how long it took in ms. */
+  function timed(rules: string, path: string): { action: string; ms: number } {
+    const ctx = context({ static: ruleset(rules) });
+    const started = performance.now();
+    const { action } = evaluate({ tool: "read_file", args: { path } }, ctx);
+    return { action, ms: performance.now() - started };
+  }
+
+  it("is decided in bounded time by the default rules", () => {
+    for (const path of [
+      `${"secre".repeat(6_000)}.txt`,
+      `${"a.env/".repeat(5_000)}x`,
+      `${"credentials/".repeat(2_500)}x`,
+      `/home/ada/.ssh/${"a/".repeat(15_000)}`,
+    ]) {
+      const { ms } = timed(DEFAULT_RULES_TEXT, path);
+      expect(ms, path.slice(0, 30)).toBeLessThan(500);
+    }
+  });
+
+  it("is decided in bounded time, and as before, by a rule with several globstars", () => {
+    // The regular expression of this glob took seconds on a 16 KB path of repeated folders.
+    const rules = `{ "read_file": { "*": "allow", "**/node_modules/**/*.js": "deny", "**/a/**/a/**/b": "deny" } }`;
+    const slow = timed(rules, `${"node_modules/".repeat(1_300)}x`);
+    expect(slow).toMatchObject({ action: "allow" });
+    expect(slow.ms).toBeLessThan(500);
+    expect(timed(rules, `${"a/".repeat(8_000)}x`).ms).toBeLessThan(500);
+    expect(timed(rules, `${"node_modules/".repeat(50)}x.js`).action).toBe("deny");
+    expect(timed(rules, "src/a/b/a/c/b").action).toBe("deny");
   });
 });

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { ToolContext } from "../tool.js";
 import { GitIgnores } from "./git-ignores.js";
+import type { PatternThread } from "./pattern-thread.js";
 
 /** The most files one search walks. */
 const MAX_FILES = 20_000;
@@ -25,15 +26,16 @@ export const newTally = (): Tally => ({ skipped: 0, unreadable: 0, ignored: 0 })
 /**
  * Every file (or symlink) under `root`, depth first. Never .git; unless `withIgnored`, neither
  * what the .gitignore files above and inside the tree ignore nor node_modules. Folders it cannot
- * list are counted, as are ignored ones; symlinked folders are not followed.
+ * list are counted, as are ignored ones; symlinked folders are not followed. The .gitignore
+ * patterns run in `thread`.
  */
-export async function* walk(ctx: ToolContext, root: string, withIgnored: boolean, tally: Tally): AsyncGenerator<string> {
+export async function* walk(ctx: ToolContext, root: string, withIgnored: boolean, tally: Tally, thread: PatternThread): AsyncGenerator<string> {
   const stat = await fs.stat(root);
   if (!stat.isDirectory()) {
     yield root;
     return;
   }
-  const ignores = withIgnored ? null : new GitIgnores(ctx);
+  const ignores = withIgnored ? null : new GitIgnores(ctx, thread);
   await ignores?.above(root);
   const stack = [root];
   let seen = 0;
@@ -44,21 +46,18 @@ export async function* walk(ctx: ToolContext, root: string, withIgnored: boolean
       return [];
     });
     await ignores?.folder(dir);
-    for (const e of entries) {
-      const full = path.join(dir, e.name);
-      const isDir = e.isDirectory();
-      if (!isDir && !e.isFile() && !e.isSymbolicLink()) continue;
-      if (e.name === GIT_DIR && isDir) continue;
-      if (ignores && ((isDir && e.name === DEPENDENCIES_DIR) || ignores.ignores(full, isDir))) {
-        tally.ignored++;
-        continue;
-      }
-      if (isDir) stack.push(full);
-      else {
-        seen++;
-        yield full;
-      }
-    }
+    const kept = entries
+      .filter((e) => (e.isDirectory() ? e.name !== GIT_DIR : e.isFile() || e.isSymbolicLink()))
+      .map((e) => ({ absolute: path.join(dir, e.name), dir: e.isDirectory(), name: e.name }));
+    const ignored = ignores ? await ignores.ignored(kept) : [];
+    const files: string[] = [];
+    kept.forEach(({ absolute, dir: isDir, name }, i) => {
+      if (ignores && ((isDir && name === DEPENDENCIES_DIR) || ignored[i])) tally.ignored++;
+      else if (isDir) stack.push(absolute);
+      else files.push(absolute);
+    });
+    seen += files.length;
+    yield* files;
   }
 }
 

@@ -1,12 +1,13 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { closeDescriptor, FileRefusedError, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
-import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, limitedResult, type ToolContext, type ToolResult } from "../tool.js";
+import { GlobMatcher } from "./glob-matcher.js";
 import { LineMatcher } from "./line-matcher.js";
-import { newTally, tallyNote, walk, type Tally } from "./search-walk.js";
+import { PatternThread } from "./pattern-thread.js";
 import { PatternRefusedError } from "../errors.js";
+import { newTally, tallyNote, walk, type Tally } from "./search-walk.js";
 
 /** The most matching lines one grep gives. */
 const MAX_MATCHES = 5_000;
@@ -14,6 +15,9 @@ const MAX_MATCHES = 5_000;
 const MAX_LINE = 1024 * 1024;
 /** Text handed to the pattern's thread at once: small files go together, a big one in parts. */
 const BATCH_CHARS = 256 * 1024;
+
+/** Files whose names are matched against grep's include at once. */
+const INCLUDE_BATCH = 256;
 
 const includeIgnored = z.boolean().optional().describe("also search files that .gitignore ignores, and node_modules (default false)");
 
@@ -46,14 +50,23 @@ export const glob = defineTool({
   input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional(), include_ignored: includeIgnored }),
   async run(args, ctx: ToolContext) {
     const root = ctx.guard.check("glob", args.path ?? ".", ctx.granted);
-    const match = picomatch(args.pattern, { dot: true });
-    const found: string[] = [];
+    const thread = new PatternThread("glob");
     const tally = newTally();
-    for await (const file of walk(ctx, root, args.include_ignored ?? false, tally)) {
-      if (match(path.relative(root, file)) && listable(ctx, file, tally)) found.push(path.relative(ctx.workDir, file) || ".");
+    try {
+      const files: string[] = [];
+      for await (const file of walk(ctx, root, args.include_ignored ?? false, tally, thread)) files.push(file);
+      const matcher = new GlobMatcher(args.pattern, false, thread);
+      const shown = (file: string) => path.relative(ctx.workDir, file) || ".";
+      const matched = await matcher.matching(files, (file) => path.relative(root, file), shown);
+      const found = matched.filter((file) => listable(ctx, file, tally)).map(shown);
+      found.sort();
+      return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${tallyNote(tally)}`);
+    } catch (err) {
+      if (err instanceof PatternRefusedError) return { ok: false, output: err.message };
+      throw err;
+    } finally {
+      thread.release();
     }
-    found.sort();
-    return limitedResult(true, `${found.join("\n")}${found.length === 0 ? "(no files match)" : ""}${tallyNote(tally)}`);
   },
 });
 
@@ -91,6 +104,16 @@ class Matches {
       for (const [index, line] of lines) if (!this.full) this.lines.push(`${file}:${chunk.first + index + 1}:${line}`);
     });
   }
+}
+
+/** The items of `source` in arrays of up to `size`. */
+async function* batches<T>(source: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  const batch: T[] = [];
+  for await (const item of source) {
+    batch.push(item);
+    if (batch.length >= size) yield batch.splice(0);
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**
@@ -141,14 +164,17 @@ export const grep = defineTool({
       return { ok: false, output: `grep: pattern is not a valid regular expression: ${(err as Error).message}` };
     }
     const root = ctx.guard.check("grep", args.path ?? ".", ctx.granted);
-    const include = args.include ? picomatch(args.include, { dot: true, basename: true }) : null;
+    const thread = new PatternThread("grep");
+    const include = args.include ? new GlobMatcher(args.include, true, thread) : null;
     const tally = newTally();
-    const matcher = new LineMatcher(args.pattern, flags);
-    const matches = new Matches(matcher);
+    const matches = new Matches(new LineMatcher(args.pattern, flags, thread));
     try {
-      for await (const file of walk(ctx, root, args.include_ignored ?? false, tally)) {
-        if (include && !include(path.basename(file))) continue;
-        await searchFile(ctx, file, matches, tally);
+      for await (const files of batches(walk(ctx, root, args.include_ignored ?? false, tally, thread), INCLUDE_BATCH)) {
+        const shown = (file: string) => path.relative(ctx.workDir, file);
+        for (const file of include ? await include.matching(files, (f) => path.basename(f), shown) : files) {
+          await searchFile(ctx, file, matches, tally);
+          if (matches.full || ctx.signal.aborted) break;
+        }
         if (matches.full || ctx.signal.aborted) break;
       }
       await matches.flush();
@@ -156,7 +182,7 @@ export const grep = defineTool({
       if (err instanceof PatternRefusedError) return { ok: false, output: err.message };
       throw err;
     } finally {
-      matcher.release();
+      thread.release();
     }
     const { lines } = matches;
     return limitedResult(true, `${lines.join("\n")}${lines.length === 0 ? "(no matches)" : ""}${tallyNote(tally)}`);
