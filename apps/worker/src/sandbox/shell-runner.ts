@@ -209,8 +209,10 @@ export class ShellRunner {
 
   private undoGitParts(paths: readonly string[]): void {
     try {
-      const made = removeMade(paths);
+      const done = removeMade(this.workDir, paths);
+      const made = done.filter((r) => r.outcome === "removed").map((r) => r.path);
       if (made.length > 0) this.log.warn(`a sandboxed process made ${made.join(", ")}, which would decide what git runs; removed`);
+      for (const r of done) if (r.outcome === "refused") this.log.error(`did not remove ${r.path}, which a sandboxed process may have made: ${r.reason}`);
     } catch (err) {
       this.log.error(`could not remove what a sandboxed command made in a git directory: ${(err as Error).message}`);
     }
