@@ -21,6 +21,7 @@ import { disarmGitDirs, madeGitDirs, type Disarmed } from "./made-git-dirs.js";
 import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { gitSafetyEnvironment } from "./git-safety.js";
+import { SteeringLinks, type SteeringLinkTargets } from "../steering-links.js";
 import { safeEnvironment } from "./safe-env.js";
 
 export type ShellOrigin = "model" | "person";
@@ -59,6 +60,7 @@ export interface EgressOptions extends Pick<GateOptions, "floors"> {
  */
 export class ShellRunner {
   private readonly profiles: ProfileBuilder;
+  private readonly links: SteeringLinks;
   private emptyFile: string | null = null;
   private readonly log: Log;
   /** The worker's own secrets: hidden from MCP servers too, which run under no call's guard. */
@@ -78,6 +80,7 @@ export class ShellRunner {
     options: { log?: Log; watch?: boolean; ownSecrets?: readonly string[]; egress?: EgressOptions } = {},
   ) {
     this.profiles = new ProfileBuilder(workDir, info.network);
+    this.links = new SteeringLinks(this.profiles.workTree);
     this.ownSecrets = options.ownSecrets ?? [];
     this.egress = options.egress ?? {};
     this.relay = this.egress.relay ?? findRelay();
@@ -95,6 +98,11 @@ export class ShellRunner {
     this.profiles.workTree.stopWatching();
     for (const proxy of this.standing.values()) proxy.close();
     this.standing.clear();
+  }
+
+  /** The work tree's symlinks standing where files of the catalogue are named, and where they lead now. */
+  steeringLinks(): Promise<SteeringLinkTargets> {
+    return this.links.current();
   }
 
   /** Folders judged against the rules so far (for tests and diagnostics). */
