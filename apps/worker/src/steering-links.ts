@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { steeringFileOf } from "@gatehouse/policy";
+import { isInside, steeringFileOf } from "@gatehouse/policy";
 import { hasGitHead } from "@gatehouse/policy/node";
 import { ToolRefusedError, TreeTooLargeError } from "./errors.js";
+import { realOrNull } from "./sandbox/git-execution-parts.js";
 import type { WorkTree } from "./sandbox/work-tree.js";
 
 /**
@@ -11,7 +12,12 @@ import type { WorkTree } from "./sandbox/work-tree.js";
  * holds: the worker's check of a write finds such a link by the device and inode of what it opened.
  */
 export class SteeringLinks {
-  private memo: { version: number; links: string[] } | null = null;
+  /**
+   * Where the links led when the tree last changed. A target in the work tree is replaced, or a
+   * link made again, only by a change the tree sees (a rename in a folder, a new link); a link
+   * that leads out of it, or nowhere yet, is looked at again on every write.
+   */
+  private memo: { version: number; inside: ReadonlyMap<string, string>; elsewhere: string[] } | null = null;
 
   constructor(private readonly tree: WorkTree) {}
 
@@ -23,8 +29,21 @@ export class SteeringLinks {
       if (err instanceof TreeTooLargeError) throw new ToolRefusedError(`the work tree's links to files that steer programs cannot be known: ${err.message}`);
       throw err;
     }
-    if (this.memo?.version !== this.tree.version) this.memo = { version: this.tree.version, links: steeringLinksOf(this.tree) };
-    return new SteeringLinkTargets(this.memo.links);
+    if (this.memo?.version !== this.tree.version) this.memo = { version: this.tree.version, ...this.sorted(steeringLinksOf(this.tree)) };
+    const elsewhere = new Map<string, string>();
+    for (const link of this.memo.elsewhere) addTarget(elsewhere, link);
+    return new SteeringLinkTargets([this.memo.inside, elsewhere]);
+  }
+
+  private sorted(links: readonly string[]): { inside: Map<string, string>; elsewhere: string[] } {
+    const inside = new Map<string, string>();
+    const elsewhere: string[] = [];
+    for (const link of links) {
+      const real = realOrNull(link);
+      if (real && isInside(real, this.tree.root)) addTarget(inside, link);
+      else elsewhere.push(link);
+    }
+    return { inside, elsewhere };
   }
 }
 
@@ -41,15 +60,22 @@ function steeringLinksOf(tree: WorkTree): string[] {
 
 const key = (s: fs.Stats) => `${s.dev}:${s.ino}`;
 
-/** Where each steering link leads at the moment of the write, by device and inode. */
-export class SteeringLinkTargets {
-  private readonly byTarget = new Map<string, string>();
+function addTarget(targets: Map<string, string>, link: string): void {
+  const target = fs.statSync(link, { throwIfNoEntry: false });
+  if (target) targets.set(key(target), link);
+}
 
-  constructor(links: readonly string[]) {
-    for (const link of links) {
-      const target = fs.statSync(link, { throwIfNoEntry: false });
-      if (target) this.byTarget.set(key(target), link);
+/** Where each steering link leads, by device and inode. */
+export class SteeringLinkTargets {
+  constructor(private readonly maps: readonly ReadonlyMap<string, string>[]) {}
+
+  private linkTo(stat: fs.Stats): string | undefined {
+    const k = key(stat);
+    for (const m of this.maps) {
+      const link = m.get(k);
+      if (link) return link;
     }
+    return undefined;
   }
 
   /**
@@ -57,12 +83,12 @@ export class SteeringLinkTargets {
    * to be made) is where a link leads, or lies in a folder where one leads; null when neither.
    */
   through(real: string, opened: fs.Stats | null): string | null {
-    if (this.byTarget.size === 0) return null;
-    const own = opened && this.byTarget.get(key(opened));
+    if (this.maps.every((m) => m.size === 0)) return null;
+    const own = opened && this.linkTo(opened);
     if (own) return own;
     for (let dir = path.dirname(real), below = path.basename(real); ; below = path.join(path.basename(dir), below), dir = path.dirname(dir)) {
       const stat = fs.statSync(dir, { throwIfNoEntry: false });
-      const link = stat && this.byTarget.get(key(stat));
+      const link = stat && this.linkTo(stat);
       if (link) return path.join(link, below);
       if (dir === "/") return null;
     }

