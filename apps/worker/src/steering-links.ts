@@ -3,7 +3,6 @@ import path from "node:path";
 import { isInside, steeringFileOf } from "@gatehouse/policy";
 import { hasGitHead } from "@gatehouse/policy/node";
 import { ToolRefusedError, TreeTooLargeError } from "./errors.js";
-import { realOrNull } from "./sandbox/git-execution-parts.js";
 import type { WorkTree } from "./sandbox/work-tree.js";
 
 /**
@@ -39,8 +38,7 @@ export class SteeringLinks {
     const inside = new Map<string, string>();
     const elsewhere: string[] = [];
     for (const link of links) {
-      const real = realOrNull(link);
-      if (real && isInside(real, this.tree.root)) addTarget(inside, link);
+      if (leadsInside(link, this.tree.root)) addTarget(inside, link);
       else elsewhere.push(link);
     }
     return { inside, elsewhere };
@@ -59,6 +57,14 @@ function steeringLinksOf(tree: WorkTree): string[] {
 }
 
 const key = (s: fs.Stats) => `${s.dev}:${s.ino}`;
+
+function leadsInside(link: string, root: string): boolean {
+  try {
+    return isInside(fs.realpathSync.native(link), root);
+  } catch {
+    return false;
+  }
+}
 
 function addTarget(targets: Map<string, string>, link: string): void {
   const target = fs.statSync(link, { throwIfNoEntry: false });
