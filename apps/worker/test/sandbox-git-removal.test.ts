@@ -6,6 +6,8 @@ import { silentLog, type Log } from "@gatehouse/log";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileGuard, resolveSandbox, ShellRunner } from "../src/index.js";
+import type { GitRunner } from "../src/own-git.js";
+import { disarmGitDirs } from "../src/sandbox/made-git-dirs.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
 import { gitHost } from "./git-host.js";
 
@@ -83,5 +85,21 @@ describe("the removal of what a command made in a git directory stays in the git
     expect(fs.lstatSync(path.join(work, ".git/modules/x/config"), { throwIfNoEntry: false })).toBeUndefined();
     expect(fs.existsSync(path.join(work, ".git/modules/x/HEAD"))).toBe(true);
     expect(victimLeft()).toEqual(VICTIM_FILES);
+  });
+});
+
+describe("the disarming of a git directory a command made stays in it", () => {
+  it("a made git directory swapped for a symlink after it was listed (by a process still running) leaves where the link leads whole", async () => {
+    plantVictim();
+    fs.writeFileSync(path.join(victim, "config"), "[core]\n\tfsmonitor = keep-me\n");
+    const made = path.join(work, "made", ".git");
+    fs.mkdirSync(path.dirname(made), { recursive: true });
+    fs.symlinkSync(victim, made);
+    const noGit: GitRunner = () => Promise.resolve({ status: null, stdout: "", stderr: "not run" });
+    const [disarmed] = await disarmGitDirs([made], noGit, work);
+    expect(disarmed!.refused).toContain("is a symlink or not a folder now");
+    expect(victimLeft()).toEqual(VICTIM_FILES);
+    expect(fs.readFileSync(path.join(victim, "config"), "utf8")).toContain("keep-me");
+    fs.rmSync(path.dirname(made), { recursive: true });
   });
 });

@@ -20,7 +20,8 @@ export interface Removal {
   reason?: string;
 }
 
-const at = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`;
+/** `name` in the folder open as `fd`, looked up by the kernel relative to that folder. */
+export const at = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`;
 
 /** Removes each of `paths` (files or folders, inside `root`) that exists, as described above. */
 export function removeInside(root: string, paths: readonly string[]): Removal[] {
@@ -37,7 +38,7 @@ export function removeInside(root: string, paths: readonly string[]): Removal[] 
 
 function removeOne(root: string, target: string): Removal {
   if (!isInside(target, root) || target === root) return { path: target, outcome: "refused", reason: "not inside the work directory" };
-  const parentFd = openParent(root, path.dirname(target));
+  const parentFd = openInside(root, path.dirname(target));
   try {
     const name = path.basename(target);
     const stat = fs.lstatSync(at(parentFd, name), { throwIfNoEntry: false });
@@ -53,7 +54,7 @@ function removeOne(root: string, target: string): Removal {
  * The folder `dir` opened by descriptor from `root`, one name at a time, none followed if a
  * symlink; its path read back from the descriptor must be `dir` itself.
  */
-function openParent(root: string, dir: string): number {
+export function openInside(root: string, dir: string): number {
   let fd = fs.openSync(root, O_RDONLY | O_DIRECTORY);
   try {
     let walked = root;
@@ -73,7 +74,7 @@ function openParent(root: string, dir: string): number {
 }
 
 /** The folder `name` in the one open as `fd`, not followed if a symlink; `shown` names it in errors. */
-function openFolder(fd: number, name: string, shown: string): number {
+export function openFolder(fd: number, name: string, shown: string): number {
   try {
     return fs.openSync(at(fd, name), FOLDER_FLAGS);
   } catch (err) {
@@ -84,7 +85,7 @@ function openFolder(fd: number, name: string, shown: string): number {
 }
 
 /** Removes `name` in the folder open as `parentFd`: a folder's entries first, each by its own descriptor. */
-function removeEntry(parentFd: number, name: string, isDir: boolean): void {
+export function removeEntry(parentFd: number, name: string, isDir: boolean): void {
   if (!isDir) return fs.unlinkSync(at(parentFd, name));
   const fd = openFolder(parentFd, name, name);
   try {

@@ -205,7 +205,7 @@ export class ShellRunner {
       const made = madeGitDirs(now, profile.gitDirs, this.workDir);
       profile.gitDirs = now;
       const git = confinedGit(profile, this.mask());
-      const notes = (await disarmGitDirs(made, git)).flatMap(disarmedNote);
+      const notes = (await disarmGitDirs(made, git, this.workDir)).flatMap(disarmedNote);
       for (const note of notes) this.log.warn(note);
       return notes;
     } catch (err) {
@@ -266,6 +266,7 @@ export class ShellRunner {
 
 /** What was taken from a git directory a command made, for the log and the call's result; nothing when nothing was. */
 function disarmedNote(d: Disarmed): string[] {
+  if (d.refused) return [`a git directory the command made, ${d.gitDir}, was left as it is: ${d.refused}`];
   const taken = [...d.settings, ...d.removed];
   if (taken.length === 0) return [];
   return [`a git directory the command made, ${d.gitDir}, keeps only settings that cannot run a program: removed ${taken.join(", ")}`];
