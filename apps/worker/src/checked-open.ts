@@ -1,17 +1,20 @@
 import path from "node:path";
 import { closeDescriptor, createIn, makeFolderIn, openDeepestFolder, openRegular, type OpenedFile, type OpenedFolder } from "@gatehouse/fs-guard";
+import type { SteeringLinkTargets } from "./steering-links.js";
 import type { ToolContext } from "./tool.js";
 
 /**
  * Opens the file a tool names and checks the object really opened: the name is checked first,
  * then the path read back from the descriptor, so a symlink swapped in between changes nothing.
- * The caller closes the descriptor.
+ * With `links` it is opened to write. The caller closes the descriptor.
  */
-export function openChecked(ctx: ToolContext, tool: string, requested: string, write = false): OpenedFile {
+export function openChecked(ctx: ToolContext, tool: string, requested: string, links?: SteeringLinkTargets): OpenedFile {
   const named = ctx.guard.check(tool, requested, ctx.granted);
-  const opened = openRegular(named, requested, write, ctx.guard.workDevice);
+  const opened = openRegular(named, requested, links !== undefined, ctx.guard.workDevice);
   try {
     ctx.guard.checkOpened(tool, requested, named, opened.real, ctx.granted);
+    const via = links?.through(opened.real, opened.stats);
+    if (via) ctx.guard.checkSteeringLink(tool, requested, named, via, ctx.granted);
   } catch (err) {
     closeDescriptor(opened.fd);
     throw err;
@@ -21,11 +24,12 @@ export function openChecked(ctx: ToolContext, tool: string, requested: string, w
 
 /**
  * The file to write, opened: an existing one as openChecked does; a new one made in its folder by
- * descriptor (and the folders on the way), after the check on the real path it will have.
+ * descriptor (and the folders on the way), after the check on the real path it will have. `links`:
+ * a write that reaches a file of the catalogue through one of them is decided as a write to it.
  */
-export function openToWrite(ctx: ToolContext, tool: string, requested: string): OpenedFile {
+export function openToWrite(ctx: ToolContext, tool: string, requested: string, links: SteeringLinkTargets): OpenedFile {
   try {
-    return openChecked(ctx, tool, requested, true);
+    return openChecked(ctx, tool, requested, links);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
@@ -33,7 +37,10 @@ export function openToWrite(ctx: ToolContext, tool: string, requested: string): 
   const { folder, missing } = openDeepestFolder(path.dirname(named));
   const open = [folder];
   try {
-    ctx.guard.checkOpened(tool, requested, named, path.join(folder.real, ...missing, path.basename(named)), ctx.granted);
+    const real = path.join(folder.real, ...missing, path.basename(named));
+    ctx.guard.checkOpened(tool, requested, named, real, ctx.granted);
+    const via = links.through(real, null);
+    if (via) ctx.guard.checkSteeringLink(tool, requested, named, via, ctx.granted);
     let parent: OpenedFolder = folder;
     for (const name of missing) open.push((parent = makeFolderIn(parent, name)));
     return createIn(parent, path.basename(named), requested);

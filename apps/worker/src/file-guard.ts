@@ -114,6 +114,21 @@ export class FileGuard {
     if (refused) throw new ToolRefusedError(refused);
   }
 
+  /**
+   * The check of a write that reaches `via`, a file of the catalogue, through a symlink standing at
+   * that name (`.git/config -> ../notes.txt`, then a write to `notes.txt`): decided as a write to
+   * `via` itself. A person approved the name they saw, not `via`; a write by the name `via` itself
+   * was decided by check().
+   */
+  checkSteeringLink(tool: string, requested: string, named: string, via: string, granted: Granted = "rules"): void {
+    if (named === via) return;
+    const verdict = decideAbsolute(tool, via, { ...this.context, resolveRealPath: asWritten });
+    if (!permits(verdict, granted === "person" ? "rules" : granted))
+      throw new ToolRefusedError(
+        `refused ${tool} ${requested}: ${via} is a symlink that leads to it, so the write changes ${via}: ${verdict.reason}; write it as ${via} to be asked`,
+      );
+  }
+
   /** Why check() refuses a name, or null. */
   private nameRefusal(tool: string, requested: string, absolute: string, granted: Granted): string | null {
     const real = resolveRealPath(absolute);

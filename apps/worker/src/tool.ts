@@ -3,6 +3,7 @@ import type { Tier } from "@gatehouse/policy";
 import { cutText, type Granted, type McpOrigin, type ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
+import type { SteeringLinkTargets } from "./steering-links.js";
 
 /** A started shell command; `settled`, when there, resolves once the worker has tidied after it, with what it has to say about that. */
 export type ShellChild = ChildProcess & { settled?: Promise<string[]> };
@@ -16,6 +17,8 @@ export interface ToolContext {
   timeoutMs: number;
   /** Starts a bash command the way this worker runs them (sandboxed, safe environment); rejects when refused. */
   spawnShell(command: string): Promise<ShellChild>;
+  /** The work tree's symlinks standing where files of the catalogue are named, and where they lead now: a write tool's check needs them. */
+  steeringLinks(): Promise<SteeringLinkTargets>;
   /** Where output goes as it comes, when the server asked for it; the result still carries the whole. */
   onOutput?: ((text: string) => void) | undefined;
 }

@@ -106,6 +106,7 @@ export async function runTool(
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
         spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model", msg.granted, msg.requestId),
+        steeringLinks: () => shell.steeringLinks(),
         onOutput,
       }),
       halted,

@@ -1,5 +1,6 @@
 export { resolveRealPath } from "./real-path.js";
 export {
+  checkReachable,
   closeDescriptor,
   createIn,
   FileRefusedError,

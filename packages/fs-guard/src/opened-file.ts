@@ -7,7 +7,7 @@ const { O_RDONLY, O_WRONLY, O_RDWR, O_NONBLOCK, O_NOCTTY, O_DIRECTORY, O_NOFOLLO
 export class FileRefusedError extends Error {
   override readonly name = "FileRefusedError";
   constructor(
-    readonly code: "NOT_REGULAR" | "PSEUDO_FS" | "DELETED" | "SYMLINK_TO_NOTHING" | "TOO_LARGE" | "OUTSIDE_FOLDER",
+    readonly code: "NOT_REGULAR" | "PSEUDO_FS" | "DELETED" | "SYMLINK_TO_NOTHING" | "TOO_LARGE" | "OUTSIDE_FOLDER" | "OTHER_NAMESPACE",
     message: string,
   ) {
     super(message);
@@ -47,6 +47,28 @@ export function pathOfDescriptor(fd: number): string {
   return real;
 }
 
+/**
+ * Refuses an object that its own path does not name in this process: one reached through
+ * `/proc/PID/root` or `/proc/PID/cwd` lies in another mount namespace (a container, another
+ * sandbox), and reads back as a path that here names another object, or none (`real` null: it
+ * does not resolve here at all).
+ */
+export function checkReachable(opened: fs.Stats, real: string | null, shown: string): void {
+  const here = real === null ? undefined : fs.statSync(real, { throwIfNoEntry: false });
+  if (here?.dev !== opened.dev || here.ino !== opened.ino)
+    throw new FileRefusedError(
+      "OTHER_NAMESPACE",
+      `${shown} leads into another mount namespace (through /proc): ${real ?? "its real path"} here is not what it opens`,
+    );
+}
+
+/** A folder's descriptor with its path read back, checked to be reachable by that path. */
+function folderAt(fd: number): OpenedFolder {
+  const real = pathOfDescriptor(fd);
+  checkReachable(fs.fstatSync(fd), real, real);
+  return { fd, real };
+}
+
 function closeQuietly(fd: number): void {
   try {
     fs.closeSync(fd);
@@ -77,6 +99,7 @@ function regularFile(fd: number, shown: string, ordinaryDevice?: number): Opened
   if (pseudo) throw new FileRefusedError("PSEUDO_FS", `${shown} is on ${pseudo}, whose files are the kernel's views, not files to read`);
   const real = pathOfDescriptor(fd);
   if (stats.nlink === 0) throw new FileRefusedError("DELETED", `${shown} was removed while it was being opened`);
+  checkReachable(stats, real, shown);
   return { fd, real, stats };
 }
 
@@ -101,7 +124,7 @@ export function openDeepestFolder(absolute: string): { folder: OpenedFolder; mis
   for (let dir = absolute; ; dir = path.dirname(dir)) {
     try {
       const fd = fs.openSync(dir, O_RDONLY | O_DIRECTORY | O_NOCTTY);
-      return { folder: inspected(fd, (d) => ({ fd: d, real: pathOfDescriptor(d) })), missing: missing.reverse() };
+      return { folder: inspected(fd, folderAt), missing: missing.reverse() };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if ((code !== "ENOENT" && code !== "ENOTDIR") || dir === "/") throw err;
@@ -120,7 +143,7 @@ export function makeFolderIn(parent: OpenedFolder, name: string): OpenedFolder {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
   const fd = fs.openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOCTTY);
-  return inspected(fd, (d) => ({ fd: d, real: pathOfDescriptor(d) }));
+  return inspected(fd, folderAt);
 }
 
 /** Creates `name` in `parent` as a new regular file; never through a symlink, never over an existing file. */

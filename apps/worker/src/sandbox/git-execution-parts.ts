@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { removeInside, type Removal } from "./contained-removal.js";
 import type { FolderListing } from "./work-tree.js";
 
 /**
@@ -62,11 +63,12 @@ export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): 
   return parts;
 }
 
-/** Removes those of `paths` that exist now; returns them. */
-export function removeMade(paths: readonly string[]): string[] {
-  const made = paths.filter((p) => fs.lstatSync(p, { throwIfNoEntry: false }));
-  for (const p of made) fs.rmSync(p, { recursive: true, force: true });
-  return made;
+/**
+ * Removes those of `paths` (inside `workDir`) that exist now, never through a symlink a command put
+ * on their way; says what was removed and what was refused.
+ */
+export function removeMade(workDir: string, paths: readonly string[]): Removal[] {
+  return removeInside(workDir, paths).filter((r) => r.outcome !== "absent");
 }
 
 /** Where a path leads; null when nothing is there. */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isInside } from "@gatehouse/policy";
 import { output, type GitRunner } from "../own-git.js";
+import { at, openFolder, openInside, removeEntry } from "./contained-removal.js";
 
 /**
  * Settings that cannot make git run a program, so all that a git directory a sandboxed process
@@ -25,6 +26,8 @@ export interface Disarmed {
   settings: string[];
   /** Hooks and files removed, by their names in the git directory. */
   removed: string[];
+  /** Why nothing was done there: the folder is no longer reached from the work directory without a symlink. */
+  refused?: string;
 }
 
 /**
@@ -57,32 +60,47 @@ function commonDir(gitDir: string): string | null {
 const GIT_READS = 16;
 
 /** Each of `gitDirs` disarmed; `git` reads the configs that are not in git's plain form. */
-export async function disarmGitDirs(gitDirs: readonly string[], git: GitRunner): Promise<Disarmed[]> {
+export async function disarmGitDirs(gitDirs: readonly string[], git: GitRunner, workDir: string): Promise<Disarmed[]> {
   let reads = 0;
   const limited: GitRunner = (args) => (++reads <= GIT_READS ? git(args) : Promise.resolve({ status: null, stdout: "", stderr: "too many to read" }));
   const disarmed: Disarmed[] = [];
-  for (const dir of gitDirs) disarmed.push(await disarmGitDir(dir, limited));
+  for (const dir of gitDirs) {
+    // Opened from the work directory with no symlink followed: a folder swapped for a link since the listing leads nowhere else.
+    let fd: number;
+    try {
+      fd = openInside(workDir, dir);
+    } catch (err) {
+      disarmed.push({ gitDir: dir, settings: [], removed: [], refused: (err as Error).message });
+      continue;
+    }
+    try {
+      disarmed.push(await disarmGitDir(dir, fd, limited));
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
   return disarmed;
 }
 
-/** Keeps only the settings above and git's sample hooks in `gitDir`. */
-async function disarmGitDir(gitDir: string, git: GitRunner): Promise<Disarmed> {
-  const removed = removeHooks(gitDir);
-  if (remove(path.join(gitDir, "config.worktree"))) removed.push("config.worktree");
-  return { gitDir, settings: await disarmConfig(path.join(gitDir, "config"), git), removed };
+/** Keeps only the settings above and git's sample hooks in `gitDir`, open as `fd`. */
+async function disarmGitDir(gitDir: string, fd: number, git: GitRunner): Promise<Disarmed> {
+  const removed = removeHooks(fd, gitDir);
+  if (remove(fd, "config.worktree")) removed.push("config.worktree");
+  return { gitDir, settings: await disarmConfig(fd, path.join(gitDir, "config"), git), removed };
 }
 
-async function disarmConfig(file: string, git: GitRunner): Promise<string[]> {
+async function disarmConfig(fd: number, shown: string, git: GitRunner): Promise<string[]> {
+  const file = at(fd, "config");
   const stat = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!stat) return [];
-  const entries = stat.isFile() ? (plainConfig(fs.readFileSync(file, "utf8")) ?? (await listedConfig(file, git))) : null;
+  const entries = stat.isFile() ? (plainConfig(fs.readFileSync(file, "utf8")) ?? (await listedConfig(shown, git))) : null;
   if (entries === null) {
-    replace(file, "");
+    replace(fd, "config", "");
     return ["(all its settings, unread)"];
   }
   const kept = (key: string) => KEPT.some((k) => k.test(key.toLowerCase()));
   const dropped = entries.filter(([key]) => !kept(key)).map(([key]) => key);
-  if (dropped.length > 0) replace(file, configText(entries.filter(([key]) => kept(key))));
+  if (dropped.length > 0) replace(fd, "config", configText(entries.filter(([key]) => kept(key))));
   return [...new Set(dropped)];
 }
 
@@ -128,29 +146,35 @@ function plainConfig(text: string): Entry[] | null {
 }
 
 /** Every hook but git's own `*.sample` files; the folder itself when it is not a plain folder. */
-function removeHooks(gitDir: string): string[] {
-  const hooks = path.join(gitDir, "hooks");
-  const stat = fs.lstatSync(hooks, { throwIfNoEntry: false });
+function removeHooks(fd: number, gitDir: string): string[] {
+  const stat = fs.lstatSync(at(fd, "hooks"), { throwIfNoEntry: false });
   if (!stat) return [];
-  if (!stat.isDirectory()) return remove(hooks) ? ["hooks"] : [];
+  if (!stat.isDirectory()) return remove(fd, "hooks") ? ["hooks"] : [];
   const removed: string[] = [];
-  for (const e of fs.readdirSync(hooks, { withFileTypes: true })) {
-    if (e.isFile() && e.name.endsWith(".sample")) continue;
-    if (remove(path.join(hooks, e.name))) removed.push(`hooks/${e.name}`);
+  const hooks = openFolder(fd, "hooks", path.join(gitDir, "hooks"));
+  try {
+    for (const e of fs.readdirSync(`/proc/self/fd/${hooks}`, { withFileTypes: true })) {
+      if (e.isFile() && e.name.endsWith(".sample")) continue;
+      if (remove(hooks, e.name)) removed.push(`hooks/${e.name}`);
+    }
+  } finally {
+    fs.closeSync(hooks);
   }
   return removed;
 }
 
-function remove(p: string): boolean {
-  if (!fs.lstatSync(p, { throwIfNoEntry: false })) return false;
-  fs.rmSync(p, { recursive: true, force: true });
+/** Removes `name` in the folder open as `fd`, following no symlink; whether it was there. */
+function remove(fd: number, name: string): boolean {
+  const stat = fs.lstatSync(at(fd, name), { throwIfNoEntry: false });
+  if (!stat) return false;
+  removeEntry(fd, name, stat.isDirectory());
   return true;
 }
 
 /** The file replaced by a new one (a symlink there is replaced, not followed). */
-function replace(file: string, text: string): void {
-  fs.rmSync(file, { recursive: true, force: true });
-  fs.writeFileSync(file, text, { mode: 0o644, flag: "wx" });
+function replace(fd: number, name: string, text: string): void {
+  remove(fd, name);
+  fs.writeFileSync(at(fd, name), text, { mode: 0o644, flag: "wx" });
 }
 
 /** Entries as git writes them: `[section "sub"]`, then each key with its value quoted. */

@@ -21,6 +21,7 @@ import { disarmGitDirs, madeGitDirs, type Disarmed } from "./made-git-dirs.js";
 import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
 import { gitSafetyEnvironment } from "./git-safety.js";
+import { SteeringLinks, type SteeringLinkTargets } from "../steering-links.js";
 import { safeEnvironment } from "./safe-env.js";
 
 export type ShellOrigin = "model" | "person";
@@ -59,6 +60,7 @@ export interface EgressOptions extends Pick<GateOptions, "floors"> {
  */
 export class ShellRunner {
   private readonly profiles: ProfileBuilder;
+  private readonly links: SteeringLinks;
   private emptyFile: string | null = null;
   private readonly log: Log;
   /** The worker's own secrets: hidden from MCP servers too, which run under no call's guard. */
@@ -78,6 +80,7 @@ export class ShellRunner {
     options: { log?: Log; watch?: boolean; ownSecrets?: readonly string[]; egress?: EgressOptions } = {},
   ) {
     this.profiles = new ProfileBuilder(workDir, info.network);
+    this.links = new SteeringLinks(this.profiles.workTree);
     this.ownSecrets = options.ownSecrets ?? [];
     this.egress = options.egress ?? {};
     this.relay = this.egress.relay ?? findRelay();
@@ -95,6 +98,11 @@ export class ShellRunner {
     this.profiles.workTree.stopWatching();
     for (const proxy of this.standing.values()) proxy.close();
     this.standing.clear();
+  }
+
+  /** The work tree's symlinks standing where files of the catalogue are named, and where they lead now. */
+  steeringLinks(): Promise<SteeringLinkTargets> {
+    return this.links.current();
   }
 
   /** Folders judged against the rules so far (for tests and diagnostics). */
@@ -197,7 +205,7 @@ export class ShellRunner {
       const made = madeGitDirs(now, profile.gitDirs, this.workDir);
       profile.gitDirs = now;
       const git = confinedGit(profile, this.mask());
-      const notes = (await disarmGitDirs(made, git)).flatMap(disarmedNote);
+      const notes = (await disarmGitDirs(made, git, this.workDir)).flatMap(disarmedNote);
       for (const note of notes) this.log.warn(note);
       return notes;
     } catch (err) {
@@ -209,8 +217,10 @@ export class ShellRunner {
 
   private undoGitParts(paths: readonly string[]): void {
     try {
-      const made = removeMade(paths);
+      const done = removeMade(this.workDir, paths);
+      const made = done.filter((r) => r.outcome === "removed").map((r) => r.path);
       if (made.length > 0) this.log.warn(`a sandboxed process made ${made.join(", ")}, which would decide what git runs; removed`);
+      for (const r of done) if (r.outcome === "refused") this.log.error(`did not remove ${r.path}, which a sandboxed process may have made: ${r.reason}`);
     } catch (err) {
       this.log.error(`could not remove what a sandboxed command made in a git directory: ${(err as Error).message}`);
     }
@@ -256,6 +266,7 @@ export class ShellRunner {
 
 /** What was taken from a git directory a command made, for the log and the call's result; nothing when nothing was. */
 function disarmedNote(d: Disarmed): string[] {
+  if (d.refused) return [`a git directory the command made, ${d.gitDir}, was left as it is: ${d.refused}`];
   const taken = [...d.settings, ...d.removed];
   if (taken.length === 0) return [];
   return [`a git directory the command made, ${d.gitDir}, keeps only settings that cannot run a program: removed ${taken.join(", ")}`];

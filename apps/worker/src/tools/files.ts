@@ -51,7 +51,7 @@ export const writeFile = defineTool({
   tier: "write",
   input: z.object({ path: filePath, content: z.string({ error: "content must be a string" }) }),
   async run(args, ctx) {
-    const file = openToWrite(ctx, "write_file", args.path);
+    const file = openToWrite(ctx, "write_file", args.path, await ctx.steeringLinks());
     return using(file.fd, async (fd) => {
       fs.ftruncateSync(fd, 0);
       fs.writeFileSync(fd, args.content);
@@ -71,7 +71,7 @@ export const editFile = defineTool({
     replace_all: z.boolean().optional(),
   }),
   async run(args, ctx) {
-    const file = openChecked(ctx, "edit_file", args.path, true);
+    const file = openChecked(ctx, "edit_file", args.path, await ctx.steeringLinks());
     return using(file.fd, async (fd) => {
       const read = await readHead(fd, EDIT_LIMIT, file.stats.size);
       if (read.more) return { ok: false, output: `edit_file ${args.path}: the file is larger than ${EDIT_LIMIT} bytes` };

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { checkReachable } from "@gatehouse/fs-guard";
 import type { ToolContext } from "../tool.js";
 import { GitIgnores } from "./git-ignores.js";
 import type { PatternThread } from "./pattern-thread.js";
@@ -31,6 +32,8 @@ export const newTally = (): Tally => ({ skipped: 0, unreadable: 0, ignored: 0 })
  */
 export async function* walk(ctx: ToolContext, root: string, withIgnored: boolean, tally: Tally, thread: PatternThread): AsyncGenerator<string> {
   const stat = await fs.stat(root);
+  // A path through another namespace's root has a real path that does not resolve here, or names another object.
+  checkReachable(stat, await fs.realpath(root).catch(() => null), root);
   if (!stat.isDirectory()) {
     yield root;
     return;

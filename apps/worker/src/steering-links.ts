@@ -1,0 +1,102 @@
+import fs from "node:fs";
+import path from "node:path";
+import { isInside, steeringFileOf } from "@gatehouse/policy";
+import { hasGitHead } from "@gatehouse/policy/node";
+import { ToolRefusedError, TreeTooLargeError } from "./errors.js";
+import type { WorkTree } from "./sandbox/work-tree.js";
+
+/**
+ * The symlinks of the work tree that stand where a file of the catalogue is named (`.git/config
+ * -> ../notes.txt`, `.husky -> scripts`). A write to where one leads changes what the named file
+ * holds: the worker's check of a write finds such a link by the device and inode of what it opened.
+ */
+export class SteeringLinks {
+  /**
+   * Where the links led when the tree last changed. A target in the work tree is replaced, or a
+   * link made again, only by a change the tree sees (a rename in a folder, a new link); a link
+   * that leads out of it, or nowhere yet, is looked at again on every write.
+   */
+  private memo: { version: number; inside: ReadonlyMap<string, string>; elsewhere: string[] } | null = null;
+
+  constructor(private readonly tree: WorkTree) {}
+
+  /** The links as the tree lists them now; the tree is brought up to date first. */
+  async current(): Promise<SteeringLinkTargets> {
+    try {
+      await this.tree.update();
+    } catch (err) {
+      if (err instanceof TreeTooLargeError) throw new ToolRefusedError(`the work tree's links to files that steer programs cannot be known: ${err.message}`);
+      throw err;
+    }
+    if (this.memo?.version !== this.tree.version) this.memo = { version: this.tree.version, ...this.sorted(steeringLinksOf(this.tree)) };
+    const elsewhere = new Map<string, string>();
+    for (const link of this.memo.elsewhere) addTarget(elsewhere, link);
+    return new SteeringLinkTargets([this.memo.inside, elsewhere]);
+  }
+
+  private sorted(links: readonly string[]): { inside: Map<string, string>; elsewhere: string[] } {
+    const inside = new Map<string, string>();
+    const elsewhere: string[] = [];
+    for (const link of links) {
+      if (leadsInside(link, this.tree.root)) addTarget(inside, link);
+      else elsewhere.push(link);
+    }
+    return { inside, elsewhere };
+  }
+}
+
+function steeringLinksOf(tree: WorkTree): string[] {
+  const links: string[] = [];
+  for (const [dir, listing] of tree.listings())
+    for (const e of listing.entries) {
+      if (e.kind !== "symlink") continue;
+      const link = path.join(dir, e.name);
+      if (steeringFileOf(link, tree.root, hasGitHead)) links.push(link);
+    }
+  return links;
+}
+
+const key = (s: fs.Stats) => `${s.dev}:${s.ino}`;
+
+function leadsInside(link: string, root: string): boolean {
+  try {
+    return isInside(fs.realpathSync.native(link), root);
+  } catch {
+    return false;
+  }
+}
+
+function addTarget(targets: Map<string, string>, link: string): void {
+  const target = fs.statSync(link, { throwIfNoEntry: false });
+  if (target) targets.set(key(target), link);
+}
+
+/** Where each steering link leads, by device and inode. */
+export class SteeringLinkTargets {
+  constructor(private readonly maps: readonly ReadonlyMap<string, string>[]) {}
+
+  private linkTo(stat: fs.Stats): string | undefined {
+    const k = key(stat);
+    for (const m of this.maps) {
+      const link = m.get(k);
+      if (link) return link;
+    }
+    return undefined;
+  }
+
+  /**
+   * The path a write reaches through a steering link: `real` (a file opened as `opened`, or about
+   * to be made) is where a link leads, or lies in a folder where one leads; null when neither.
+   */
+  through(real: string, opened: fs.Stats | null): string | null {
+    if (this.maps.every((m) => m.size === 0)) return null;
+    const own = opened && this.linkTo(opened);
+    if (own) return own;
+    for (let dir = path.dirname(real), below = path.basename(real); ; below = path.join(path.basename(dir), below), dir = path.dirname(dir)) {
+      const stat = fs.statSync(dir, { throwIfNoEntry: false });
+      const link = stat && this.linkTo(stat);
+      if (link) return path.join(link, below);
+      if (dir === "/") return null;
+    }
+  }
+}
