@@ -25,6 +25,9 @@ const INTEGRATION = [
   "apps/worker/test/deep-tree.test.ts",
   "apps/worker/test/hidden-nested.test.ts",
   "apps/worker/test/git-history-unlisted.test.ts",
+  "apps/worker/test/sandbox-git-removal.test.ts",
+  "apps/worker/test/other-namespace.test.ts",
+  "apps/worker/test/steering-links.test.ts",
   // 10,000 generated command lines against a second shell parser.
   "test/differential.test.ts",
   "apps/cli/test/cli-process.test.ts",
