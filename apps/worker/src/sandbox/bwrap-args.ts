@@ -13,8 +13,12 @@ export interface EgressBinding {
   relay: readonly string[];
 }
 
-/** Namespaces and limits every sandboxed command gets. */
-const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
+/**
+ * Namespaces and limits every sandboxed command gets. No `--new-session`: bubblewrap's init then
+ * stays in the process group the worker kills at the end of a call, and killing it ends the PID
+ * namespace with everything in it; the session of its own (no terminal) comes from the start.
+ */
+const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL"];
 
 function mask(m: Mask, emptyFile: string): string[] {
   return m.dir ? ["--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", emptyFile, m.path];
@@ -68,6 +72,8 @@ export function optionsData(options: readonly string[]): Buffer {
  * environment, so inside the sandbox only `bwrap --args 3 -- PROGRAM` shows.
  */
 export function bwrapLauncher(options: readonly string[], program: readonly string[]): { command: string; args: string[] } {
+  // Started by the MCP SDK in the worker's own session: a session of its own keeps it from the worker's terminal.
+  options = ["--new-session", ...options];
   const n = options.length;
   const script = `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
   // No startup files: bash reads ~/.bashrc even with -c when its input is a socket, as a launcher's pipes are.
