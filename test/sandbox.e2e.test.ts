@@ -5,7 +5,7 @@ import path from "node:path";
 import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
-import { callProcesses, processesWith } from "./support/process.js";
+import { callProcesses, processesWith, spinUntilStarted } from "./support/process.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const SECRET = "KEY=sandbox-e2e-secret";
@@ -25,12 +25,6 @@ async function yoloSession(c: Cluster, client: GatehouseClient, steps: unknown[]
   await new Promise((r) => setTimeout(r, 100));
   await client.agent.prompt.mutate({ sessionId: info.id, text: "go" });
   return { id: info.id, events };
-}
-
-/** Looks with no pause between looks until a process carrying `marker` runs: what follows lands within milliseconds of its start. */
-function spinUntilStarted(marker: string, timeoutMs = 10_000): void {
-  const deadline = Date.now() + timeoutMs;
-  while (processesWith(marker).length === 0) if (Date.now() > deadline) throw new Error(`no process carrying ${marker} started`);
 }
 
 describe("shell commands in the sandbox, with a real server and worker", () => {
@@ -200,7 +194,8 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
   it("killing the worker with SIGKILL while bubblewrap is still starting leaves no sandbox or relay behind", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
     const marker = `30.${process.pid}4`;
-    for (let i = 0; i < 3; i++) {
+    // Each call gives one chance at the milliseconds before bubblewrap ties itself to the worker.
+    for (let i = 0; i < 5; i++) {
       const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`sleep ${marker}${i}`)] }]);
       await s.events.next("tool_call_started");
       spinUntilStarted(`sleep ${marker}${i}`);

@@ -59,3 +59,9 @@ export function callProcesses(marker: string): string[] {
   }
   return found;
 }
+
+/** Looks with no pause between looks until a process carrying `marker` runs: what follows lands within milliseconds of its start. */
+export function spinUntilStarted(marker: string, timeoutMs = 20_000): void {
+  const deadline = Date.now() + timeoutMs;
+  while (processesWith(marker).length === 0) if (Date.now() > deadline) throw new Error(`no process carrying ${marker} started`);
+}

@@ -72,8 +72,6 @@ export function optionsData(options: readonly string[]): Buffer {
  * environment, so inside the sandbox only `bwrap --args 3 -- PROGRAM` shows.
  */
 export function bwrapLauncher(options: readonly string[], program: readonly string[]): { command: string; args: string[] } {
-  // Started by the MCP SDK in the worker's own session: a session of its own keeps it from the worker's terminal.
-  options = ["--new-session", ...options];
   const n = options.length;
   const script = `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
   // No startup files: bash reads ~/.bashrc even with -c when its input is a socket, as a launcher's pipes are.

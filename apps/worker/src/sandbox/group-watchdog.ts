@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type SpawnOptions, type StdioPipe } from "node:child_process";
+import { spawn, type ChildProcess, type SpawnOptions, type StdioNull, type StdioPipe } from "node:child_process";
 
 /** The descriptor on which the watchdog reads the worker's end of its pipe (3 is bubblewrap's options). */
 export const WATCH_FD = 4;
@@ -13,7 +13,7 @@ export const WATCH_FD = 4;
 const WRAPPER = `(read -r _ <&${WATCH_FD}; kill -KILL 0) </dev/null >/dev/null 2>&1 &
 exec "$@" ${WATCH_FD}<&-`;
 
-type Stdio = ["ignore", "pipe", "pipe"] | ["ignore", "pipe", "pipe", StdioPipe];
+type Stdio = [StdioNull | StdioPipe, StdioPipe, StdioPipe] | [StdioNull | StdioPipe, StdioPipe, StdioPipe, StdioPipe];
 
 /**
  * Starts `program` so that it and its whole process group die with the worker and when the
