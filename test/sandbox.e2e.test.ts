@@ -191,6 +191,15 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     await waitUntil(() => callProcesses(marker).length === 0, 3000, "every process of the call to be gone, its sandbox and relay too");
   });
 
+  it("stopping the worker (SIGTERM) during a call leaves no process behind: not the command, its sandbox, nor its network relay", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const marker = `30.${process.pid}5`;
+    await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`(trap '' TERM; sleep ${marker}) & sleep ${marker}`)] }]);
+    await waitUntil(() => callProcesses(marker).some((p) => /socat/.test(p)), 5000, "the relay to start");
+    cluster.worker!.kill("SIGTERM");
+    await waitUntil(() => callProcesses(marker).length === 0, 5000, "every process of the call to be gone, its sandbox and relay too");
+  });
+
   it("killing the worker with SIGKILL while bubblewrap is still starting leaves no sandbox or relay behind", async () => {
     cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
     const marker = `30.${process.pid}4`;
