@@ -6,6 +6,7 @@ import { getDefaultEnvironment, type StdioServerParameters } from "@modelcontext
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { McpTransportError } from "../errors.js";
 import { spawnWatched } from "../sandbox/group-watchdog.js";
 
 /** How long a server may take to exit once its input has ended, before its whole group is killed. */
@@ -29,11 +30,11 @@ export class WatchedStdioTransport implements Transport {
   constructor(private readonly params: StdioServerParameters) {}
 
   start(): Promise<void> {
-    if (this.child) throw new Error("the MCP server's transport is already started");
+    if (this.child) return Promise.reject(new McpTransportError("ALREADY_STARTED", "the MCP server's transport is already started"));
     const { command, args = [], cwd } = this.params;
     const env = { ...getDefaultEnvironment(), ...this.params.env };
     // The watchdog's shell would start even when the program is missing: say so as spawn would.
-    if (!runnable(command, cwd ?? ".", env.PATH)) return Promise.reject(Object.assign(new Error(`spawn ${command} ENOENT`), { code: "ENOENT" }));
+    if (!runnable(command, cwd ?? ".", env.PATH)) return Promise.reject(new McpTransportError("PROGRAM_NOT_FOUND", `spawn ${command} ENOENT`));
     const child = spawnWatched([command, ...args], { env, ...(cwd ? { cwd } : {}), stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
     child.stderr!.pipe(this.stderr);
@@ -56,7 +57,7 @@ export class WatchedStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin) return Promise.reject(new Error("the MCP server is not running"));
+    if (!stdin) return Promise.reject(new McpTransportError("NOT_RUNNING", "the MCP server is not running"));
     return new Promise((resolve) => (stdin.write(serializeMessage(message)) ? resolve() : stdin.once("drain", resolve)));
   }
 
