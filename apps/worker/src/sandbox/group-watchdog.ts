@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess, type SpawnOptions, type StdioNull, type StdioPipe } from "node:child_process";
 
 /** The descriptor on which the watchdog reads the worker's end of its pipe (3 is bubblewrap's options). */
-export const WATCH_FD = 4;
+const WATCH_FD = 4;
 
 /**
  * Runs PROGRAM in its process group with a watchdog ahead of it: a subshell that reads the
@@ -22,7 +22,11 @@ type Stdio = [StdioNull | StdioPipe, StdioPipe, StdioPipe] | [StdioNull | StdioP
  */
 export function spawnWatched(program: readonly string[], options: SpawnOptions & { stdio: Stdio }): ChildProcess {
   const [stdin, stdout, stderr, third = "ignore"] = options.stdio;
-  const child = spawn("sh", ["-c", WRAPPER, "gatehouse-watchdog", ...program], { ...options, detached: true, stdio: [stdin, stdout, stderr, third, "pipe"] });
+  const child = spawn("/bin/sh", ["-c", WRAPPER, "gatehouse-watchdog", ...program], {
+    ...options,
+    detached: true,
+    stdio: [stdin, stdout, stderr, third, "pipe"],
+  });
   // The pipe is not waited on: it is dropped once the program has exited, which ends its group.
   child.once("exit", () => child.stdio[WATCH_FD]?.destroy());
   return child;
