@@ -7,6 +7,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { McpTransportError } from "../errors.js";
+import { killGroup } from "../process-group.js";
 import { spawnWatched } from "../sandbox/group-watchdog.js";
 
 /** How long a server may take to exit once its input has ended, before its whole group is killed. */
@@ -69,7 +70,7 @@ export class WatchedStdioTransport implements Transport {
     const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     child.stdin!.end();
     await Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref())]);
-    if (child.exitCode === null && child.signalCode === null) killGroup(child);
+    if (child.exitCode === null && child.signalCode === null) killGroup(child.pid);
   }
 
   private received(chunk: Buffer): void {
@@ -99,12 +100,4 @@ function runnable(command: string, cwd: string, pathVariable = ""): boolean {
       return false;
     }
   });
-}
-
-function killGroup(child: ChildProcess): void {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
 }
