@@ -9,6 +9,7 @@ import readline from "node:readline";
 import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil } from "./support/cluster.js";
+import { callProcesses, spinUntilStarted } from "./support/process.js";
 import { ModelReplay } from "./support/model-replay.js";
 import { anthropic } from "./support/wire-formats.js";
 
@@ -279,5 +280,25 @@ describe("MCP servers on a worker, under the gate", { timeout: 60_000 }, () => {
     } finally {
       await replay.close();
     }
+  });
+});
+
+describe("a sandboxed MCP server's lifetime", { timeout: 180_000 }, () => {
+  it("a server that outlives its input, its sandbox and its network relay end with the worker: when it stops, and when it is killed with SIGKILL while bubblewrap is still starting", async () => {
+    const marker = `--lifetime-${process.pid}-${Date.now()}`;
+    cluster = await Cluster.start({ mcpServers: () => ({ demo: { command: process.execPath, args: [TEST_SERVER, "--linger", marker] } }) });
+    await waitUntil(() => callProcesses(marker).some((p) => /socat/.test(p)), 10_000, "the server's relay to start");
+    cluster.worker!.kill("SIGTERM");
+    await waitUntil(() => callProcesses(marker).length === 0, 8000, "the server, its sandbox and relay to be gone");
+
+    // Each start gives one chance at the milliseconds before bubblewrap ties itself to the worker: several starts, so that the old code was caught every time.
+    for (let i = 0; i < 8; i++) {
+      const starting = cluster.startWorker(["--mcp", path.join(cluster.root, "mcp.json")]);
+      starting.catch(() => undefined);
+      spinUntilStarted(marker);
+      cluster.worker!.kill("SIGKILL");
+      await new Promise((r) => cluster!.worker!.once("exit", r));
+    }
+    await waitUntil(() => callProcesses(marker).length === 0, 5000, "every server, sandbox and relay to be gone");
   });
 });

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { GatehouseClient } from "@gatehouse/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil, WORKER_TOKEN } from "./support/cluster.js";
-import { processesWith } from "./support/process.js";
+import { callProcesses, processesWith, spinUntilStarted } from "./support/process.js";
 
 const BIN = path.resolve(import.meta.dirname, "../apps/cli/bin/gatehouse.js");
 const SECRET = "KEY=sandbox-e2e-secret";
@@ -157,8 +157,9 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`(sleep ${marker}; echo) & sleep ${marker}`)] }]);
     await s.events.next("tool_call_started");
     await waitUntil(() => processesWith(`sleep ${marker}`).length >= 5, 5000, "the sleeps to start");
+    expect(callProcesses(marker).some((p) => /socat/.test(p))).toBe(true);
     cluster.worker!.kill("SIGKILL");
-    await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 5000, "every process of the call to be gone");
+    await waitUntil(() => callProcesses(marker).length === 0, 5000, "every process of the call to be gone, its sandbox and relay too");
   });
 
   it("an aborted call leaves no process behind", async () => {
@@ -167,9 +168,51 @@ describe("shell commands in the sandbox, with a real server and worker", () => {
     const marker = `30.${process.pid}3`;
     const s = await yoloSession(cluster, client, [{ text: "x", toolCalls: [shell(`setsid sleep ${marker} & nohup sleep ${marker} & sleep ${marker}`)] }]);
     await waitUntil(() => processesWith(`sleep ${marker}`).length >= 5, 5000, "the sleeps to start");
+    expect(callProcesses(marker).some((p) => /socat/.test(p))).toBe(true);
     await client.agent.abort.mutate({ sessionId: s.id });
     await s.events.next("turn_ended", (e) => e.reason === "aborted");
-    await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 5000, "every process of the call to be gone");
+    await waitUntil(() => callProcesses(marker).length === 0, 5000, "every process of the call to be gone, its sandbox and relay too");
+  });
+
+  it.each([
+    ["timed out", (m: string) => ({ tool: "shell_exec", args: { command: `sleep ${m}`, timeout_ms: 1500 } })],
+    ["ended by itself", (m: string) => shell(`sleep ${m} & sleep 0.5; echo ended`)],
+    ["ended by itself, a child ignoring SIGTERM in the background", (m: string) => shell(`(trap '' TERM HUP INT; setsid sleep ${m}) & sleep 0.5; echo ended`)],
+    [
+      "timed out, a child ignoring SIGTERM in the background",
+      (m: string) => ({ tool: "shell_exec", args: { command: `(trap '' TERM; exec sleep ${m}) & trap '' TERM; sleep ${m}`, timeout_ms: 1500 } }),
+    ],
+  ])("a call %s leaves no process behind: not the command, its sandbox, nor its network relay", async (_how, call) => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const marker = `30.${process.pid}${Date.now() % 100000}`;
+    const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [call(marker)] }, { text: "done" }]);
+    await waitUntil(() => callProcesses(marker).some((p) => /socat/.test(p)), 5000, "the relay to start");
+    await s.events.next("tool_result", () => true, 10_000);
+    await waitUntil(() => callProcesses(marker).length === 0, 3000, "every process of the call to be gone, its sandbox and relay too");
+  });
+
+  it("stopping the worker (SIGTERM) during a call leaves no process behind: not the command, its sandbox, nor its network relay", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const marker = `30.${process.pid}5`;
+    await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`(trap '' TERM; sleep ${marker}) & sleep ${marker}`)] }]);
+    await waitUntil(() => callProcesses(marker).some((p) => /socat/.test(p)), 5000, "the relay to start");
+    cluster.worker!.kill("SIGTERM");
+    await waitUntil(() => callProcesses(marker).length === 0, 5000, "every process of the call to be gone, its sandbox and relay too");
+  });
+
+  it("killing the worker with SIGKILL while bubblewrap is still starting leaves no sandbox or relay behind", async () => {
+    cluster = await Cluster.start({ rules: `{"*": "ask", "shell_exec": "allow"}` });
+    const marker = `30.${process.pid}4`;
+    // Each call gives one chance at the milliseconds before bubblewrap ties itself to the worker.
+    for (let i = 0; i < 5; i++) {
+      const s = await yoloSession(cluster, cluster.client(), [{ text: "x", toolCalls: [shell(`sleep ${marker}${i}`)] }]);
+      await s.events.next("tool_call_started");
+      spinUntilStarted(`sleep ${marker}${i}`);
+      cluster.worker!.kill("SIGKILL");
+      await cluster.killWorker();
+      await cluster.startWorker();
+    }
+    await waitUntil(() => callProcesses(`sleep ${marker}`).length === 0, 5000, "every process of the calls to be gone, their sandboxes and relays too");
   });
 
   it("a command under rules that open every host cannot reach the server's own port, directly or through the proxy", async () => {

@@ -153,4 +153,6 @@ if (process.argv.includes("--http")) {
   httpServer.listen(0, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ port: httpServer.address().port })}\n`));
 } else {
   await makeServer().connect(new StdioServerTransport());
+  // With --linger it keeps running after its input has ended, as some servers do.
+  if (process.argv.includes("--linger")) setInterval(() => undefined, 1000);
 }

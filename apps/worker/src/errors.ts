@@ -67,3 +67,14 @@ export class McpConfigError extends Error {
     super(`${file}:${line}:${column}: ${field ? `${field}: ` : ""}${detail}`);
   }
 }
+
+/** A stdio MCP server's transport used out of turn, or its program not found (named as spawn names it, with ENOENT). */
+export class McpTransportError extends Error {
+  override readonly name = "McpTransportError";
+  constructor(
+    readonly code: "ALREADY_STARTED" | "NOT_RUNNING" | "PROGRAM_NOT_FOUND",
+    message: string,
+  ) {
+    super(message);
+  }
+}

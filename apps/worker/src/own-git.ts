@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { killGroup } from "./process-group.js";
+import { spawnWatched } from "./sandbox/group-watchdog.js";
 import { gitSafetyEnvironment } from "./sandbox/git-safety.js";
 import { safeEnvironment } from "./sandbox/safe-env.js";
 
@@ -84,7 +84,8 @@ export function hostGit(workDir: string, deadlineMs?: number): GitRunner {
  */
 export function runOwnGit(argv: readonly string[], cwd: string, input?: Buffer, deadlineMs = OWN_GIT_TIMEOUT_MS): Promise<GitRun> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: ownGitEnvironment(), detached: true, stdio: [input ? "pipe" : "ignore", "pipe", "pipe"] });
+    // Behind the watchdog: what git or a program the repository names starts ends with the run, or with the worker.
+    const child = spawnWatched(argv, { cwd, env: ownGitEnvironment(), stdio: [input ? "pipe" : "ignore", "pipe", "pipe"] });
     const stdout = new BoundedText();
     const stderr = new BoundedText();
     let done = false;

@@ -13,5 +13,10 @@ describe("the worker's errors", () => {
     PatternRefusedError: [new errors.PatternRefusedError("TOO_SLOW", "slow"), new errors.PatternRefusedError("THREAD_FAILED", "failed")],
     ProxyProtocolError: [new errors.ProxyProtocolError("not a request")],
     McpConfigError: [new errors.McpConfigError("mcp.jsonc", 1, 1, "", "syntax error")],
+    McpTransportError: [
+      new errors.McpTransportError("ALREADY_STARTED", "started"),
+      new errors.McpTransportError("NOT_RUNNING", "not running"),
+      new errors.McpTransportError("PROGRAM_NOT_FOUND", "spawn x ENOENT"),
+    ],
   });
 });

@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -151,6 +151,27 @@ describe("a command in the sandbox", () => {
     const code = await new Promise((resolve) => child.on("close", resolve));
     expect(out).toMatch(/^hello\n.*secrets\/db\.json: (Permission denied|No such file)/s);
     expect(code).toBe(1);
+  });
+
+  it("has no terminal, even from a worker started on one (nothing it types reaches the person's terminal)", () => {
+    // The worker runs under `script`, which gives it a terminal of its own as a person's shell would.
+    const program = `
+      const { FileGuard, ShellRunner, resolveSandbox } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../dist/index.js"))});
+      const guard = new FileGuard({ agent: null, static: [{ tool: "*", pattern: "*", action: "allow", origin: "person" }], runtime: [], protectedPaths: [] }, ${JSON.stringify(work)});
+      const runner = new ShellRunner(${JSON.stringify(work)}, resolveSandbox({ mode: "required", network: true }), { watch: false });
+      console.log("worker tty=" + (await import("node:fs")).readFileSync("/proc/self/stat", "utf8").split(" ")[6]);
+      const child = await runner.start("(exec 3</dev/tty) && echo TERMINAL-OPENED; read -r _ _ _ _ _ _ tty _ < /proc/self/stat; echo command tty=$tty", guard);
+      child.stdout.pipe(process.stdout);
+      child.stderr.pipe(process.stdout);
+      child.on("close", () => runner.close());`;
+    const r = spawnSync("script", ["-qec", `node --input-type=module -e "$PROGRAM"`, "/dev/null"], {
+      encoding: "utf8",
+      env: { ...process.env, PROGRAM: program },
+    });
+    expect(r.stdout).toMatch(/worker tty=[1-9]/);
+    expect(r.stdout).toMatch(/\/dev\/tty: No such device or address/);
+    expect(r.stdout).not.toContain("TERMINAL-OPENED");
+    expect(r.stdout).toMatch(/command tty=0\b/);
   });
 
   it("a person's own command is not masked by the rules but still gets the safe environment and never protected paths", async () => {

@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OwnPlaces } from "../sandbox/bwrap-args.js";
 import type { WrappedProcess } from "../sandbox/shell-runner.js";
 import type { McpServerConfig, StdioServerConfig } from "./config.js";
+import { WatchedStdioTransport } from "./watched-transport.js";
 
 /** The worker's sandbox as a way to start a process in it with places of its own; null when it has none. */
 export type ProcessWrapper = (argv: readonly string[], cwd: string, places: OwnPlaces) => Promise<WrappedProcess | null>;
@@ -85,9 +86,9 @@ export interface Opened {
 export async function openTransport(config: McpServerConfig, onStderr: (line: string) => void, wrap?: ProcessWrapper): Promise<Opened> {
   if (config.kind === "http") return { transport: new StreamableHTTPClientTransport(config.url, { requestInit: { headers: config.headers } }), sandbox: null };
   const launch = await stdioLaunch(config, wrap);
-  const transport = new StdioClientTransport(launch.params);
+  const transport = new WatchedStdioTransport(launch.params);
   let partial = "";
-  transport.stderr?.on("data", (chunk: Buffer) => {
+  transport.stderr.on("data", (chunk: Buffer) => {
     const lines = (partial + chunk.toString("utf8")).split("\n");
     partial = lines.pop()!.slice(-4000);
     for (const line of lines) if (line.trim() !== "") onStderr(line.slice(0, 1000));

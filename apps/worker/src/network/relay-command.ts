@@ -36,7 +36,7 @@ const LISTENING = (port: number) => `:${hexPort(port)} 00000000:0000 0A`;
  */
 function socatPreamble(program: string): string {
   return [
-    `'${program}' -lf /dev/null TCP-LISTEN:${RELAY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET} &`,
+    `'${program}' -lf /dev/null TCP-LISTEN:${RELAY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET} </dev/null >/dev/null 2>&1 &`,
     `until=$(( \${EPOCHREALTIME//[.,]/} + 5000000 ))`,
     `while (( \${EPOCHREALTIME//[.,]/} < until )); do`,
     `  IFS= read -r -d '' t < /proc/net/tcp`,

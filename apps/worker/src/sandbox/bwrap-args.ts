@@ -13,8 +13,12 @@ export interface EgressBinding {
   relay: readonly string[];
 }
 
-/** Namespaces and limits every sandboxed command gets. */
-const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
+/**
+ * Namespaces and limits every sandboxed command gets. No `--new-session`: bubblewrap's init then
+ * stays in the process group the worker kills at the end of a call, and killing it ends the PID
+ * namespace with everything in it; the session of its own (no terminal) comes from the start.
+ */
+const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL"];
 
 function mask(m: Mask, emptyFile: string): string[] {
   return m.dir ? ["--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", emptyFile, m.path];

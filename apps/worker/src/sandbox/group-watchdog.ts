@@ -1,19 +1,33 @@
-import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { spawn, type ChildProcess, type SpawnOptions, type StdioNull, type StdioPipe } from "node:child_process";
+
+/** The descriptor on which the watchdog reads the worker's end of its pipe (3 is bubblewrap's options). */
+const WATCH_FD = 4;
 
 /**
- * Runs `bash -c COMMAND` in its process group with a watchdog ahead of it: a subshell that reads
- * the worker's end of a pipe (fd 3) and kills the whole group when it ends, which is when the
- * worker lets the command go, exits, or dies (even by kill -9). The watchdog starts before the
- * command does, so nothing the command starts can outlive the worker. The command itself has
+ * Runs PROGRAM in its process group with a watchdog ahead of it: a subshell that reads the
+ * worker's end of a pipe (WATCH_FD) and kills the whole group when it ends, which is when the
+ * worker lets the program go, exits, or dies (even by kill -9). The watchdog starts before the
+ * program does, so nothing the program starts can outlive the worker. The program itself has
  * neither the pipe nor the watchdog's output.
  */
-const WRAPPER = `(read -r _ <&3; kill -KILL 0) </dev/null >/dev/null 2>&1 &
-exec bash -c "$1" 3<&-`;
+const WRAPPER = `(read -r _ <&${WATCH_FD}; kill -KILL 0) </dev/null >/dev/null 2>&1 &
+exec "$@" ${WATCH_FD}<&-`;
 
-/** Starts a command outside the sandbox so that it dies with the worker; `options` as for spawn, detached (a group of its own). */
-export function spawnWatched(command: string, options: SpawnOptions & { stdio: ["ignore", "pipe", "pipe"] }): ChildProcess {
-  const child = spawn("sh", ["-c", WRAPPER, "bash", command], { ...options, detached: true, stdio: [...options.stdio, "pipe"] });
-  // The pipe is not waited on: it is dropped once the command has exited, which ends its watchdog.
-  child.once("exit", () => child.stdio[3]?.destroy());
+type Stdio = [StdioNull | StdioPipe, StdioPipe, StdioPipe] | [StdioNull | StdioPipe, StdioPipe, StdioPipe, StdioPipe];
+
+/**
+ * Starts `program` so that it and its whole process group die with the worker and when the
+ * program exits; `options` as for spawn, detached (a group and a session of its own, with no
+ * terminal). A fourth stdio entry, when given, reaches the program as descriptor 3.
+ */
+export function spawnWatched(program: readonly string[], options: SpawnOptions & { stdio: Stdio }): ChildProcess {
+  const [stdin, stdout, stderr, third = "ignore"] = options.stdio;
+  const child = spawn("/bin/sh", ["-c", WRAPPER, "gatehouse-watchdog", ...program], {
+    ...options,
+    detached: true,
+    stdio: [stdin, stdout, stderr, third, "pipe"],
+  });
+  // The pipe is not waited on: it is dropped once the program has exited, which ends its group.
+  child.once("exit", () => child.stdio[WATCH_FD]?.destroy());
   return child;
 }

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -55,8 +54,8 @@ export interface EgressOptions extends Pick<GateOptions, "floors"> {
  * Starts shell commands for the worker: inside bubblewrap with a profile derived from the call's
  * rules when the sandbox is active, as plain bash otherwise; always with the safe environment, git's
  * protected settings (a person's commands too) and in a process group of its own, so that killing the group ends the command (and, in the sandbox,
- * its PID namespace with everything it started). Outside the sandbox a watchdog kills the group
- * if the worker dies first.
+ * its PID namespace with everything it started). A watchdog kills the group if the worker dies
+ * first, even while bubblewrap is still setting up.
  */
 export class ShellRunner {
   private readonly profiles: ProfileBuilder;
@@ -140,7 +139,7 @@ export class ShellRunner {
   private async run(profile: SandboxProfile | null, command: string, guard: FileGuard, origin: ShellOrigin, requestId?: string): Promise<ShellChild> {
     const env = { ...safeEnvironment(), ...gitSafetyEnvironment() };
     const options = { cwd: this.workDir, detached: true, env, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
-    if (!profile) return spawnWatched(command, options);
+    if (!profile) return spawnWatched(["bash", "-c", command], options);
     if (!this.throughProxy) return this.sandboxed(profile, ["bash", "-c", command], options);
     const ended = new AbortController();
     const proxy = await EgressProxy.open(this.gate(guard, origin, command, requestId, ended.signal), this.log);
@@ -162,7 +161,7 @@ export class ShellRunner {
     options: { cwd: string; detached: boolean; env: NodeJS.ProcessEnv; stdio: ["ignore", "pipe", "pipe"] },
     egress?: EgressBinding,
   ): ShellChild {
-    const child: ShellChild = spawn(BWRAP, bwrapCommandLine(program), { ...options, stdio: [...options.stdio, "pipe"] });
+    const child: ShellChild = spawnWatched([BWRAP, ...bwrapCommandLine(program)], { ...options, stdio: [...options.stdio, "pipe"] });
     const optionsPipe = child.stdio[OPTIONS_FD] as Writable;
     // A bubblewrap that fails before reading its options closes the pipe: its exit says why.
     optionsPipe.on("error", () => undefined);
