@@ -28,6 +28,7 @@ const INTEGRATION = [
   "apps/worker/test/sandbox-git-removal.test.ts",
   "apps/worker/test/other-namespace.test.ts",
   "apps/worker/test/steering-links.test.ts",
+  "apps/worker/test/assumed-paths-race.test.ts",
   // 10,000 generated command lines against a second shell parser.
   "test/differential.test.ts",
   "apps/cli/test/cli-process.test.ts",

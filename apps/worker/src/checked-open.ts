@@ -1,5 +1,16 @@
 import path from "node:path";
-import { closeDescriptor, createIn, makeFolderIn, openDeepestFolder, openRegular, type OpenedFile, type OpenedFolder } from "@gatehouse/fs-guard";
+import {
+  closeDescriptor,
+  createIn,
+  makeFolderIn,
+  openDeepestFolder,
+  openAny,
+  openRegular,
+  refuseLinkIn,
+  type OpenedFile,
+  type OpenedFolder,
+} from "@gatehouse/fs-guard";
+import { checkAssumedOpened } from "./real-paths.js";
 import type { SteeringLinkTargets } from "./steering-links.js";
 import type { ToolContext } from "./tool.js";
 
@@ -12,6 +23,7 @@ export function openChecked(ctx: ToolContext, tool: string, requested: string, l
   const named = ctx.guard.check(tool, requested, ctx.granted);
   const opened = openRegular(named, requested, links !== undefined, ctx.guard.workDevice);
   try {
+    checkAssumedOpened(ctx.assumed, named, opened.real);
     ctx.guard.checkOpened(tool, requested, named, opened.real, ctx.granted);
     const via = links?.through(opened.real, opened.stats);
     if (via) ctx.guard.checkSteeringLink(tool, requested, named, via, ctx.granted);
@@ -37,7 +49,9 @@ export function openToWrite(ctx: ToolContext, tool: string, requested: string, l
   const { folder, missing } = openDeepestFolder(path.dirname(named));
   const open = [folder];
   try {
+    if (missing.length === 0) refuseLinkIn(folder, path.basename(named), requested);
     const real = path.join(folder.real, ...missing, path.basename(named));
+    checkAssumedOpened(ctx.assumed, named, real);
     ctx.guard.checkOpened(tool, requested, named, real, ctx.granted);
     const via = links.through(real, null);
     if (via) ctx.guard.checkSteeringLink(tool, requested, named, via, ctx.granted);
@@ -47,4 +61,25 @@ export function openToWrite(ctx: ToolContext, tool: string, requested: string, l
   } finally {
     for (const f of open) closeDescriptor(f.fd);
   }
+}
+
+/**
+ * The folder a search starts from, opened, checked where the call's decision took it to lead. A
+ * path that does not open is left to the search to report.
+ */
+export function checkSearchRoot(ctx: ToolContext, tool: string, requested: string): string {
+  const named = ctx.guard.check(tool, requested, ctx.granted);
+  if (!ctx.assumed?.[named]) return named;
+  let opened: OpenedFolder;
+  try {
+    opened = openAny(named);
+  } catch {
+    return named;
+  }
+  try {
+    checkAssumedOpened(ctx.assumed, named, opened.real);
+  } finally {
+    closeDescriptor(opened.fd);
+  }
+  return named;
 }

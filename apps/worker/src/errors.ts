@@ -1,9 +1,20 @@
+import type { RealPathsAnswer } from "@gatehouse/protocol";
+
 /** The worker's failures, each with a code a caller can switch on. */
 
 /** A tool call the guard refused: its rules do not permit it, or it reaches a protected path or out of the work directory. */
 export class ToolRefusedError extends Error {
   override readonly name = "ToolRefusedError";
   readonly code = "TOOL_REFUSED";
+}
+
+/** A file a tool opened is not where the call's decision took its path to lead: the call does not run, and `moved` says where its paths lead now. */
+export class PathsMovedError extends Error {
+  override readonly name = "PathsMovedError";
+  readonly code = "PATHS_MOVED";
+  constructor(readonly moved: RealPathsAnswer) {
+    super("a path leads elsewhere than its decision assumed");
+  }
 }
 
 /** The sandbox cannot be built for a command (too many entries to mask, a work directory it would hide). */

@@ -1,5 +1,6 @@
 import { resolveRealPath } from "@gatehouse/fs-guard";
 import { describeIssues, RealPathsRequest, type AssumedPaths, type RealPathsAnswer, type Resolved, type ToolOutput } from "@gatehouse/protocol";
+import { PathsMovedError } from "./errors.js";
 
 /** Where a path leads on this machine, by the resolution the worker's own file check uses. */
 function resolve(p: string): Resolved {
@@ -34,6 +35,20 @@ export function movedPaths(assumed: AssumedPaths): RealPathsAnswer | null {
     moved ||= !same(was, now[p]);
   }
   return moved ? now : null;
+}
+
+/**
+ * The check on the object a tool really opened (or the folder it makes a new file in): its real
+ * path, read back from the descriptor, against where the decision took the tool's path to lead.
+ * Throws PathsMovedError, with where the paths lead now, when they differ: a name swapped to a
+ * symlink between the check before the call and the open leads here, not to another file.
+ */
+export function checkAssumedOpened(assumed: AssumedPaths | undefined, named: string, real: string): void {
+  const was = assumed?.[named];
+  if (!was || same(was, { real })) return;
+  const now: RealPathsAnswer = {};
+  for (const p of Object.keys(assumed)) now[p] = p === named ? { real } : resolve(p);
+  throw new PathsMovedError(now);
 }
 
 /** The result of a call that did not run: its paths lead elsewhere than its decision assumed. */

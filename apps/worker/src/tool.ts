@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import type { Tier } from "@gatehouse/policy";
-import { cutText, type Granted, type McpOrigin, type ToolOutput } from "@gatehouse/protocol";
+import { cutText, type AssumedPaths, type Granted, type McpOrigin, type ToolOutput } from "@gatehouse/protocol";
 import type { z } from "zod";
 import type { FileGuard } from "./file-guard.js";
 import type { SteeringLinkTargets } from "./steering-links.js";
@@ -13,6 +13,8 @@ export interface ToolContext {
   guard: FileGuard;
   /** Why the server let the call run; an ask on a path passes the worker's own check only when it was not by the rules. */
   granted: Granted;
+  /** Where the server's decision took the call's paths to lead: what the tool opens must be there. */
+  assumed?: AssumedPaths | undefined;
   signal: AbortSignal;
   timeoutMs: number;
   /** Starts a bash command the way this worker runs them (sandboxed, safe environment); rejects when refused. */

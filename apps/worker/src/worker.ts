@@ -23,7 +23,7 @@ import { resolveSandbox, type SandboxSettings } from "./sandbox/detect.js";
 import { ShellRunner } from "./sandbox/shell-runner.js";
 import { NetworkAskLink } from "./network/ask-link.js";
 import { serverFloors } from "./network/server-floors.js";
-import { SandboxRefusedError, ToolRefusedError } from "./errors.js";
+import { PathsMovedError, SandboxRefusedError, ToolRefusedError } from "./errors.js";
 
 export interface WorkerOptions {
   server: string;
@@ -76,7 +76,7 @@ export async function runTool(
 ): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
-  // Checked before anything is opened; what a path is swapped to after this, the tool's own check of the opened file refuses.
+  // Checked before anything is opened, and again by the tool on what it opened: a name swapped in between is caught there.
   const moved = msg.assumed && movedPaths(msg.assumed);
   if (moved) return movedResult(moved);
   const parsed = tool.input.safeParse(msg.args);
@@ -103,6 +103,7 @@ export async function runTool(
         workDir: guard.workDir,
         guard,
         granted: msg.granted ?? "rules",
+        assumed: msg.assumed,
         signal: stop.signal,
         timeoutMs: msg.timeoutMs,
         spawnShell: (command) => shell.spawn(command, guard, msg.origin === "person" ? "person" : "model", msg.granted, msg.requestId),
@@ -112,6 +113,7 @@ export async function runTool(
       halted,
     ]);
   } catch (err) {
+    if (err instanceof PathsMovedError) return movedResult(err.moved);
     if (err instanceof ToolRefusedError || err instanceof SandboxRefusedError) return { ok: false, output: err.message };
     if (err instanceof FileRefusedError) return { ok: false, output: `refused ${tool.name}: ${err.message}` };
     log.warn("a tool call failed", { err, tool: tool.name, requestId: msg.requestId });

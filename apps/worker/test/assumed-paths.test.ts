@@ -4,7 +4,8 @@ import path from "node:path";
 import type { AssumedPaths, Guard } from "@gatehouse/protocol";
 import { afterAll, describe, expect, it } from "vitest";
 import { BUILTIN_TOOLS, FileGuard, runTool } from "../src/index.js";
-import { movedPaths } from "../src/real-paths.js";
+import { PathsMovedError } from "../src/errors.js";
+import { checkAssumedOpened, movedPaths } from "../src/real-paths.js";
 import { defaultGuardRules } from "./default-guard-rules.js";
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "gh-assumed-")));
@@ -61,6 +62,20 @@ describe("a run message's assumed paths, checked before the call runs", () => {
     expect(movedPaths({ [at("loop-a/y")]: { error: "ELOOP" } })).toBeNull();
     expect(movedPaths({ [at("loop-a/y")]: { real: at("loop-a/y") } })).toEqual({ [at("loop-a/y")]: { error: "ELOOP" } });
     expect(movedPaths({ [at("plain.txt")]: { real: at("target.txt") } })).toEqual({ [at("plain.txt")]: { real: at("plain.txt") } });
+  });
+
+  it("compares what a tool opened with what was assumed for its path: elsewhere, it names the opened object's path and where the others lead now", () => {
+    const assumed = { [at("plain.txt")]: { real: at("plain.txt") }, [at("swapped.txt")]: { real: at("swapped.txt") } };
+    expect(() => checkAssumedOpened(assumed, at("plain.txt"), at("plain.txt"))).not.toThrow();
+    expect(() => checkAssumedOpened(undefined, at("plain.txt"), at("target.txt"))).not.toThrow();
+    let thrown: unknown;
+    try {
+      checkAssumedOpened(assumed, at("plain.txt"), at(".git/config"));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(PathsMovedError);
+    expect((thrown as PathsMovedError).moved).toEqual({ [at("plain.txt")]: { real: at(".git/config") }, [at("swapped.txt")]: { real: at("target.txt") } });
   });
 
   it("leaves a message without assumed paths to the tool's own check, as from a server that asked first", async () => {

@@ -5,6 +5,7 @@ import * as errors from "../src/errors.js";
 describe("the worker's errors", () => {
   itGivesEveryErrorItsOwnCode(errors, {
     ToolRefusedError: [new errors.ToolRefusedError("refused")],
+    PathsMovedError: [new errors.PathsMovedError({ "/w/notes.txt": { real: "/w/.git/config" } })],
     SandboxRefusedError: [new errors.SandboxRefusedError("refused")],
     SandboxUnavailableError: [new errors.SandboxUnavailableError("unavailable")],
     TreeTooLargeError: [new errors.TreeTooLargeError("too large")],

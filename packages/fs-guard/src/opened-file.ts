@@ -146,14 +146,28 @@ export function makeFolderIn(parent: OpenedFolder, name: string): OpenedFolder {
   return inspected(fd, folderAt);
 }
 
+/** Refuses `name` in `parent` when it is a symlink: a file to make there would be made through it. */
+export function refuseLinkIn(parent: OpenedFolder, name: string, shown: string): void {
+  if (fs.lstatSync(`${descriptorPath(parent.fd)}/${name}`, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new FileRefusedError("SYMLINK_TO_NOTHING", `${shown} is a symlink to a file that does not exist; files are not made through symlinks`);
+}
+
+// Linux's O_PATH: a descriptor that only names the object; opening a device or a FIFO this way does nothing to it.
+const O_PATH = 0o10000000;
+
+/** Whatever `absolute` leads to (a folder, a file), held by a descriptor that only names it, with its path read back. */
+export function openAny(absolute: string): OpenedFolder {
+  const fd = fs.openSync(absolute, O_PATH);
+  return inspected(fd, (d) => ({ fd: d, real: pathOfDescriptor(d) }));
+}
+
 /** Creates `name` in `parent` as a new regular file; never through a symlink, never over an existing file. */
 export function createIn(parent: OpenedFolder, name: string, shown: string): OpenedFile {
   let fd: number;
   try {
     fd = fs.openSync(`${descriptorPath(parent.fd)}/${name}`, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o666);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST" && fs.lstatSync(`${descriptorPath(parent.fd)}/${name}`).isSymbolicLink())
-      throw new FileRefusedError("SYMLINK_TO_NOTHING", `${shown} is a symlink to a file that does not exist; files are not made through symlinks`);
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") refuseLinkIn(parent, name, shown);
     throw err;
   }
   return inspected(fd, (d) => regularFile(d, shown));

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { closeDescriptor, FileRefusedError, openRegular, readLineChunks, type LineChunk } from "@gatehouse/fs-guard";
 import { z } from "zod";
+import { checkSearchRoot } from "../checked-open.js";
 import { defineTool, limitedResult, type ToolContext, type ToolResult } from "../tool.js";
 import { GlobMatcher } from "./glob-matcher.js";
 import { LineMatcher } from "./line-matcher.js";
@@ -49,7 +50,7 @@ export const glob = defineTool({
   tier: "read",
   input: z.object({ pattern: z.string().min(1, "pattern must not be empty"), path: z.string().optional(), include_ignored: includeIgnored }),
   async run(args, ctx: ToolContext) {
-    const root = ctx.guard.check("glob", args.path ?? ".", ctx.granted);
+    const root = checkSearchRoot(ctx, "glob", args.path ?? ".");
     const thread = new PatternThread("glob");
     const tally = newTally();
     try {
@@ -163,7 +164,7 @@ export const grep = defineTool({
     } catch (err) {
       return { ok: false, output: `grep: pattern is not a valid regular expression: ${(err as Error).message}` };
     }
-    const root = ctx.guard.check("grep", args.path ?? ".", ctx.granted);
+    const root = checkSearchRoot(ctx, "grep", args.path ?? ".");
     const thread = new PatternThread("grep");
     const include = args.include ? new GlobMatcher(args.include, true, thread) : null;
     const tally = newTally();
