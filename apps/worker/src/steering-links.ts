@@ -17,6 +17,8 @@ export class SteeringLinks {
    * that leads out of it, or nowhere yet, is looked at again on every write.
    */
   private memo: { version: number; inside: ReadonlyMap<string, string>; elsewhere: string[] } | null = null;
+  /** The catalogue's regular files in the tree, listed only when a write opens a file with other hard links. */
+  private files: { version: number; paths: string[] } | null = null;
 
   constructor(private readonly tree: WorkTree) {}
 
@@ -31,7 +33,12 @@ export class SteeringLinks {
     if (this.memo?.version !== this.tree.version) this.memo = { version: this.tree.version, ...this.sorted(steeringLinksOf(this.tree)) };
     const elsewhere = new Map<string, string>();
     for (const link of this.memo.elsewhere) addTarget(elsewhere, link);
-    return new SteeringLinkTargets([this.memo.inside, elsewhere]);
+    return new SteeringLinkTargets([this.memo.inside, elsewhere], () => this.steeringFiles());
+  }
+
+  private steeringFiles(): string[] {
+    if (this.files?.version !== this.tree.version) this.files = { version: this.tree.version, paths: steeringFilesOf(this.tree) };
+    return this.files.paths;
   }
 
   private sorted(links: readonly string[]): { inside: Map<string, string>; elsewhere: string[] } {
@@ -45,16 +52,19 @@ export class SteeringLinks {
   }
 }
 
-function steeringLinksOf(tree: WorkTree): string[] {
-  const links: string[] = [];
+function steeringEntriesOf(tree: WorkTree, kind: "symlink" | "file"): string[] {
+  const found: string[] = [];
   for (const [dir, listing] of tree.listings())
     for (const e of listing.entries) {
-      if (e.kind !== "symlink") continue;
-      const link = path.join(dir, e.name);
-      if (steeringFileOf(link, tree.root, hasGitHead)) links.push(link);
+      if (e.kind !== kind) continue;
+      const entry = path.join(dir, e.name);
+      if (steeringFileOf(entry, tree.root, hasGitHead)) found.push(entry);
     }
-  return links;
+  return found;
 }
+
+const steeringLinksOf = (tree: WorkTree) => steeringEntriesOf(tree, "symlink");
+const steeringFilesOf = (tree: WorkTree) => steeringEntriesOf(tree, "file");
 
 const key = (s: fs.Stats) => `${s.dev}:${s.ino}`;
 
@@ -71,9 +81,22 @@ function addTarget(targets: Map<string, string>, link: string): void {
   if (target) targets.set(key(target), link);
 }
 
-/** Where each steering link leads, by device and inode. */
+/** Where each steering link leads, by device and inode; and the catalogue's files, for a file with other hard links. */
 export class SteeringLinkTargets {
-  constructor(private readonly maps: readonly ReadonlyMap<string, string>[]) {}
+  constructor(
+    private readonly maps: readonly ReadonlyMap<string, string>[],
+    private readonly steeringFiles: () => readonly string[] = () => [],
+  ) {}
+
+  /** A file of the catalogue that `opened` (at `real`) is under another name (a hard link to `.git/config`); a file with one link is none. */
+  hardLinkTo(real: string, opened: fs.Stats): string | undefined {
+    if (!opened.isFile() || opened.nlink < 2) return undefined;
+    const k = key(opened);
+    return this.steeringFiles().find((f) => {
+      const stat = f !== real && fs.lstatSync(f, { throwIfNoEntry: false });
+      return stat && key(stat) === k;
+    });
+  }
 
   private linkTo(stat: fs.Stats): string | undefined {
     const k = key(stat);
