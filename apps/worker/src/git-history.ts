@@ -82,24 +82,112 @@ export class GitHistory {
     if (refs.status !== 0) return unlisted(gitFailure("for-each-ref", refs));
     if (!REF_LINES.test(refs.stdout)) return unlisted("git for-each-ref printed what is not a list of refs");
     const stamp = await fs.promises.stat(index).catch(() => null);
-    return `${refs.stdout}\n${stamp ? `${stamp.mtimeMs} ${stamp.size}` : "-"}`;
+    return `${refs.stdout}\n${stamp ? `${stamp.mtimeMs} ${stamp.size}` : "-"}\n${await objectStoreStamp(path.join(commonDir, "objects"))}`;
   }
 
-  /** Every path the repository tracks or tracked, or why they could not be listed. */
+  /** Every path the repository tracks or tracked, or any commit or tree of its object store holds, or why they could not be listed. */
   private async list(git: GitRunner): Promise<string[] | string> {
-    const log = ["log", "--all", "--reflog", "--no-renames", "--no-textconv", "--no-ext-diff", "--format=", "--name-only", "-z"];
-    const [top, tracked, past] = await Promise.all([git(["rev-parse", "--show-toplevel"]), git(["ls-files", "-z", "--cached"]), git(log)]);
+    const reachable = ["rev-list", "--all", "--reflog", "--objects"];
+    const stored = ["cat-file", "--batch-all-objects", "--batch-check=%(objecttype) %(objectname)"];
+    const [top, tracked, past, all] = await Promise.all([
+      git(["rev-parse", "--show-toplevel"]),
+      git(["ls-files", "-z", "--cached"]),
+      git(reachable),
+      git(stored),
+    ]);
     const failed = (
       [
         [top, "rev-parse"],
         [tracked, "ls-files"],
-        [past, "log"],
+        [past, "rev-list"],
+        [all, "cat-file"],
       ] as const
     ).find(([run]) => output(run) === null);
     if (failed) return gitFailure(failed[1], failed[0]);
     const root = top.stdout.trim();
     if (!root) return "git rev-parse did not print the work tree's top";
-    const names = new Set([...tracked.stdout.split("\0"), ...past.stdout.split(/[\0\n]/)].filter((n) => n !== ""));
+    const listed = listedObjects(past.stdout);
+    const unreached = await unreachedPaths(git, all.stdout, listed.ids);
+    if (typeof unreached === "string") return unreached;
+    const names = new Set([...tracked.stdout.split("\0"), ...listed.paths, ...unreached].filter((n) => n !== ""));
     return [...names].map((n) => path.join(root, n));
   }
+}
+
+/** Objects `git rev-list --objects` printed, by id, and the paths of its trees and blobs. */
+interface ListedObjects {
+  ids: Set<string>;
+  paths: string[];
+}
+
+const OBJECT_LINE = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)(?: (.*))?$/;
+
+/**
+ * `git rev-list --objects` output read: an id and a path a line. A path holding a newline goes on
+ * over the next lines; each piece also counts as a path of its own, so no reading of such a name
+ * lists less than it holds.
+ */
+function listedObjects(text: string): ListedObjects {
+  const ids = new Set<string>();
+  const paths: string[] = [];
+  let last: number | null = null;
+  for (const line of text.split("\n")) {
+    const object = OBJECT_LINE.exec(line);
+    if (object) {
+      ids.add(object[1]!);
+      last = object[2] ? paths.push(object[2]) - 1 : null;
+    } else if (line !== "") {
+      paths.push(line);
+      if (last !== null) paths[last] += `\n${line}`;
+    }
+  }
+  return { ids, paths };
+}
+
+/** Past this many commits and trees that no ref or reflog reaches, the history is not listed: `git gc --prune=now` removes them. */
+const MOST_UNREACHED = 4_000;
+
+/**
+ * The paths held by the commits and trees of the object store that no ref or reflog reaches (a
+ * commit reset away, its reflog expired, not yet pruned), which `git log -p <id>` still prints.
+ * A tree that no such commit holds is listed from its own top: where it once stood is not known.
+ */
+async function unreachedPaths(git: GitRunner, stored: string, reached: ReadonlySet<string>): Promise<string[] | string> {
+  const commits: string[] = [];
+  const trees: string[] = [];
+  for (const line of stored.split("\n")) {
+    const [type, id] = line.split(" ");
+    if (!id || reached.has(id)) continue;
+    if (type === "commit") commits.push(id);
+    else if (type === "tree") trees.push(id);
+  }
+  if (commits.length + trees.length > MOST_UNREACHED)
+    return `${commits.length + trees.length} commits and trees no ref reaches, more than ${MOST_UNREACHED} to list (git gc --prune=now removes them)`;
+  const paths: string[] = [];
+  const seen = new Set<string>();
+  for (const ids of [commits, () => trees.filter((t) => !seen.has(t))] as const) {
+    const wanted = typeof ids === "function" ? ids() : ids;
+    if (wanted.length === 0) continue;
+    const run = await git(["rev-list", "--objects", "--no-walk", ...wanted]);
+    if (output(run) === null) return gitFailure("rev-list", run);
+    const listed = listedObjects(run.stdout);
+    for (const id of listed.ids) seen.add(id);
+    paths.push(...listed.paths);
+  }
+  return paths;
+}
+
+/**
+ * What tells that objects came into the store: the times of its folders (a loose object changes
+ * its folder's, a pack the pack folder's) and of the file naming other stores, one stat each.
+ */
+async function objectStoreStamp(objects: string): Promise<string> {
+  const names = await fs.promises.readdir(objects).catch(() => [] as string[]);
+  const stamps = await Promise.all(
+    [".", ...names, "info/alternates"].map(async (n) => {
+      const st = await fs.promises.stat(path.join(objects, n)).catch(() => null);
+      return st ? `${n} ${st.ino} ${st.mtimeMs}` : `${n} -`;
+    }),
+  );
+  return stamps.join(",");
 }

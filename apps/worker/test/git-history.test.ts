@@ -73,6 +73,39 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(run(reset, "git reflog -p")).rejects.toThrow(/\.env, denied to read_file/);
   });
 
+  it("a .env that entered and left the tree only in merge commits is seen by git log -p -m", async () => {
+    const side = (name: string) => `git checkout -q side && echo ${name} > ${name}.txt && git add ${name}.txt && git commit -qm ${name} && git checkout -q -`;
+    const merged = repo(
+      "merged",
+      [
+        "git branch side",
+        side("s1"),
+        `git merge -q --no-ff --no-commit side && echo '${SECRET}' > .env && git add -f .env && git commit -qm m1`,
+        side("s2"),
+        "git merge -q --no-ff --no-commit side && git rm -q --cached .env && rm .env && git commit -qm m2",
+      ].join(" && "),
+    );
+    await expect(run(merged, "git log -p -m --first-parent -3")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it("a .env in a commit no ref or reflog reaches, its objects not pruned, is seen by git log -p <id>", async () => {
+    const lost = repo(
+      "lost",
+      `echo '${SECRET}' > .env && git add -f .env && git commit -qm oops && git rev-parse HEAD > .git/lost && git reset -q --hard HEAD~1 && git reflog expire --expire=now --all`,
+    );
+    const id = fs.readFileSync(path.join(lost, ".git/lost"), "utf8").trim();
+    await expect(run(lost, `git log -p ${id} -1`)).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it("a tree naming .env that came into the object store with no ref changed is seen by git show <tree>", async () => {
+    const dangling = repo("dangling", "true");
+    const cache = new GuardCache(dangling);
+    await expect(cache.get(rules).checkShell("git log -p")).resolves.toBeUndefined();
+    host(`printf '100644 blob %s\\t.env\\n' $(echo '${SECRET}' | git hash-object -w --stdin) | git mktree > .git/tree`, dangling);
+    const tree = fs.readFileSync(path.join(dangling, ".git/tree"), "utf8").trim();
+    await expect(cache.get(rules).checkShell(`git show ${tree}`)).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
   it.each(["git log --oneline", "git show --stat HEAD~1", "git status"])("%j still runs", async (command) => {
     expect(await run(leaked, command)).not.toContain("history-secret");
   });
