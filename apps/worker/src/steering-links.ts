@@ -17,8 +17,8 @@ export class SteeringLinks {
    * that leads out of it, or nowhere yet, is looked at again on every write.
    */
   private memo: { version: number; inside: ReadonlyMap<string, string>; elsewhere: string[] } | null = null;
-  /** The catalogue's regular files in the tree, listed only when a write opens a file with other hard links. */
-  private files: { version: number; paths: string[] } | null = null;
+  /** The catalogue's regular files in the tree by device and inode, listed only when a write opens a file with other hard links. */
+  private files: { version: number; byInode: ReadonlyMap<string, string> } | null = null;
 
   constructor(private readonly tree: WorkTree) {}
 
@@ -36,9 +36,17 @@ export class SteeringLinks {
     return new SteeringLinkTargets([this.memo.inside, elsewhere], () => this.steeringFiles());
   }
 
-  private steeringFiles(): string[] {
-    if (this.files?.version !== this.tree.version) this.files = { version: this.tree.version, paths: steeringFilesOf(this.tree) };
-    return this.files.paths;
+  /** Kept while the tree's version holds: a file put in place of one is a change the tree sees, and a write keeps the inode. */
+  private steeringFiles(): ReadonlyMap<string, string> {
+    if (this.files?.version !== this.tree.version) {
+      const byInode = new Map<string, string>();
+      for (const file of steeringFilesOf(this.tree)) {
+        const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+        if (stat?.isFile() && !byInode.has(key(stat))) byInode.set(key(stat), file);
+      }
+      this.files = { version: this.tree.version, byInode };
+    }
+    return this.files.byInode;
   }
 
   private sorted(links: readonly string[]): { inside: Map<string, string>; elsewhere: string[] } {
@@ -85,17 +93,14 @@ function addTarget(targets: Map<string, string>, link: string): void {
 export class SteeringLinkTargets {
   constructor(
     private readonly maps: readonly ReadonlyMap<string, string>[],
-    private readonly steeringFiles: () => readonly string[] = () => [],
+    private readonly steeringFiles: () => ReadonlyMap<string, string> = () => new Map(),
   ) {}
 
   /** A file of the catalogue that `opened` (at `real`) is under another name (a hard link to `.git/config`); a file with one link is none. */
   hardLinkTo(real: string, opened: fs.Stats): string | undefined {
     if (!opened.isFile() || opened.nlink < 2) return undefined;
-    const k = key(opened);
-    return this.steeringFiles().find((f) => {
-      const stat = f !== real && fs.lstatSync(f, { throwIfNoEntry: false });
-      return stat && key(stat) === k;
-    });
+    const file = this.steeringFiles().get(key(opened));
+    return file === real ? undefined : file;
   }
 
   private linkTo(stat: fs.Stats): string | undefined {

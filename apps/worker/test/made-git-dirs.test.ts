@@ -127,6 +127,9 @@ describe("a git directory a model's command made keeps no setting that runs a pr
     expect(fs.readFileSync(path.join(work, "proj/.git/config"), "utf8")).not.toContain("fsmonitor");
     await call("git -C proj status --short", "person");
     expect(fs.existsSync(path.join(work, "ran.txt"))).toBe(false);
+    // Once made, the git directory is read-only to later commands: no new hard link reaches its config.
+    await call("ln proj/.git/config again.txt");
+    expect(fs.existsSync(path.join(work, "again.txt"))).toBe(false);
   });
 
   it("`git init && git add . && git commit` by the model works, and so does a later `git log`", async () => {
