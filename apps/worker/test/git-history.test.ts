@@ -97,6 +97,11 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(run(lost, `git log -p ${id} -1`)).rejects.toThrow(/\.env, denied to read_file/);
   });
 
+  it("git log -p runs where commits reset away hold no denied file", async () => {
+    const reset = repo("reset-clean", "echo z >> app.ts && git commit -qam z && git reset -q --hard HEAD~1 && git reflog expire --expire=now --all");
+    expect(await run(reset, "git log -p")).toContain("+x");
+  });
+
   it("a tree naming .env that came into the object store with no ref changed is seen by git show <tree>", async () => {
     const dangling = repo("dangling", "true");
     const cache = new GuardCache(dangling);
