@@ -182,7 +182,8 @@ export class FileGuard {
     if (!printsHistory) return first;
     const listed = await this.history.listed(git);
     const isDenied = (p: string) => decideAbsolute("read_file", p, this.context).action === "deny";
-    return evaluate(call, { ...this.context, deniedInHistory: () => listed.firstDenied(this.fileKey, isDenied) });
+    const deniedInHistory = (words: readonly (string | null)[]) => listed.firstDenied(this.fileKey, isDenied) ?? listed.unnamedBlob(words);
+    return evaluate(call, { ...this.context, deniedInHistory });
   }
 
   /**

@@ -6,15 +6,17 @@ import { gitFailure, hostGit, output, type GitRunner } from "./own-git.js";
 /** One check's view of the history: the first path held that `isDenied` says the rules deny (by the rules' `key`), or why it cannot be told; null when none. */
 export interface ListedHistory {
   firstDenied(key: string, isDenied: (absolute: string) => boolean): string | null;
+  /** A blob no tree or index entry names that a git command of `words` may print (by its id, or any object), or null. */
+  unnamedBlob(words: readonly (string | null)[]): string | null;
 }
 
 /** Outside a repository nothing is held. */
-const OUTSIDE: ListedHistory = { firstDenied: () => null };
+const OUTSIDE: ListedHistory = { firstDenied: () => null, unnamedBlob: () => null };
 
 /** A history that could not be listed holds, for all the worker knows, any file: a command that prints from it is refused with the cause. */
 function unlisted(cause: string): ListedHistory {
   const reason = `what the worker could not list (${cause})`;
-  return { firstDenied: () => reason };
+  return { firstDenied: () => reason, unnamedBlob: () => reason };
 }
 
 /** What a git history holds: every path git tracks (the index) or tracked (any commit of any ref). */
@@ -25,7 +27,15 @@ class Held implements ListedHistory {
   constructor(
     readonly state: string,
     private readonly paths: readonly string[],
+    private readonly unnamed: readonly string[],
   ) {}
+
+  unnamedBlob(words: readonly (string | null)[]): string | null {
+    if (this.unnamed.length === 0) return null;
+    const found = words.find((w) => w === null || /^--(batch|stdin)/.test(w) || (/^[0-9a-f]{4,64}$/.test(w) && this.unnamed.some((id) => id.startsWith(w))));
+    if (found === undefined) return null;
+    return `${this.unnamed[0]!.slice(0, 12)} (a blob no tree names, one of ${this.unnamed.length}, which may be any file: git gc --prune=now removes them)`;
+  }
 
   firstDenied(key: string, isDenied: (absolute: string) => boolean): string | null {
     if (!this.denied.has(key)) this.denied.set(key, this.paths.find(isDenied) ?? null);
@@ -60,9 +70,9 @@ export class GitHistory {
       const state = await this.state(git);
       if (typeof state !== "string") return state;
       if (this.held?.state !== state) {
-        const paths = await this.list(git);
-        if (typeof paths === "string") return unlisted(paths);
-        this.held = new Held(state, paths);
+        const listed = await this.list(git);
+        if (typeof listed === "string") return unlisted(listed);
+        this.held = new Held(state, listed.paths, listed.unnamed);
       }
       return this.held;
     } catch (err) {
@@ -86,12 +96,12 @@ export class GitHistory {
   }
 
   /** Every path the repository tracks or tracked, or any commit or tree of its object store holds, or why they could not be listed. */
-  private async list(git: GitRunner): Promise<string[] | string> {
+  private async list(git: GitRunner): Promise<{ paths: string[]; unnamed: string[] } | string> {
     const reachable = ["rev-list", "--all", "--reflog", "--objects"];
     const stored = ["cat-file", "--batch-all-objects", "--batch-check=%(objecttype) %(objectname)"];
     const [top, tracked, past, all] = await Promise.all([
       git(["rev-parse", "--show-toplevel"]),
-      git(["ls-files", "-z", "--cached"]),
+      git(["ls-files", "-z", "--stage"]),
       git(reachable),
       git(stored),
     ]);
@@ -106,11 +116,13 @@ export class GitHistory {
     if (failed) return gitFailure(failed[1], failed[0]);
     const root = top.stdout.trim();
     if (!root) return "git rev-parse did not print the work tree's top";
+    const index = stagedEntries(tracked.stdout);
     const listed = listedObjects(past.stdout);
-    const unreached = await unreachedPaths(git, all.stdout, listed.ids);
+    for (const id of index.ids) listed.ids.add(id);
+    const unreached = await unreachedObjects(git, all.stdout, listed.ids);
     if (typeof unreached === "string") return unreached;
-    const names = new Set([...tracked.stdout.split("\0"), ...listed.paths, ...unreached].filter((n) => n !== ""));
-    return [...names].map((n) => path.join(root, n));
+    const names = new Set([...index.paths, ...listed.paths, ...unreached.paths].filter((n) => n !== ""));
+    return { paths: [...names].map((n) => path.join(root, n)), unnamed: unreached.unnamed };
   }
 }
 
@@ -144,6 +156,19 @@ function listedObjects(text: string): ListedObjects {
   return { ids, paths };
 }
 
+/** `git ls-files -z --stage` read: the index's paths and the ids of the blobs they name. */
+function stagedEntries(text: string): ListedObjects {
+  const ids = new Set<string>();
+  const paths: string[] = [];
+  for (const entry of text.split("\0")) {
+    const tab = entry.indexOf("\t");
+    if (tab < 0) continue;
+    ids.add(entry.slice(0, tab).split(" ")[1] ?? "");
+    paths.push(entry.slice(tab + 1));
+  }
+  return { ids, paths };
+}
+
 /** Past this many commits and trees that no ref or reflog reaches, the history is not listed: `git gc --prune=now` removes them. */
 const MOST_UNREACHED = 4_000;
 
@@ -152,14 +177,16 @@ const MOST_UNREACHED = 4_000;
  * commit reset away, its reflog expired, not yet pruned), which `git log -p <id>` still prints.
  * A tree that no such commit holds is listed from its own top: where it once stood is not known.
  */
-async function unreachedPaths(git: GitRunner, stored: string, reached: ReadonlySet<string>): Promise<string[] | string> {
+async function unreachedObjects(git: GitRunner, stored: string, reached: ReadonlySet<string>): Promise<{ paths: string[]; unnamed: string[] } | string> {
   const commits: string[] = [];
   const trees: string[] = [];
+  const blobs: string[] = [];
   for (const line of stored.split("\n")) {
     const [type, id] = line.split(" ");
     if (!id || reached.has(id)) continue;
     if (type === "commit") commits.push(id);
     else if (type === "tree") trees.push(id);
+    else if (type === "blob") blobs.push(id);
   }
   if (commits.length + trees.length > MOST_UNREACHED)
     return `${commits.length + trees.length} commits and trees no ref reaches, more than ${MOST_UNREACHED} to list (git gc --prune=now removes them)`;
@@ -174,7 +201,7 @@ async function unreachedPaths(git: GitRunner, stored: string, reached: ReadonlyS
     for (const id of listed.ids) seen.add(id);
     paths.push(...listed.paths);
   }
-  return paths;
+  return { paths, unnamed: blobs.filter((b) => !seen.has(b)) };
 }
 
 /**

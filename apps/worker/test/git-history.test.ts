@@ -97,6 +97,15 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(run(lost, `git log -p ${id} -1`)).rejects.toThrow(/\.env, denied to read_file/);
   });
 
+  it("a blob no tree names (a .env staged, then unstaged) is not printed by its id or with every object; git log -p still runs", async () => {
+    const unstaged = repo("unstaged", `echo '${SECRET}' > .env && git add -f .env && git rm -q --cached .env && git hash-object .env > .git/blob`);
+    const id = fs.readFileSync(path.join(unstaged, ".git/blob"), "utf8").trim();
+    for (const command of [`git cat-file -p ${id.slice(0, 8)}`, `git show ${id}`, "git cat-file --batch-all-objects --batch"])
+      await expect(run(unstaged, command)).rejects.toThrow(/a blob no tree names/);
+    expect(await run(unstaged, "git log -p")).toContain("+x");
+    expect(await run(unstaged, "git show HEAD")).toContain("+x");
+  });
+
   it("git log -p runs where commits reset away hold no denied file", async () => {
     const reset = repo("reset-clean", "echo z >> app.ts && git commit -qam z && git reset -q --hard HEAD~1 && git reflog expire --expire=now --all");
     expect(await run(reset, "git log -p")).toContain("+x");
