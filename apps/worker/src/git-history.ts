@@ -210,11 +210,11 @@ async function unreachedObjects(git: GitRunner, stored: string, reached: Readonl
  */
 async function objectStoreStamp(objects: string): Promise<string> {
   const names = await fs.promises.readdir(objects).catch(() => [] as string[]);
-  const stamps = await Promise.all(
-    [".", ...names, "info/alternates"].map(async (n) => {
-      const st = await fs.promises.stat(path.join(objects, n)).catch(() => null);
+  // One synchronous stat each (a few µs): a promise each would queue 258 jobs on libuv's four threads.
+  return [".", ...names, "info/alternates"]
+    .map((n) => {
+      const st = fs.statSync(path.join(objects, n), { throwIfNoEntry: false });
       return st ? `${n} ${st.ino} ${st.mtimeMs}` : `${n} -`;
-    }),
-  );
-  return stamps.join(",");
+    })
+    .join(",");
 }
