@@ -27,6 +27,8 @@ export function openChecked(ctx: ToolContext, tool: string, requested: string, l
     ctx.guard.checkOpened(tool, requested, named, opened.real, ctx.granted);
     const via = links?.through(opened.real, opened.stats);
     if (via) ctx.guard.checkSteeringLink(tool, requested, named, via, ctx.granted);
+    const same = links?.hardLinkTo(opened.real, opened.stats);
+    if (same) ctx.guard.checkSteeringLink(tool, requested, named, same, ctx.granted, "hard link");
   } catch (err) {
     closeDescriptor(opened.fd);
     throw err;

@@ -116,17 +116,16 @@ export class FileGuard {
 
   /**
    * The check of a write that reaches `via`, a file of the catalogue, through a symlink standing at
-   * that name (`.git/config -> ../notes.txt`, then a write to `notes.txt`): decided as a write to
+   * that name (`.git/config -> ../notes.txt`, then a write to `notes.txt`) or a hard link to it: decided as a write to
    * `via` itself. A person approved the name they saw, not `via`; a write by the name `via` itself
    * was decided by check().
    */
-  checkSteeringLink(tool: string, requested: string, named: string, via: string, granted: Granted = "rules"): void {
+  checkSteeringLink(tool: string, requested: string, named: string, via: string, granted: Granted = "rules", link: "symlink" | "hard link" = "symlink"): void {
     if (named === via) return;
     const verdict = decideAbsolute(tool, via, { ...this.context, resolveRealPath: asWritten });
+    const how = link === "symlink" ? "is a symlink that leads to it" : "is the same file (a hard link)";
     if (!permits(verdict, granted === "person" ? "rules" : granted))
-      throw new ToolRefusedError(
-        `refused ${tool} ${requested}: ${via} is a symlink that leads to it, so the write changes ${via}: ${verdict.reason}; write it as ${via} to be asked`,
-      );
+      throw new ToolRefusedError(`refused ${tool} ${requested}: ${via} ${how}, so the write changes ${via}: ${verdict.reason}; write it as ${via} to be asked`);
   }
 
   /** Why check() refuses a name, or null. */
@@ -183,7 +182,8 @@ export class FileGuard {
     if (!printsHistory) return first;
     const listed = await this.history.listed(git);
     const isDenied = (p: string) => decideAbsolute("read_file", p, this.context).action === "deny";
-    return evaluate(call, { ...this.context, deniedInHistory: () => listed.firstDenied(this.fileKey, isDenied) });
+    const deniedInHistory = (words: readonly (string | null)[]) => listed.firstDenied(this.fileKey, isDenied) ?? listed.unnamedBlob(words);
+    return evaluate(call, { ...this.context, deniedInHistory });
   }
 
   /**

@@ -17,6 +17,8 @@ export class SteeringLinks {
    * that leads out of it, or nowhere yet, is looked at again on every write.
    */
   private memo: { version: number; inside: ReadonlyMap<string, string>; elsewhere: string[] } | null = null;
+  /** The catalogue's regular files in the tree by device and inode, listed only when a write opens a file with other hard links. */
+  private files: { version: number; byInode: ReadonlyMap<string, string> } | null = null;
 
   constructor(private readonly tree: WorkTree) {}
 
@@ -31,7 +33,20 @@ export class SteeringLinks {
     if (this.memo?.version !== this.tree.version) this.memo = { version: this.tree.version, ...this.sorted(steeringLinksOf(this.tree)) };
     const elsewhere = new Map<string, string>();
     for (const link of this.memo.elsewhere) addTarget(elsewhere, link);
-    return new SteeringLinkTargets([this.memo.inside, elsewhere]);
+    return new SteeringLinkTargets([this.memo.inside, elsewhere], () => this.steeringFiles());
+  }
+
+  /** Kept while the tree's version holds: a file put in place of one is a change the tree sees, and a write keeps the inode. */
+  private steeringFiles(): ReadonlyMap<string, string> {
+    if (this.files?.version !== this.tree.version) {
+      const byInode = new Map<string, string>();
+      for (const file of steeringFilesOf(this.tree)) {
+        const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+        if (stat?.isFile() && !byInode.has(key(stat))) byInode.set(key(stat), file);
+      }
+      this.files = { version: this.tree.version, byInode };
+    }
+    return this.files.byInode;
   }
 
   private sorted(links: readonly string[]): { inside: Map<string, string>; elsewhere: string[] } {
@@ -45,16 +60,19 @@ export class SteeringLinks {
   }
 }
 
-function steeringLinksOf(tree: WorkTree): string[] {
-  const links: string[] = [];
+function steeringEntriesOf(tree: WorkTree, kind: "symlink" | "file"): string[] {
+  const found: string[] = [];
   for (const [dir, listing] of tree.listings())
     for (const e of listing.entries) {
-      if (e.kind !== "symlink") continue;
-      const link = path.join(dir, e.name);
-      if (steeringFileOf(link, tree.root, hasGitHead)) links.push(link);
+      if (e.kind !== kind) continue;
+      const entry = path.join(dir, e.name);
+      if (steeringFileOf(entry, tree.root, hasGitHead)) found.push(entry);
     }
-  return links;
+  return found;
 }
+
+const steeringLinksOf = (tree: WorkTree) => steeringEntriesOf(tree, "symlink");
+const steeringFilesOf = (tree: WorkTree) => steeringEntriesOf(tree, "file");
 
 const key = (s: fs.Stats) => `${s.dev}:${s.ino}`;
 
@@ -71,9 +89,19 @@ function addTarget(targets: Map<string, string>, link: string): void {
   if (target) targets.set(key(target), link);
 }
 
-/** Where each steering link leads, by device and inode. */
+/** Where each steering link leads, by device and inode; and the catalogue's files, for a file with other hard links. */
 export class SteeringLinkTargets {
-  constructor(private readonly maps: readonly ReadonlyMap<string, string>[]) {}
+  constructor(
+    private readonly maps: readonly ReadonlyMap<string, string>[],
+    private readonly steeringFiles: () => ReadonlyMap<string, string> = () => new Map(),
+  ) {}
+
+  /** A file of the catalogue that `opened` (at `real`) is under another name (a hard link to `.git/config`); a file with one link is none. */
+  hardLinkTo(real: string, opened: fs.Stats): string | undefined {
+    if (!opened.isFile() || opened.nlink < 2) return undefined;
+    const file = this.steeringFiles().get(key(opened));
+    return file === real ? undefined : file;
+  }
 
   private linkTo(stat: fs.Stats): string | undefined {
     const k = key(stat);

@@ -73,6 +73,53 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(run(reset, "git reflog -p")).rejects.toThrow(/\.env, denied to read_file/);
   });
 
+  it("a .env that entered and left the tree only in merge commits is seen by git log -p -m", async () => {
+    const side = (name: string) => `git checkout -q side && echo ${name} > ${name}.txt && git add ${name}.txt && git commit -qm ${name} && git checkout -q -`;
+    const merged = repo(
+      "merged",
+      [
+        "git branch side",
+        side("s1"),
+        `git merge -q --no-ff --no-commit side && echo '${SECRET}' > .env && git add -f .env && git commit -qm m1`,
+        side("s2"),
+        "git merge -q --no-ff --no-commit side && git rm -q --cached .env && rm .env && git commit -qm m2",
+      ].join(" && "),
+    );
+    await expect(run(merged, "git log -p -m --first-parent -3")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it("a .env in a commit no ref or reflog reaches, its objects not pruned, is seen by git log -p <id>", async () => {
+    const lost = repo(
+      "lost",
+      `echo '${SECRET}' > .env && git add -f .env && git commit -qm oops && git rev-parse HEAD > .git/lost && git reset -q --hard HEAD~1 && git reflog expire --expire=now --all`,
+    );
+    const id = fs.readFileSync(path.join(lost, ".git/lost"), "utf8").trim();
+    await expect(run(lost, `git log -p ${id} -1`)).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it("a blob no tree names (a .env staged, then unstaged) is not printed by its id or with every object; git log -p still runs", async () => {
+    const unstaged = repo("unstaged", `echo '${SECRET}' > .env && git add -f .env && git rm -q --cached .env && git hash-object .env > .git/blob`);
+    const id = fs.readFileSync(path.join(unstaged, ".git/blob"), "utf8").trim();
+    for (const command of [`git cat-file -p ${id.slice(0, 8)}`, `git show ${id}`, "git cat-file --batch-all-objects --batch"])
+      await expect(run(unstaged, command)).rejects.toThrow(/a blob no tree names/);
+    expect(await run(unstaged, "git log -p")).toContain("+x");
+    expect(await run(unstaged, "git show HEAD")).toContain("+x");
+  });
+
+  it("git log -p runs where commits reset away hold no denied file", async () => {
+    const reset = repo("reset-clean", "echo z >> app.ts && git commit -qam z && git reset -q --hard HEAD~1 && git reflog expire --expire=now --all");
+    expect(await run(reset, "git log -p")).toContain("+x");
+  });
+
+  it("a tree naming .env that came into the object store with no ref changed is seen by git show <tree>", async () => {
+    const dangling = repo("dangling", "true");
+    const cache = new GuardCache(dangling);
+    await expect(cache.get(rules).checkShell("git log -p")).resolves.toBeUndefined();
+    host(`printf '100644 blob %s\\t.env\\n' $(echo '${SECRET}' | git hash-object -w --stdin) | git mktree > .git/tree`, dangling);
+    const tree = fs.readFileSync(path.join(dangling, ".git/tree"), "utf8").trim();
+    await expect(cache.get(rules).checkShell(`git show ${tree}`)).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
   it.each(["git log --oneline", "git show --stat HEAD~1", "git status"])("%j still runs", async (command) => {
     expect(await run(leaked, command)).not.toContain("history-secret");
   });

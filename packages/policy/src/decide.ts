@@ -19,8 +19,12 @@ export interface DecideContext {
   resolveRealPath?: (absolute: string) => string;
   /** Whether a folder has a HEAD (a git directory in the making), where the files are on this machine. */
   hasGitHead?: HasGitHead;
-  /** A path git's history or index holds that the rules deny to read_file, or null; known where the repository is. */
-  deniedInHistory?: () => string | null;
+  /**
+   * A path git's history or index holds that the rules deny to read_file, or what else the command
+   * may print that cannot be judged, or null; known where the repository is. `words`: the git
+   * command's words, null for one only known when the shell runs.
+   */
+  deniedInHistory?: (words: readonly (string | null)[]) => string | null;
 }
 
 export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);

@@ -101,6 +101,8 @@ async function disarmConfig(fd: number, shown: string, git: GitRunner): Promise<
   const kept = (key: string) => KEPT.some((k) => k.test(key.toLowerCase()));
   const dropped = entries.filter(([key]) => !kept(key)).map(([key]) => key);
   if (dropped.length > 0) replace(fd, "config", configText(entries.filter(([key]) => kept(key))));
+  // A hard link elsewhere in the work tree would let a later write to a plain name change git's settings.
+  else if (stat.nlink > 1) replace(fd, "config", fs.readFileSync(file, "utf8"));
   return [...new Set(dropped)];
 }
 
@@ -145,7 +147,7 @@ function plainConfig(text: string): Entry[] | null {
   return entries;
 }
 
-/** Every hook but git's own `*.sample` files; the folder itself when it is not a plain folder. */
+/** Every hook but git's own `*.sample` files (unless hard-linked elsewhere); the folder itself when it is not a plain folder. */
 function removeHooks(fd: number, gitDir: string): string[] {
   const stat = fs.lstatSync(at(fd, "hooks"), { throwIfNoEntry: false });
   if (!stat) return [];
@@ -154,7 +156,7 @@ function removeHooks(fd: number, gitDir: string): string[] {
   const hooks = openFolder(fd, "hooks", path.join(gitDir, "hooks"));
   try {
     for (const e of fs.readdirSync(`/proc/self/fd/${hooks}`, { withFileTypes: true })) {
-      if (e.isFile() && e.name.endsWith(".sample")) continue;
+      if (e.isFile() && e.name.endsWith(".sample") && fs.lstatSync(at(hooks, e.name)).nlink === 1) continue;
       if (remove(hooks, e.name)) removed.push(`hooks/${e.name}`);
     }
   } finally {

@@ -396,7 +396,7 @@ class ShellJudge {
    */
   private history(cmd: AnalyzedCommand, v: Verdict): Verdict {
     const sub = printsFromHistory(cmd.words.map((w) => w.text));
-    const held = sub ? this.ctx.deniedInHistory!() : null;
+    const held = sub ? this.ctx.deniedInHistory!(cmd.words.map((w) => (isLiteral(w) ? w.text : null))) : null;
     return held ? atLeast(v, "deny", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
   }
 
