@@ -22,6 +22,7 @@ const INTEGRATION = [
   "apps/worker/test/egress.test.ts",
   "apps/worker/test/own-git.test.ts",
   "apps/worker/test/made-git-dirs.test.ts",
+  "apps/worker/test/unnamed-git-dirs.test.ts",
   "apps/worker/test/deep-tree.test.ts",
   "apps/worker/test/hidden-nested.test.ts",
   "apps/worker/test/git-history-unlisted.test.ts",

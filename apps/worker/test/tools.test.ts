@@ -190,8 +190,10 @@ describe("patterns that backtrack on a crafted name never block the worker", () 
       expect(result.output).toMatch(/^glob: the patterns of redos-ignore\/\.gitignore ran longer than 2000 ms on the entries of redos-ignore\/a\/a/);
       expect(took).toBeLessThan(6_000);
       expect(lag).toBeLessThan(500);
-      // Without the .gitignore the file is found.
-      expect((await run("glob", { pattern: "**/c", path: "redos-ignore", include_ignored: true })).output).toBe(path.relative(work, path.join(deep, "c")));
+      // Without the .gitignore the search ends and meets the file, which lies past the deepest folder the sandbox walks, so it is not shown.
+      expect((await run("glob", { pattern: "**/c", path: "redos-ignore", include_ignored: true })).output).toMatch(
+        /^\(no files match\)\n\(1 file\(s\) skipped/,
+      );
     } finally {
       fs.rmSync(path.join(work, "redos-ignore"), { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { isGitDirectory } from "@gatehouse/policy";
 import { removeInside, type Removal } from "./contained-removal.js";
 import type { FolderListing } from "./work-tree.js";
 
@@ -10,18 +11,8 @@ import type { FolderListing } from "./work-tree.js";
  */
 const EXECUTION_ENTRIES: ReadonlySet<string> = new Set(["config", "config.worktree", "commondir", "gitdir", "hooks", "info"]);
 
-const insideGitDir = (dir: string): boolean => dir.endsWith("/.git") || dir.includes("/.git/");
-
-/** A git directory has a HEAD and its objects or the pointer to them; `logs` has a HEAD too, and neither. */
-function isGitDir(listing: FolderListing): boolean {
-  let head = false;
-  let store = false;
-  for (const e of listing.entries) {
-    if (e.name === "HEAD") head = true;
-    else if (e.name === "objects" || e.name === "commondir") store = true;
-  }
-  return head && store;
-}
+/** A git directory (see isGitDirectory) by its listing; one a pointer names is found below. */
+const isGitDir = (listing: FolderListing): boolean => isGitDirectory((name) => listing.entries.some((e) => e.name === name));
 
 /** What the sandbox does with the parts that decide what git runs. */
 export interface GitExecutionParts {
@@ -32,26 +23,37 @@ export interface GitExecutionParts {
    * `commondir` would stop git): removed again if a command makes them.
    */
   absent: string[];
-  /** Every git directory of the work tree, wherever it lies and whatever its name (a bare one too). */
+  /**
+   * Every git directory of the work tree, wherever it lies and whatever its name (a bare one too,
+   * and a folder a `.git` file or a `commondir` names).
+   */
   gitDirs: string[];
+  /** Every `.git` that is not a folder and every `commondir`: what names a git directory elsewhere. */
+  pointers: string[];
 }
 
 /**
  * The paths under the work tree that decide what a later git command runs: in every `.git` folder
- * at any depth, and in every git directory inside one (a submodule's `.git/modules/NAME`, a
- * worktree's `.git/worktrees/NAME`), the entries above; and every `.git` file, which names the git
- * directory to use (`gitdir:`).
+ * and every git directory (recognised by content, or named by a `.git` file or a `commondir`), at
+ * any depth, the entries above; and every `.git` file, which names the git directory to use
+ * (`gitdir:`).
  */
 export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): GitExecutionParts {
-  const parts: GitExecutionParts = { present: [], absent: [], gitDirs: [] };
-  for (const [dir, listing] of listings) {
-    const isOne = isGitDir(listing);
-    if (isOne) parts.gitDirs.push(dir);
-    const gitDir = insideGitDir(dir) && (dir.endsWith("/.git") || isOne);
+  const all = new Map(listings);
+  const parts: GitExecutionParts = { present: [], absent: [], gitDirs: [], pointers: [] };
+  for (const [dir, listing] of all) {
+    if (isGitDir(listing)) parts.gitDirs.push(dir);
+    for (const e of listing.entries) if ((e.name === ".git" && e.kind !== "dir") || e.name === "commondir") parts.pointers.push(path.join(dir, e.name));
+  }
+  const named = parts.pointers.map(pointerTarget).filter((t): t is string => t !== null && all.has(t));
+  const gitDirs = new Set([...parts.gitDirs, ...named]);
+  parts.gitDirs = [...gitDirs];
+  for (const [dir, listing] of all) {
+    const gitDir = dir.endsWith("/.git") || gitDirs.has(dir);
     const seen = new Set<string>();
     for (const e of listing.entries) {
-      const named = gitDir ? EXECUTION_ENTRIES.has(e.name) : e.name === ".git" && e.kind !== "dir";
-      if (!named) continue;
+      const kept = gitDir ? EXECUTION_ENTRIES.has(e.name) : e.name === ".git" && e.kind !== "dir";
+      if (!kept) continue;
       seen.add(e.name);
       const full = path.join(dir, e.name);
       // A link is kept read-only where it leads; one that leads nowhere has nothing to keep.
@@ -61,6 +63,40 @@ export function gitExecutionParts(listings: Iterable<[string, FolderListing]>): 
     if (gitDir) for (const name of EXECUTION_ENTRIES) if (!seen.has(name)) parts.absent.push(path.join(dir, name));
   }
   return parts;
+}
+
+/**
+ * The git directory a pointer names, spelled as written (no symlink resolved): a `.git` file's
+ * `gitdir:` from its folder, a `commondir` from its git directory, a `.git` link's text; null when
+ * it names none.
+ */
+export function pointerTarget(pointer: string): string | null {
+  try {
+    const from = path.dirname(pointer);
+    if (fs.lstatSync(pointer).isSymbolicLink()) return path.resolve(from, fs.readlinkSync(pointer));
+    const text = fs.readFileSync(pointer, "utf8");
+    if (path.basename(pointer) === "commondir") return path.resolve(from, text.trim());
+    const line = /^gitdir: *(.+?)\s*$/m.exec(text);
+    return line ? path.resolve(from, line[1]!) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The pointers a command made (in `now`, not `before`) that name a git directory the walk does not
+ * see as one (`gitDirs`): too deep, outside the work directory, a symlink on the way, or nothing
+ * at all. Such a git directory is neither read-only nor disarmed, so the pointer goes.
+ */
+export function unseenPointers(now: readonly string[], before: readonly string[], gitDirs: readonly string[]): string[] {
+  const old = new Set(before);
+  const seen = new Set(gitDirs);
+  return now
+    .filter((p) => !old.has(p))
+    .filter((p) => {
+      const target = pointerTarget(p);
+      return target === null || !seen.has(target);
+    });
 }
 
 /**

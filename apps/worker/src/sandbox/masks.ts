@@ -1,4 +1,5 @@
 import path from "node:path";
+import { tooDeepRefusal } from "./work-tree.js";
 import { contentsAccess, decideAbsolute, isInside, pathAccess, type DecideContext } from "@gatehouse/policy";
 
 /**
@@ -39,6 +40,8 @@ export function hiddenFromCommands(real: string, workDir: string, ctx: DecideCon
   if (guarded) return `${real} is inside the protected path ${guarded}, which the sandbox hides`;
   const root = underPrivateRoot(real, workDir);
   if (root) return `${real} is under ${root}, which the sandbox replaces with its own`;
+  const deep = tooDeepRefusal(workDir, real);
+  if (deep) return deep;
   if (!fileJudged && readMasked(real, false, plain)) return `the rules deny reading ${real}, so the sandbox masks it`;
   for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
     let masked = folders.get(dir);

@@ -37,6 +37,8 @@ export interface SandboxProfile {
    * there when it ends that is not among them was made by it: its settings are disarmed.
    */
   gitDirs: string[] | null;
+  /** The `.git` files and `commondir`s as the command starts: one it makes must name a git directory the walk sees. */
+  gitPointers: string[];
 }
 
 interface Found {
@@ -159,13 +161,14 @@ export class ProfileBuilder {
       hidden: this.hidden(ctx.protectedPaths ?? []).filter((h) => !maskedDirs.some((d) => isInside(h.path, d))),
       gitUnmade: git.absent,
       gitDirs: git.gitDirs,
+      gitPointers: git.pointers,
     };
   }
 
   /** The git directories of the work tree now. */
-  async gitDirectories(): Promise<string[]> {
+  async gitDirectories(): Promise<Pick<GitExecutionParts, "gitDirs" | "pointers">> {
     await this.updateTree();
-    return this.gitParts().gitDirs;
+    return this.gitParts();
   }
 
   private async updateTree(): Promise<void> {
@@ -186,7 +189,7 @@ export class ProfileBuilder {
     await this.updateTree();
     const git = this.gitParts();
     const { readOnly } = this.tidy({ masked: [], readOnly: [...git.present, ...homeSteeringParts(this.workDir)] });
-    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly), gitUnmade: git.absent, gitDirs: git.gitDirs };
+    return { ...this.base(protectedPaths), readOnly, pinned: this.pins(readOnly), gitUnmade: git.absent, gitDirs: git.gitDirs, gitPointers: git.pointers };
   }
 
   /** What decides what git runs, in every git directory of the work tree: read-only whatever the rules say. */
@@ -206,6 +209,7 @@ export class ProfileBuilder {
       hidden: this.hidden(protectedPaths),
       gitUnmade: [],
       gitDirs: null,
+      gitPointers: [],
     };
   }
 

@@ -15,7 +15,8 @@ import type { ShellChild } from "../tool.js";
 import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData, type EgressBinding, type OwnPlaces } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { confinedGit } from "./confined-git.js";
-import { removeMade } from "./git-execution-parts.js";
+import { removeMade, unseenPointers } from "./git-execution-parts.js";
+import { removeInside, type Removal } from "./contained-removal.js";
 import { disarmGitDirs, madeGitDirs, type Disarmed } from "./made-git-dirs.js";
 import { spawnWatched } from "./group-watchdog.js";
 import { ProfileBuilder, type SandboxProfile } from "./profile.js";
@@ -201,10 +202,12 @@ export class ShellRunner {
     if (!profile.gitDirs) return [];
     try {
       const now = await this.profiles.gitDirectories();
-      const made = madeGitDirs(now, profile.gitDirs, this.workDir);
-      profile.gitDirs = now;
+      const made = madeGitDirs(now.gitDirs, profile.gitDirs, this.workDir);
+      const unseen = unseenPointers(now.pointers, profile.gitPointers, now.gitDirs);
+      profile.gitDirs = now.gitDirs;
+      profile.gitPointers = now.pointers.filter((p) => !unseen.includes(p));
       const git = confinedGit(profile, this.mask());
-      const notes = (await disarmGitDirs(made, git, this.workDir)).flatMap(disarmedNote);
+      const notes = [...removeInside(this.workDir, unseen).flatMap(pointerNote), ...(await disarmGitDirs(made, git, this.workDir)).flatMap(disarmedNote)];
       for (const note of notes) this.log.warn(note);
       return notes;
     } catch (err) {
@@ -269,6 +272,17 @@ function disarmedNote(d: Disarmed): string[] {
   const taken = [...d.settings, ...d.removed];
   if (taken.length === 0) return [];
   return [`a git directory the command made, ${d.gitDir}, keeps only settings that cannot run a program: removed ${taken.join(", ")}`];
+}
+
+/** What became of a pointer the command made to a git directory that is neither read-only nor disarmed. */
+function pointerNote(r: Removal): string[] {
+  if (r.outcome === "removed")
+    return [
+      `the command made ${r.path}, which names a git directory the sandbox cannot keep read-only or disarm (too deep, outside the work directory, through a symlink, or missing); removed`,
+    ];
+  if (r.outcome === "refused")
+    return [`the command made ${r.path}, which names a git directory the sandbox cannot disarm, and it could not be removed: ${r.reason}`];
+  return [];
 }
 
 /** A process's own writable places stay in view when a protected path holds them (a server's cache, among the worker's own secrets). */

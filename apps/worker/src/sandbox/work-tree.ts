@@ -44,6 +44,25 @@ const SETTLE_MS = 200;
 const DEEPEST_LEVEL = 64;
 const DEEPEST_BYTES = 3072;
 
+/** How many folders down from `root` a path is. */
+function levelOf(root: string, p: string): number {
+  let level = 0;
+  for (let i = root.length; i < p.length; i++) if (p.charCodeAt(i) === 47) level++;
+  return level;
+}
+
+/** Whether the walk from `root` stops before `folder` (inside it), which the sandbox then hides whole. */
+export function tooDeepToWalk(root: string, folder: string): boolean {
+  return levelOf(root, folder) > DEEPEST_LEVEL || Buffer.byteLength(folder) > DEEPEST_BYTES;
+}
+
+/** Why a file at `real` inside `root` lies where the sandbox hides it as too deep, or null. */
+export function tooDeepRefusal(root: string, real: string): string | null {
+  const folder = real.slice(0, real.lastIndexOf("/"));
+  if (folder.length <= root.length || !folder.startsWith(`${root}/`) || !tooDeepToWalk(root, folder)) return null;
+  return `${real} lies past the deepest folder the sandbox walks (${DEEPEST_LEVEL} levels or ${DEEPEST_BYTES} bytes of path), so the sandbox hides it`;
+}
+
 const sameEntries = (a: TreeEntry[], b: TreeEntry[]) => a.length === b.length && a.every((e, i) => e.name === b[i]!.name && e.kind === b[i]!.kind);
 
 // One counter for every tree: trees may overlap (folders named by two absolute patterns), and a
@@ -270,13 +289,6 @@ export class WorkTree {
     return this.read(dir, stat, known);
   }
 
-  /** How many folders down from the root a path is. */
-  private levelOf(p: string): number {
-    let level = 0;
-    for (let i = this.root.length; i < p.length; i++) if (p.charCodeAt(i) === 47) level++;
-    return level;
-  }
-
   /** Lists `dir` again; the known listing is kept (with its stamp) when nothing about the folder moved. */
   private read(dir: string, stat: fs.Stats, known: FolderListing | undefined): FolderListing {
     let entries: TreeEntry[];
@@ -293,7 +305,7 @@ export class WorkTree {
     }
     const prefix = dir === "/" ? "/" : `${dir}/`;
     const folders = entries.filter((e) => e.kind === "dir").map((e) => prefix + e.name);
-    const deep = (f: string) => this.levelOf(f) > DEEPEST_LEVEL || Buffer.byteLength(f) > DEEPEST_BYTES;
+    const deep = (f: string) => tooDeepToWalk(this.root, f);
     const subfolders = folders.filter((f) => !deep(f));
     const tooDeep = folders.filter(deep);
     const fresh = { dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs, settled, entries, subfolders, tooDeep, stamp: ++stamps, pass: 0 };
