@@ -103,13 +103,19 @@ export function runOwnGit(argv: readonly string[], cwd: string, input?: Buffer, 
     child.stdout!.on("data", (d: Buffer) => stdout.add(d) || over());
     child.stderr!.on("data", (d: Buffer) => stderr.add(d) || over());
     child.on("error", (err) => end(null, `could not start: ${err.message}`));
-    child.on("close", (status, signal) => end(status, signal ? `was killed by ${signal}` : undefined));
+    child.on("close", (status, signal) => end(status, signal ? `was killed by ${signal}` : notStarted(status, stderr.text())));
     if (input) {
       // A process that ends before reading its input closes the pipe: its exit says why.
       child.stdin!.on("error", () => undefined);
       child.stdin!.end(input);
     }
   });
+}
+
+/** The watchdog's shell says so when the program it would become cannot be run (126, 127). */
+function notStarted(status: number | null, stderr: string): string | undefined {
+  const said = /^gatehouse-watchdog: \d+: exec: (.*)$/m.exec(stderr);
+  return (status === 126 || status === 127) && said ? `could not start: ${said[1]}` : undefined;
 }
 
 /** Text gathered from a pipe up to OWN_GIT_MAX_OUTPUT bytes. */

@@ -136,7 +136,7 @@ describe("what still means no history", () => {
 
 describe("how a run of the worker's own git fails, in words", () => {
   it("one that cannot start, one killed by a signal, one past its deadline", async () => {
-    expect((await runOwnGit([path.join(root, "no-such-git")], root)).failure).toMatch(/^could not start: spawn .*no-such-git ENOENT/);
+    expect((await runOwnGit([path.join(root, "no-such-git")], root)).failure).toMatch(/^could not start: .*no-such-git: not found$/);
     expect((await runOwnGit(["sh", "-c", "kill -TERM $$"], root)).failure).toBe("was killed by SIGTERM");
     const slow = await runOwnGit(["sleep", "30"], root, undefined, 200);
     expect(slow).toMatchObject({ status: null, failure: "did not finish within 200 ms" });

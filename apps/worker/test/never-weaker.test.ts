@@ -207,7 +207,10 @@ describe("the sandbox is never weaker than the rules", () => {
               `ls -a ${q(b.data)} 2>/dev/null; echo "<</data>>"`,
           );
           const out = await run(runner, guard, readScript.join("\n"));
-          expect(runner.treeState, "the tree was kept current by its watches").toEqual({ walks, fallback: null });
+          // Kept current by its watches: a watch closed anywhere in the process since the barrier
+          // (the trees of other calls come and go) costs one safe walk, never a fallback.
+          expect(runner.treeState.fallback, "the tree was kept current by its watches").toBeNull();
+          expect(runner.treeState.walks, "the tree was kept current by its watches").toBeLessThanOrEqual(walks + 1);
           reads.forEach((rel, i) => {
             const section = out.slice(out.indexOf(`<<${i}>>`), out.indexOf(`<</${i}>>`));
             if (denied("read_file", rel)) expect(section, `read_file denies ${rel}`).not.toMatch(/TOKEN-/);
