@@ -30,10 +30,14 @@ const asWritten = (p: string) => p;
 
 /**
  * Whether the worker may act on a verdict: an allow always; an ask only when the server let the
- * call run on an ask (a person's approval, or the session's mode), never a deny.
+ * call run on an ask (a person's approval, or the session's mode), never a deny. Accept-edits lets
+ * no exec-tier act through: the worker may find a write steers a program where the server, deciding
+ * on names, did not (a git directory known by what it holds, not by its name).
  */
-function permits(verdict: Pick<Verdict, "action">, granted: Granted): boolean {
-  return verdict.action === "allow" || (verdict.action === "ask" && granted !== "rules");
+function permits(verdict: { action: Verdict["action"]; steers?: unknown; tier?: string }, granted: Granted): boolean {
+  if (verdict.action === "allow") return true;
+  if (verdict.action !== "ask" || granted === "rules") return false;
+  return granted !== "edits" || (!verdict.steers && verdict.tier !== "exec");
 }
 
 const ruleset = (rules: Guard["static"] | null): Ruleset | undefined => (rules ? new Ruleset(rules.map((r): Rule => ({ ...r }))) : undefined);

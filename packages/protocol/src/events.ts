@@ -138,7 +138,7 @@ export const Guard = z.object({
 });
 export type Guard = z.infer<typeof Guard>;
 
-export const Granted = z.enum(["rules", "mode", "person"]);
+export const Granted = z.enum(["rules", "edits", "mode", "person"]);
 export type Granted = z.infer<typeof Granted>;
 
 /** A tool call a worker is asked to run. */
@@ -159,8 +159,10 @@ export const RunMessage = z.object({
   /** Send the call's output as it comes (`output` messages on the worker link) before its result. */
   streamOutput: z.boolean().optional(),
   /**
-   * Why the server lets the call run: its rules allow it, the session's mode lets an ask through,
-   * or a person approved it. Absent means the rules: the worker then refuses whatever is not allowed.
+   * Why the server lets the call run: its rules allow it, accept-edits lets an ask through (`edits`:
+   * never for an exec-tier act, such as a write to a file that steers programs), another mode does
+   * (`mode`: yolo), or a person approved it. Absent means the rules: the worker then refuses
+   * whatever is not allowed.
    */
   granted: Granted.optional(),
   /** The paths the server's decision assumed and where it took each to lead: the worker runs the call only if each leads there still. */
