@@ -66,3 +66,21 @@ describe("git commands that print what git holds, where its history holds a deni
     expect(shell("git log -p", context({ static: GIT })).action).toBe("allow");
   });
 });
+
+describe("submodules' history, which the worker does not list", () => {
+  it.each(["git log -p --submodule=diff", "git diff --submodule=diff HEAD~1", "git show --submodule=diff HEAD"])(
+    "%j asks, naming the submodules",
+    (command) => {
+      const d = shell(command, holding(null));
+      expect(d.action, d.reason).toBe("ask");
+      expect(d.reason).toContain("submodules");
+    },
+  );
+
+  it.each(["git log -p --submodule", "git log -p --submodule=log", "git diff --submodule=short"])(
+    "%j stays allowed: it names submodules' commits, not their files",
+    (command) => {
+      expect(shell(command, holding(null)).action).toBe("allow");
+    },
+  );
+});

@@ -410,6 +410,8 @@ class ShellJudge {
     if (cmd.opaque) v = atLeast(v, "ask", cmd.opaque);
     const credential = printsCredential(cmd.program, cmd.words);
     if (credential) v = atLeast(v, "ask", credential);
+    if (cmd.program === "git" && showsSubmoduleFiles(cmd.words.map((w) => w.text)))
+      v = atLeast(v, "ask", "--submodule=diff prints files from the submodules' histories, which are not checked for denied files");
     if (cmd.program === "git" && this.ctx.deniedInHistory) v = this.history(cmd, v);
     const c = cmd.classified;
     if (!c) return this.unknownProgram(cmd, v);
@@ -815,3 +817,8 @@ function outermost(folders: readonly string[]): string[] {
 
 /** Whether a directory is neither inside nor on the way to any of these folders. */
 const apart = (dir: string, folders: readonly string[]) => folders.every((f) => !inFolder(dir, f) && !inFolder(f, dir));
+
+/** `--submodule=diff` shows the submodules' changed files, not only their commits. */
+function showsSubmoduleFiles(words: readonly string[]): boolean {
+  return words.includes("--submodule=diff");
+}

@@ -17,7 +17,7 @@ const LOG =
   "-n:text -L:text -G:text -S:text -O:read --format:text --pretty?=text --since:text --after:text " +
   "--until:text --before:text --author:text --committer:text --grep:text --max-count:text --skip:text " +
   "--date:text --abbrev?=text --decorate?=text --output:write! --ext-diff! --textconv! " +
-  "--open-files-in-pager?=runs";
+  "--open-files-in-pager?=runs --submodule?=text";
 const REMOTE = "--upload-pack:runs --receive-pack:runs --exec:runs -u:runs --recurse-submodules?=text";
 
 /** git: global options, then a subcommand with its own. */
