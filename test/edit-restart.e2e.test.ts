@@ -64,8 +64,12 @@ describe("an approval kept across kill -9 of the server", { timeout: 60_000 }, (
     ["an edited call", { command: "echo edited >> ran.txt; sleep 3" }, "edited\n"],
     ["a call approved as it is", undefined, "original\n"],
   ])("%s that had started when the server was killed is not run again; the model is told it failed (and of an edit)", async (_, edited, effect) => {
-    const { s, ask, asked, ran } = await approvedThenKilled(`{ "*": "ask" }`, [shell("echo original >> ran.txt; sleep 3")], edited, () =>
-      fs.existsSync(path.join(cluster!.workDir, "ran.txt")),
+    // Started means its first effect is there: the file holds its line (bash makes the file before it writes).
+    const { s, ask, asked, ran } = await approvedThenKilled(
+      `{ "*": "ask" }`,
+      [shell("echo original >> ran.txt; sleep 3")],
+      edited,
+      () => (fs.statSync(path.join(cluster!.workDir, "ran.txt"), { throwIfNoEntry: false })?.size ?? 0) > 0,
     );
     await new Promise((r) => setTimeout(r, 1000));
     expect(ran()).toBe(effect);
