@@ -24,7 +24,7 @@ import { ToolRefusedError } from "./errors.js";
 
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
 const realPaths = perRun<string>();
-const resolveRealPath = (absolute: string) => realPaths(absolute, () => resolveNow(absolute));
+export const resolveRealPath = (absolute: string) => realPaths(absolute, () => resolveNow(absolute));
 
 const asWritten = (p: string) => p;
 

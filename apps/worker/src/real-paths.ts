@@ -1,8 +1,8 @@
-import { resolveRealPath } from "@gatehouse/fs-guard";
 import { describeIssues, RealPathsRequest, type AssumedPaths, type RealPathsAnswer, type Resolved, type ToolOutput } from "@gatehouse/protocol";
 import { PathsMovedError } from "./errors.js";
+import { resolveRealPath } from "./file-guard.js";
 
-/** Where a path leads on this machine, by the resolution the worker's own file check uses. */
+/** Where a path leads on this machine, by the resolution the worker's own file check uses (and shares, within one synchronous run). */
 function resolve(p: string): Resolved {
   try {
     return { real: resolveRealPath(p) };

@@ -74,6 +74,11 @@ export class ApprovalGate {
     return this.decide(session, call, true, resolveRealPath);
   }
 
+  /** What a call's decision depends on besides the call (see SessionContexts.inputs): equal inputs, equal decisions. */
+  inputs(session: SessionInfo, call: ToolCall): readonly unknown[] | null {
+    return this.contexts.inputs(session, call.tool);
+  }
+
   /** The decision a call would get, for a query: the same as `evaluate`, with nothing told or stored. */
   explain(session: SessionInfo, call: ToolCall): Decision {
     return this.decide(session, call, false);

@@ -35,6 +35,18 @@ export class SessionContexts {
     return this.withRules(session, tool, rules.ruleset);
   }
 
+  /**
+   * What a call's decision in the session depends on besides the call, each by identity or value:
+   * decisions made with equal inputs are equal. Null when the rules file does not load.
+   */
+  inputs(session: SessionInfo, tool: string): readonly unknown[] | null {
+    const worker = this.sources.registry.get(session.workerId);
+    const rules = this.sources.permissions.load(session.workerId, homeOf(worker));
+    if (!rules.ok) return null;
+    const tier = worker?.tools.find((t) => t.name === tool)?.tier;
+    return [rules.ruleset, this.sources.agentLayer(session), this.sources.runtime.of(session.id), worker?.workDir, homeOf(worker), session.mode, tier];
+  }
+
   withRules(session: SessionInfo, tool: string, ruleset: Ruleset): EvaluationContext {
     const worker = this.sources.registry.get(session.workerId);
     return evaluationContext({

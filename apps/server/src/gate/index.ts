@@ -7,6 +7,6 @@ export { missingToolDecision, missingToolReason } from "./missing-tools.js";
 export { NetworkAsks } from "./network-asks.js";
 export { ownSecrets } from "./own-secrets.js";
 export { present } from "./presentation.js";
-export { RunTimeDecisions, type Raised } from "./run-time-decision.js";
+export { RunTimeDecisions, type EarlyDecision, type Raised } from "./run-time-decision.js";
 export { WorkerPermissions, workerRulesFile } from "./worker-permissions.js";
 export { workerRealPaths, type Resolved } from "./worker-real-paths.js";

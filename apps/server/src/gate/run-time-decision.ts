@@ -10,12 +10,27 @@ export interface Raised {
   action: Action;
   /** What the approval covers; null for a call the rules allowed. */
   approved: Coverage | null;
+  /** The decision its batch was prepared with. */
+  early?: EarlyDecision | null | undefined;
 }
 
 export interface RunTimeSources {
   evaluate(session: SessionInfo, call: ToolCall, resolveRealPath?: (absolute: string) => string): Decision;
   presentation(session: SessionInfo, call: ToolCall): Promise<Presentation | null>;
   realPaths: RealPathLookup;
+  /** What the decision depends on besides the call (ApprovalGate.inputs). */
+  inputs(session: SessionInfo, call: ToolCall): readonly unknown[] | null;
+}
+
+/**
+ * A call's decision made when its batch is prepared, as beforeRun makes it for a worker that
+ * checks assumed paths: with each path taken to lead to itself, and the paths it took.
+ */
+export interface EarlyDecision {
+  decision: Decision;
+  assumed: AssumedPaths | null;
+  /** What it was made with: while these are the same, deciding again gives the same decision. */
+  inputs: readonly unknown[] | null;
 }
 
 /** How a call about to run is decided: the stricter decision that holds instead, and where the decision took its paths to lead. */
@@ -30,6 +45,9 @@ type Lookup = (paths: readonly string[]) => Promise<ReadonlyMap<string, Resolved
 /** Each path where the worker last said it leads, else to itself: what a call is decided on when no request is made. */
 const assume = (paths: readonly string[], reported: ReadonlyMap<string, Resolved> | null): ReadonlyMap<string, Resolved> =>
   new Map(paths.map((p) => [p, reported?.get(p) ?? { real: p }]));
+
+const sameInputs = (a: readonly unknown[] | null, b: readonly unknown[] | null) =>
+  a !== null && b !== null && a.length === b.length && a.every((x, i) => x === b[i]);
 
 const isStricter = (a: Action, than: Action) => a !== than && stricter(a, than) === a;
 
@@ -50,6 +68,18 @@ export class RunTimeDecisions {
     return { shown, leads: (await this.decide(session, call, true, (paths) => this.sources.realPaths(session, paths))).leads };
   }
 
+  /** The decision a batch is prepared with (see EarlyDecision); the same as gate.evaluate's, which decides on names. */
+  early(session: SessionInfo, call: ToolCall): EarlyDecision {
+    const inputs = this.sources.inputs(session, call);
+    if (!onPaths(call)) return { decision: this.sources.evaluate(session, call), assumed: null, inputs };
+    const assumed: Record<string, Resolved> = {};
+    const decision = this.sources.evaluate(session, call, (p) => {
+      assumed[p] = { real: p };
+      return p;
+    });
+    return { decision, assumed, inputs };
+  }
+
   /**
    * Null when the decision the call was raised with holds; else the stricter one, with its reason.
    * Every call is decided again, the first of its batch too: a link made before the batch (by an
@@ -68,6 +98,8 @@ export class RunTimeDecisions {
    * assumptions, and only when that lets it run: an approved call, and one that would ask or be
    * denied, is decided on the worker's answer, so that its reason, and what an approval covers,
    * are what the paths really are (and a call a person approved never shows a start it then lacks).
+   * The decision the batch was prepared with, while its inputs are still the same, stands for this one: made again, it would
+   * be the same, and the worker checks the paths it assumed.
    */
   async beforeRun(
     session: SessionInfo,
@@ -76,6 +108,9 @@ export class RunTimeDecisions {
     reported: ReadonlyMap<string, Resolved> | null,
     signal?: AbortSignal,
   ): Promise<RunVerdict> {
+    const { early } = raised;
+    if (early && !raised.approved && !reported && early.decision.action === raised.action && sameInputs(early.inputs, this.sources.inputs(session, call)))
+      return { stricter: null, assumed: early.assumed };
     if (onPaths(call) && !raised.approved) {
       const assumed = await this.verdict(session, call, raised, (paths) => Promise.resolve(assume(paths, reported)));
       if (!assumed.stricter) return assumed;

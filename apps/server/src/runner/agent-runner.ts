@@ -19,7 +19,7 @@ import { TextDeltas } from "./text-deltas.js";
 import { type CallResult, notRun, ran, rejection, toolMessages } from "./tool-messages.js";
 import type { WorkerRegistry } from "../workers/index.js";
 import { now } from "../clock.js";
-import { RunTimeDecisions, type Raised, type Resolved } from "../gate/index.js";
+import { RunTimeDecisions, type EarlyDecision, type Raised, type Resolved } from "../gate/index.js";
 import { workerRealPaths } from "../gate/index.js";
 import { grantedBy } from "../gate/index.js";
 import { missingToolDecision, missingToolReason } from "../gate/index.js";
@@ -58,6 +58,8 @@ interface Prepared {
   adopted?: boolean;
   /** What its approval covers. */
   covered?: Coverage | null;
+  /** Its decision as the batch was prepared, with what it assumed (RunTimeDecisions.early). */
+  early?: EarlyDecision | null;
 }
 
 /** How a call of a batch is held before it runs: the approval it waits for, and the batch's results stored so far. */
@@ -69,6 +71,7 @@ interface Held {
   stored: Promise<unknown>;
   /** What its approval covers. */
   covered: Coverage | null | undefined;
+  early: EarlyDecision | null | undefined;
   /** Where it stands in its batch, for an ask raised again (made only then). */
   batch: () => BatchContext;
 }
@@ -117,6 +120,7 @@ export class AgentRunner {
       evaluate: (session, call, resolve) => gate.evaluate(session, call, resolve),
       presentation: (session, call) => gate.presentation(session, call),
       realPaths: workerRealPaths(registry),
+      inputs: (session, call) => gate.inputs(session, call),
     });
   }
 
@@ -353,7 +357,8 @@ export class AgentRunner {
   private async prepare(session: SessionInfo, calls: ModelToolCall[], known: (Prepared | undefined)[]): Promise<Prepared[]> {
     const fresh = (i: number) => known[i] === undefined;
     const missing = await this.missingTools(session);
-    const evaluated = calls.map((c, i) => (!fresh(i) || c.invalid ? null : this.options.gate.evaluate(session, { tool: c.toolName, args: c.args })));
+    const early = calls.map((c, i) => (!fresh(i) || c.invalid ? null : this.runTime.early(session, { tool: c.toolName, args: c.args })));
+    const evaluated = early.map((e) => e?.decision ?? null);
     // A call the rules deny keeps their reason (an agent's veto of `task`, say); any other is denied for want of its tool.
     const lacking = calls.map((c, i) => (evaluated[i] && evaluated[i].action !== "deny" ? missing(c.toolName) : null));
     const decisions = evaluated.map((d, i) => (d && lacking[i] ? missingToolDecision(d, lacking[i]) : d));
@@ -383,6 +388,7 @@ export class AgentRunner {
           decision: decisions[i] ?? null,
           approval: approvals[i] ?? null,
           covered: covered[i],
+          early: early[i],
           ...(lacking[i] ? { result: notRun("denied", toolMessages.missing(c.toolName, lacking[i])) } : {}),
         },
     );
@@ -462,6 +468,7 @@ export class AgentRunner {
       adopted: own.adopted,
       stored,
       covered: own.covered,
+      early: own.early,
       batch: () => batchOf(calls, index),
     };
   }
@@ -495,7 +502,7 @@ export class AgentRunner {
           await this.auditEdit(current, edit.original, call, r);
         }
       }
-      const raised = { action, approved: approval ? (covered ?? { shown: null, leads: null }) : null };
+      const raised = approval ? { action, approved: covered ?? { shown: null, leads: null } } : { action, approved: null, early: held.early };
       const settled = await this.decideAndRun(current, call, raised, approval ? null : decision, held.stored, signal, sent);
       if (settled === "released") return settled;
       if ("result" in settled) return told(settled.result, edit);

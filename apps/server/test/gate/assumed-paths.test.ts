@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalGate } from "../../src/gate/approval-gate.js";
@@ -15,6 +16,7 @@ function runTime(links: Record<string, string> = {}) {
   const decisions = new RunTimeDecisions({
     evaluate: (session, call, resolve) => f.gate.evaluate(session, call, resolve),
     presentation: () => Promise.resolve(null),
+    inputs: (session, call) => f.gate.inputs(session, call),
     realPaths: (_session, paths) => {
       asked.push([...paths]);
       return Promise.resolve(new Map(paths.map((p) => [p, { real: links[p] ?? p }])));
@@ -76,5 +78,49 @@ describe("a call decided just before it runs on the paths it assumes", () => {
     const { decisions, asked } = runTime();
     expect(await decisions.beforeRun(f.session(), { tool: "shell_exec", args: { command: "ls" } }, allowed, null)).toEqual({ stricter: null, assumed: null });
     expect(asked).toEqual([]);
+  });
+
+  it("takes the decision the batch was prepared with while what it depends on is the same, with the paths it assumed", async () => {
+    f = gateFixture(`{ "*": "ask", "read_file": "allow" }`);
+    const notes = path.join(f.workDir, "notes.txt");
+    const { decisions, asked } = runTime();
+    const call = { tool: "read_file", args: { path: "notes.txt" } };
+    const early = decisions.early(f.session(), call);
+    expect(early.decision).toEqual(f.gate.evaluate(f.session(), call));
+    expect(await decisions.beforeRun(f.session(), call, { ...allowed, early }, null)).toEqual({ stricter: null, assumed: { [notes]: { real: notes } } });
+    expect(asked).toEqual([]);
+  });
+
+  it("decides again when the rules changed since the batch was prepared", async () => {
+    f = gateFixture(`{ "*": "ask", "read_file": "allow" }`);
+    const { decisions } = runTime();
+    const call = { tool: "read_file", args: { path: "notes.txt" } };
+    const early = decisions.early(f.session(), call);
+    fs.writeFileSync(f.rulesFile, `{ "*": "ask", "read_file": { "*": "allow", "notes.txt": "deny" } }`);
+    // The rules file is looked at once per synchronous run of the server: a batch is prepared in one, and runs later.
+    await new Promise((resolve) => setImmediate(resolve));
+    const verdict = await decisions.beforeRun(f.session(), call, { ...allowed, early }, null);
+    expect(verdict.stricter).toMatchObject({ action: "deny", reason: expect.stringMatching(/^decided again just before it ran/) });
+  });
+
+  it("decides again when the session's mode changed since the batch was prepared", async () => {
+    f = gateFixture(`{ "*": "ask", "write_file": "ask" }`);
+    const { decisions } = runTime();
+    const call = { tool: "write_file", args: { path: "notes.txt", content: "x" } };
+    const early = decisions.early(f.session("s1", "accept-edits"), call);
+    expect(early.decision.action).toBe("allow");
+    const verdict = await decisions.beforeRun(f.session("s1", "default"), call, { ...allowed, early }, null);
+    expect(verdict.stricter).toMatchObject({ action: "ask" });
+  });
+
+  it("decides again on the worker's answer once a path moved, whatever the batch was prepared with", async () => {
+    f = gateFixture(`{ "*": "ask", "edit_file": "allow" }`);
+    const settings = path.join(f.workDir, "settings.ini");
+    const config = path.join(f.workDir, ".git/config");
+    const { decisions } = runTime({ [settings]: config });
+    const call = { tool: "edit_file", args: { path: "settings.ini", old_string: "a", new_string: "b" } };
+    const early = decisions.early(f.session(), call);
+    const verdict = await decisions.beforeRun(f.session(), call, { ...allowed, early }, reported({ [settings]: { real: config } }));
+    expect(verdict.stricter).toMatchObject({ action: "ask" });
   });
 });

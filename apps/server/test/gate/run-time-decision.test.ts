@@ -51,6 +51,7 @@ describe("a call decided again just before it runs", () => {
     new RunTimeDecisions({
       evaluate: (session, call, resolve) => f.gate.evaluate(session, call, resolve),
       presentation: () => Promise.resolve(null),
+      inputs: (session, call) => f.gate.inputs(session, call),
       realPaths: (_session, paths) => lookup(paths),
     });
 
