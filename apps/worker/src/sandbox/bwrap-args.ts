@@ -1,7 +1,10 @@
+import fs from "node:fs";
 import path from "node:path";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { BWRAP } from "./detect.js";
 import type { Mask, SandboxProfile } from "./profile.js";
+import { keyringFilter } from "./seccomp-filter.js";
 
 /**
  * A command's way out through the worker's proxy: its own network namespace, the proxy's socket
@@ -19,6 +22,9 @@ export interface EgressBinding {
  * namespace with everything in it; the session of its own (no terminal) comes from the start.
  */
 const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL"];
+
+/** What /proc tells of the user's kernel keys (their names): masked, as the keyring's calls are refused (seccomp-filter.ts). */
+const KERNEL_KEYS = ["/proc/keys", "/proc/key-users"];
 
 function mask(m: Mask, emptyFile: string): string[] {
   return m.dir ? ["--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", emptyFile, m.path];
@@ -56,6 +62,23 @@ export interface OwnPlaces {
 /** The descriptor bubblewrap reads its options from. */
 export const OPTIONS_FD = 3;
 
+/** The descriptor bubblewrap reads the seccomp filter from (the watchdog's own is 4). */
+export const FILTER_FD = 5;
+
+/** What bubblewrap reads on its descriptors: the options on OPTIONS_FD, the seccomp filter on FILTER_FD. */
+export function feedBubblewrap(stdio: readonly unknown[], options: readonly string[]): void {
+  const inputs: [number, Buffer][] = [
+    [OPTIONS_FD, optionsData(options)],
+    [FILTER_FD, keyringFilter()],
+  ];
+  for (const [fd, data] of inputs) {
+    const pipe = stdio[fd] as Writable;
+    // A bubblewrap that fails before reading its input closes the pipe: its exit says why.
+    pipe.on("error", () => undefined);
+    pipe.end(data);
+  }
+}
+
 /** bubblewrap's command line: only the program it runs; the options come on OPTIONS_FD. */
 export function bwrapCommandLine(program: readonly string[]): string[] {
   return ["--args", String(OPTIONS_FD), "--", ...program];
@@ -73,7 +96,11 @@ export function optionsData(options: readonly string[]): Buffer {
  */
 export function bwrapLauncher(options: readonly string[], program: readonly string[]): { command: string; args: string[] } {
   const n = options.length;
-  const script = `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
+  const filter = [...keyringFilter()].map((b) => `\\x${b.toString(16).padStart(2, "0")}`).join("");
+  const script = [
+    `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}"`,
+    `${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}") ${FILTER_FD}< <(printf '${filter}')`,
+  ].join(" ");
   // No startup files: bash reads ~/.bashrc even with -c when its input is a socket, as a launcher's pipes are.
   return { command: "bash", args: ["--norc", "--noprofile", "-c", script, "gatehouse-sandbox", ...options, ...program] };
 }
@@ -88,6 +115,7 @@ const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 
 function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces, workDirBind = "--bind"): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  for (const k of KERNEL_KEYS) if (fs.existsSync(k)) args.push("--ro-bind", emptyFile, k);
   for (const p of [...UNDER_TMP, ...(places?.visible ?? [])]) args.push("--ro-bind", p, p);
   args.push(workDirBind, profile.workDir, profile.workDir);
   for (const p of places?.writable ?? []) args.push("--bind", p, p);
@@ -95,7 +123,7 @@ function confinement(profile: SandboxProfile, emptyFile: string, egress?: Egress
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
   for (const m of profile.masked) args.push(...mask(m, emptyFile));
   for (const m of profile.hidden) args.push(...mask(m, emptyFile));
-  args.push(...ISOLATION);
+  args.push(...ISOLATION, "--seccomp", String(FILTER_FD));
   if (egress) args.push("--unshare-net", "--bind", egress.socket, egress.inside);
   else if (!profile.network) args.push("--unshare-net");
   return args;
