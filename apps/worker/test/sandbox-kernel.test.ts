@@ -20,6 +20,28 @@ const guard = new FileGuard(rules, work);
 const runner = new ShellRunner(work, resolveSandbox({ mode: "required", network: false }), { watch: false });
 afterAll(() => runner.close());
 
+/**
+ * Each writes a setting's current value back (a no-op on the host if it got through) and says
+ * whether the write was refused. A worker run as root could write them without the floors.
+ */
+const WRITE_BACK = (file: string) => `v=$(cat ${file}) && { printf '%s\\n' "$v" > ${file} && echo WROTE; } 2>&1`;
+
+describe("the kernel's settings in every sandbox", () => {
+  it.each(EVERY_SANDBOX)("%s: /proc/sys is read-only (core_pattern, hostname) and the host name is the sandbox's own", async (use) => {
+    const before = fs.readFileSync("/proc/sys/kernel/core_pattern", "utf8");
+    const r = await runIn(
+      use,
+      runner,
+      guard,
+      `${WRITE_BACK("/proc/sys/kernel/core_pattern")}; ${WRITE_BACK("/proc/sys/kernel/hostname")}; readlink /proc/self/ns/uts`,
+    );
+    expect(r.out).not.toMatch(/WROTE/);
+    expect(r.out.match(/Read-only file system/g)).toHaveLength(2);
+    expect(r.out).not.toContain(fs.readlinkSync("/proc/self/ns/uts"));
+    expect(fs.readFileSync("/proc/sys/kernel/core_pattern", "utf8")).toBe(before);
+  });
+});
+
 /** A python3 program that adds, reads or removes a key in the user keyring through the kernel's calls. */
 const KEYS = String.raw`
 import ctypes, sys

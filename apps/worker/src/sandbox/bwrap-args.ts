@@ -21,10 +21,24 @@ export interface EgressBinding {
  * stays in the process group the worker kills at the end of a call, and killing it ends the PID
  * namespace with everything in it; the session of its own (no terminal) comes from the start.
  */
-const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL"];
+const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL"];
+
+/**
+ * The kernel's settings under /proc, read-only over the sandbox's own /proc. sysctl files check
+ * the caller's uid, not its capabilities, and bubblewrap leaves /proc/sys writable when the
+ * folder itself answers EACCES: a worker run as root would let a command set the host's
+ * `kernel.core_pattern` (a program the kernel runs as root outside every namespace). The
+ * others are what container runtimes keep read-only too, where the kernel has them.
+ */
+export const KERNEL_SETTINGS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
 
 /** What /proc tells of the user's kernel keys (their names): masked, as the keyring's calls are refused (seccomp-filter.ts). */
 const KERNEL_KEYS = ["/proc/keys", "/proc/key-users"];
+
+/** The /proc options every sandbox gets: its own /proc, the kernel's settings read-only on it. */
+export function procOptions(): string[] {
+  return ["--proc", "/proc", ...KERNEL_SETTINGS.flatMap((p) => ["--ro-bind-try", p, p])];
+}
 
 function mask(m: Mask, emptyFile: string): string[] {
   return m.dir ? ["--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", emptyFile, m.path];
@@ -114,7 +128,7 @@ const INSTALL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 
 function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces, workDirBind = "--bind"): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", ...procOptions(), "--tmpfs", "/tmp"];
   for (const k of KERNEL_KEYS) if (fs.existsSync(k)) args.push("--ro-bind", emptyFile, k);
   for (const p of [...UNDER_TMP, ...(places?.visible ?? [])]) args.push("--ro-bind", p, p);
   args.push(workDirBind, profile.workDir, profile.workDir);

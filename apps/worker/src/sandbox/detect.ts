@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { SandboxUnavailableError } from "../errors.js";
+import { procOptions } from "./bwrap-args.js";
 import { keyringFilter } from "./seccomp-filter.js";
 
 export const SANDBOX_MODES = ["required", "auto", "off"] as const;
@@ -26,7 +27,7 @@ export function bubblewrapProblem(): string | null {
     return (err as Error).message;
   }
   // The filter on standard input, which bubblewrap reads whole before `true` starts.
-  const options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc"];
+  const options = ["--ro-bind", "/", "/", "--dev", "/dev", ...procOptions(), "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
   const probe = spawnSync(BWRAP, [...options, "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--seccomp", "0", "--", "true"], {
     input: filter,
     encoding: "utf8",
