@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { BWRAP } from "./detect.js";
+import { hostSockets, SOCKET_FOLDERS } from "./host-sockets.js";
 import type { Mask, SandboxProfile } from "./profile.js";
 import { keyringFilter } from "./seccomp-filter.js";
 
@@ -130,11 +131,15 @@ const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces, workDirBind = "--bind"): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", ...procOptions(), "--tmpfs", "/tmp"];
   for (const k of KERNEL_KEYS) if (fs.existsSync(k)) args.push("--ro-bind", emptyFile, k);
-  for (const p of [...UNDER_TMP, ...(places?.visible ?? [])]) args.push("--ro-bind", p, p);
+  for (const f of SOCKET_FOLDERS) if (fs.existsSync(f)) args.push("--tmpfs", f);
+  const shown = [...UNDER_TMP, ...(places?.visible ?? [])];
+  for (const p of shown) args.push("--ro-bind", p, p);
   args.push(workDirBind, profile.workDir, profile.workDir);
   for (const p of places?.writable ?? []) args.push("--bind", p, p);
   for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
+  // Before the masks: a socket inside a masked folder is gone with it, and its mount point could not be made there.
+  for (const s of hostSockets([...shown, profile.workDir, ...(places?.writable ?? [])])) args.push("--ro-bind", emptyFile, s);
   for (const m of profile.masked) args.push(...mask(m, emptyFile));
   for (const m of profile.hidden) args.push(...mask(m, emptyFile));
   args.push(...ISOLATION, "--seccomp", String(FILTER_FD));
