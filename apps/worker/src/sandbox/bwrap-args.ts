@@ -31,7 +31,7 @@ const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-wit
  * `kernel.core_pattern` (a program the kernel runs as root outside every namespace). The
  * others are what container runtimes keep read-only too, where the kernel has them.
  */
-export const KERNEL_SETTINGS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
+const KERNEL_SETTINGS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi"];
 
 /** What /proc tells of the user's kernel keys (their names): masked, as the keyring's calls are refused (seccomp-filter.ts). */
 const KERNEL_KEYS = ["/proc/keys", "/proc/key-users"];
