@@ -17,6 +17,8 @@ const INTEGRATION = [
   "test/postgres.test.ts",
   "apps/worker/test/sandbox.test.ts",
   "apps/worker/test/sandbox-git.test.ts",
+  "apps/worker/test/sandbox-kernel.test.ts",
+  "apps/worker/test/sandbox-sockets.test.ts",
   "apps/worker/test/never-weaker.test.ts",
   "apps/worker/test/tree-watch.test.ts",
   "apps/worker/test/egress.test.ts",

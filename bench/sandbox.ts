@@ -8,8 +8,7 @@ import path from "node:path";
 import { DEFAULT_RULES_TEXT, loadShellParser, parseRulesOrThrow } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { FileGuard, resolveSandbox, ShellRunner, ToolRefusedError, WorkTree } from "../apps/worker/src/index.js";
-import type { Writable } from "node:stream";
-import { bwrapCommandLine, bwrapOptions, OPTIONS_FD, optionsData } from "../apps/worker/src/sandbox/bwrap-args.js";
+import { bwrapCommandLine, bwrapOptions, feedBubblewrap, optionsData } from "../apps/worker/src/sandbox/bwrap-args.js";
 import { confinedGit } from "../apps/worker/src/sandbox/confined-git.js";
 import { GuardCache } from "../apps/worker/src/guard-cache.js";
 import type { GitRunner } from "../apps/worker/src/own-git.js";
@@ -159,10 +158,10 @@ const plainRunner = new ShellRunner(small, off);
 const optionsOf = (profile: Awaited<ReturnType<ShellRunner["profile"]>>) => bwrapOptions(profile, profile.workDir, empty);
 const smallArgs = optionsOf(await smallRunner.profile(smallGuard));
 const bigArgs = optionsOf(await runner.profile(guard));
-/** bubblewrap started as the runner starts it (its options on a descriptor), with no profile to build. */
+/** bubblewrap started as the runner starts it (its options and filter on descriptors), with no profile to build. */
 const bwrapAlone = (options: string[]) => {
-  const child = spawn("bwrap", bwrapCommandLine(["bash", "-c", "echo 1"]), { stdio: ["ignore", "pipe", "pipe", "pipe"] });
-  (child.stdio[OPTIONS_FD] as Writable).end(optionsData(options));
+  const child = spawn("bwrap", bwrapCommandLine(["bash", "-c", "echo 1"]), { stdio: ["ignore", "pipe", "pipe", "pipe", "ignore", "pipe"] });
+  feedBubblewrap(child.stdio, options);
   return child;
 };
 const cases: [string, () => ReturnType<typeof spawn> | Promise<ReturnType<typeof spawn>>][] = [

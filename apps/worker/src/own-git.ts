@@ -82,10 +82,10 @@ export function hostGit(workDir: string, deadlineMs?: number): GitRunner {
  * Runs `argv` (git, or what confines it) with git's environment above, bounded in time and output.
  * Past `deadlineMs` its process group is killed and the run ends then, whatever still holds its pipes.
  */
-export function runOwnGit(argv: readonly string[], cwd: string, input?: Buffer, deadlineMs = OWN_GIT_TIMEOUT_MS): Promise<GitRun> {
+export function runOwnGit(argv: readonly string[], cwd: string, feed?: (stdio: readonly unknown[]) => void, deadlineMs = OWN_GIT_TIMEOUT_MS): Promise<GitRun> {
   return new Promise((resolve) => {
     // Behind the watchdog: what git or a program the repository names starts ends with the run, or with the worker.
-    const child = spawnWatched(argv, { cwd, env: ownGitEnvironment(), stdio: [input ? "pipe" : "ignore", "pipe", "pipe"] });
+    const child = spawnWatched(argv, { cwd, env: ownGitEnvironment(), stdio: feed ? ["ignore", "pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"] });
     const stdout = new BoundedText();
     const stderr = new BoundedText();
     let done = false;
@@ -104,11 +104,7 @@ export function runOwnGit(argv: readonly string[], cwd: string, input?: Buffer, 
     child.stderr!.on("data", (d: Buffer) => stderr.add(d) || over());
     child.on("error", (err) => end(null, `could not start: ${err.message}`));
     child.on("close", (status, signal) => end(status, signal ? `was killed by ${signal}` : notStarted(status, stderr.text())));
-    if (input) {
-      // A process that ends before reading its input closes the pipe: its exit says why.
-      child.stdin!.on("error", () => undefined);
-      child.stdin!.end(input);
-    }
+    feed?.(child.stdio);
   });
 }
 

@@ -1,7 +1,11 @@
+import fs from "node:fs";
 import path from "node:path";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { BWRAP } from "./detect.js";
+import { hostSockets, SOCKET_FOLDERS } from "./host-sockets.js";
 import type { Mask, SandboxProfile } from "./profile.js";
+import { keyringFilter } from "./seccomp-filter.js";
 
 /**
  * A command's way out through the worker's proxy: its own network namespace, the proxy's socket
@@ -18,7 +22,24 @@ export interface EgressBinding {
  * stays in the process group the worker kills at the end of a call, and killing it ends the PID
  * namespace with everything in it; the session of its own (no terminal) comes from the start.
  */
-const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL"];
+const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL"];
+
+/**
+ * The kernel's settings under /proc, read-only over the sandbox's own /proc. sysctl files check
+ * the caller's uid, not its capabilities, and bubblewrap leaves /proc/sys writable when the
+ * folder itself answers EACCES: a worker run as root would let a command set the host's
+ * `kernel.core_pattern` (a program the kernel runs as root outside every namespace). The
+ * others are what container runtimes keep read-only too, where the kernel has them.
+ */
+const KERNEL_SETTINGS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi"];
+
+/** What /proc tells of the user's kernel keys (their names): masked, as the keyring's calls are refused (seccomp-filter.ts). */
+const KERNEL_KEYS = ["/proc/keys", "/proc/key-users"];
+
+/** The /proc options every sandbox gets: its own /proc, the kernel's settings read-only on it. */
+export function procOptions(): string[] {
+  return ["--proc", "/proc", ...KERNEL_SETTINGS.flatMap((p) => ["--ro-bind-try", p, p])];
+}
 
 function mask(m: Mask, emptyFile: string): string[] {
   return m.dir ? ["--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", emptyFile, m.path];
@@ -56,6 +77,23 @@ export interface OwnPlaces {
 /** The descriptor bubblewrap reads its options from. */
 export const OPTIONS_FD = 3;
 
+/** The descriptor bubblewrap reads the seccomp filter from (the watchdog's own is 4). */
+export const FILTER_FD = 5;
+
+/** What bubblewrap reads on its descriptors: the options on OPTIONS_FD, the seccomp filter on FILTER_FD. */
+export function feedBubblewrap(stdio: readonly unknown[], options: readonly string[]): void {
+  const inputs: [number, Buffer][] = [
+    [OPTIONS_FD, optionsData(options)],
+    [FILTER_FD, keyringFilter()],
+  ];
+  for (const [fd, data] of inputs) {
+    const pipe = stdio[fd] as Writable;
+    // A bubblewrap that fails before reading its input closes the pipe: its exit says why.
+    pipe.on("error", () => undefined);
+    pipe.end(data);
+  }
+}
+
 /** bubblewrap's command line: only the program it runs; the options come on OPTIONS_FD. */
 export function bwrapCommandLine(program: readonly string[]): string[] {
   return ["--args", String(OPTIONS_FD), "--", ...program];
@@ -73,7 +111,11 @@ export function optionsData(options: readonly string[]): Buffer {
  */
 export function bwrapLauncher(options: readonly string[], program: readonly string[]): { command: string; args: string[] } {
   const n = options.length;
-  const script = `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}" ${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}")`;
+  const filter = [...keyringFilter()].map((b) => `\\x${b.toString(16).padStart(2, "0")}`).join("");
+  const script = [
+    `exec env -u SHLVL ${BWRAP} --args ${OPTIONS_FD} -- "\${@:${n + 1}}"`,
+    `${OPTIONS_FD}< <(printf '%s\\0' "\${@:1:${n}}") ${FILTER_FD}< <(printf '${filter}')`,
+  ].join(" ");
   // No startup files: bash reads ~/.bashrc even with -c when its input is a socket, as a launcher's pipes are.
   return { command: "bash", args: ["--norc", "--noprofile", "-c", script, "gatehouse-sandbox", ...options, ...program] };
 }
@@ -87,15 +129,20 @@ const INSTALL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 const UNDER_TMP = INSTALL_ROOT.startsWith("/tmp/") ? [INSTALL_ROOT] : [];
 
 function confinement(profile: SandboxProfile, emptyFile: string, egress?: EgressBinding, places?: OwnPlaces, workDirBind = "--bind"): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  for (const p of [...UNDER_TMP, ...(places?.visible ?? [])]) args.push("--ro-bind", p, p);
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", ...procOptions(), "--tmpfs", "/tmp"];
+  for (const k of KERNEL_KEYS) if (fs.existsSync(k)) args.push("--ro-bind", emptyFile, k);
+  for (const f of SOCKET_FOLDERS) if (fs.existsSync(f)) args.push("--tmpfs", f);
+  const shown = [...UNDER_TMP, ...(places?.visible ?? [])];
+  for (const p of shown) args.push("--ro-bind", p, p);
   args.push(workDirBind, profile.workDir, profile.workDir);
   for (const p of places?.writable ?? []) args.push("--bind", p, p);
   for (const p of profile.pinned) args.push("--bind", p, p);
   for (const p of profile.readOnly) args.push("--ro-bind", p, p);
+  // Before the masks: a socket inside a masked folder is gone with it, and its mount point could not be made there.
+  for (const s of hostSockets([...shown, profile.workDir, ...(places?.writable ?? [])])) args.push("--ro-bind", emptyFile, s);
   for (const m of profile.masked) args.push(...mask(m, emptyFile));
   for (const m of profile.hidden) args.push(...mask(m, emptyFile));
-  args.push(...ISOLATION);
+  args.push(...ISOLATION, "--seccomp", String(FILTER_FD));
   if (egress) args.push("--unshare-net", "--bind", egress.socket, egress.inside);
   else if (!profile.network) args.push("--unshare-net");
   return args;

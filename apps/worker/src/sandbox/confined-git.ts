@@ -1,5 +1,5 @@
 import { OWN_GIT_ARGS, runOwnGit, type GitRunner } from "../own-git.js";
-import { optionsData, readOnlyOptions } from "./bwrap-args.js";
+import { bwrapCommandLine, feedBubblewrap, readOnlyOptions } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import type { SandboxProfile } from "./profile.js";
 
@@ -7,10 +7,10 @@ import type { SandboxProfile } from "./profile.js";
  * The worker's own git in bubblewrap, seeing what a command under `profile` sees, read-only and
  * without a network: whatever program the repository's settings name (a `gpg.program` for
  * `log.showSignature`, a `core.fsmonitor`, a textconv) runs confined, writes nothing and reads no
- * file the rules deny. The options come on bubblewrap's standard input, which it reads whole and
- * closes before git starts (git opens /dev/null in its place).
+ * file the rules deny. The options and the seccomp filter come on descriptors bubblewrap reads
+ * whole before git starts.
  */
 export function confinedGit(profile: SandboxProfile, emptyFile: string): GitRunner {
-  const input = optionsData(readOnlyOptions(profile, emptyFile));
-  return (args) => runOwnGit([BWRAP, "--args", "0", "--", "git", ...OWN_GIT_ARGS, ...args], profile.workDir, input);
+  const options = readOnlyOptions(profile, emptyFile);
+  return (args) => runOwnGit([BWRAP, ...bwrapCommandLine(["git", ...OWN_GIT_ARGS, ...args])], profile.workDir, (stdio) => feedBubblewrap(stdio, options));
 }

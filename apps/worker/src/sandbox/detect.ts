@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { SandboxUnavailableError } from "../errors.js";
+import { procOptions } from "./bwrap-args.js";
+import { keyringFilter } from "./seccomp-filter.js";
 
 export const SANDBOX_MODES = ["required", "auto", "off"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -13,33 +15,25 @@ export const BWRAP = "bwrap";
 
 /**
  * Why bubblewrap cannot sandbox a command here, or null when it can: it runs a command with the
- * same namespaces and mounts a real call uses, so a kernel without user namespaces or a missing
- * binary shows up now rather than on the first call.
+ * same namespaces, mounts and seccomp filter a real call uses, so a kernel without user
+ * namespaces or seccomp, an architecture the filter does not know, or a missing binary shows up
+ * now rather than on the first call.
  */
 export function bubblewrapProblem(): string | null {
-  const probe = spawnSync(
-    BWRAP,
-    [
-      "--ro-bind",
-      "/",
-      "/",
-      "--dev",
-      "/dev",
-      "--proc",
-      "/proc",
-      "--tmpfs",
-      "/tmp",
-      "--unshare-pid",
-      "--unshare-ipc",
-      "--new-session",
-      "--die-with-parent",
-      "--cap-drop",
-      "ALL",
-      "--",
-      "true",
-    ],
-    { encoding: "utf8", timeout: 10_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
-  );
+  let filter: Buffer;
+  try {
+    filter = keyringFilter();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  // The filter on standard input, which bubblewrap reads whole before `true` starts.
+  const options = ["--ro-bind", "/", "/", "--dev", "/dev", ...procOptions(), "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+  const probe = spawnSync(BWRAP, [...options, "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--seccomp", "0", "--", "true"], {
+    input: filter,
+    encoding: "utf8",
+    timeout: 10_000,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
   if (probe.error) {
     const missing = (probe.error as NodeJS.ErrnoException).code === "ENOENT";
     return missing ? "bwrap is not installed (apt-get install bubblewrap)" : `bwrap could not run: ${probe.error.message}`;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions, type StdioNull, type StdioPipe } from "node:child_process";
 
-/** The descriptor on which the watchdog reads the worker's end of its pipe (3 is bubblewrap's options). */
+/** The descriptor on which the watchdog reads the worker's end of its pipe (3 and 5 are bubblewrap's options and filter). */
 const WATCH_FD = 4;
 
 /**
@@ -13,19 +13,22 @@ const WATCH_FD = 4;
 const WRAPPER = `(read -r _ <&${WATCH_FD}; kill -KILL 0) </dev/null >/dev/null 2>&1 &
 exec "$@" ${WATCH_FD}<&-`;
 
-type Stdio = [StdioNull | StdioPipe, StdioPipe, StdioPipe] | [StdioNull | StdioPipe, StdioPipe, StdioPipe, StdioPipe];
+type Stdio =
+  | [StdioNull | StdioPipe, StdioPipe, StdioPipe]
+  | [StdioNull | StdioPipe, StdioPipe, StdioPipe, StdioPipe]
+  | [StdioNull | StdioPipe, StdioPipe, StdioPipe, StdioPipe, StdioPipe];
 
 /**
  * Starts `program` so that it and its whole process group die with the worker and when the
  * program exits; `options` as for spawn, detached (a group and a session of its own, with no
- * terminal). A fourth stdio entry, when given, reaches the program as descriptor 3.
+ * terminal). A fourth and a fifth stdio entry, when given, reach the program as descriptors 3 and 5.
  */
 export function spawnWatched(program: readonly string[], options: SpawnOptions & { stdio: Stdio }): ChildProcess {
-  const [stdin, stdout, stderr, third = "ignore"] = options.stdio;
+  const [stdin, stdout, stderr, third = "ignore", fifth] = options.stdio;
   const child = spawn("/bin/sh", ["-c", WRAPPER, "gatehouse-watchdog", ...program], {
     ...options,
     detached: true,
-    stdio: [stdin, stdout, stderr, third, "pipe"],
+    stdio: [stdin, stdout, stderr, third, "pipe", ...(fifth ? [fifth] : [])],
   });
   // The pipe is not waited on: it is dropped once the program has exited, which ends its group.
   child.once("exit", () => child.stdio[WATCH_FD]?.destroy());

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Writable } from "node:stream";
 import { silentLog, type Log } from "@gatehouse/log";
 import type { Granted, SandboxInfo } from "@gatehouse/protocol";
 import { isInside, type Layers } from "@gatehouse/policy";
@@ -12,7 +11,7 @@ import { EgressProxy, type EgressRecord } from "../network/egress-proxy.js";
 import { egressBinding, findRelay, type Relay } from "../network/relay-command.js";
 import { proxyEnvironment } from "../network/relay-ports.js";
 import type { ShellChild } from "../tool.js";
-import { bwrapCommandLine, bwrapLauncher, bwrapOptions, OPTIONS_FD, optionsData, type EgressBinding, type OwnPlaces } from "./bwrap-args.js";
+import { bwrapCommandLine, bwrapLauncher, bwrapOptions, feedBubblewrap, type EgressBinding, type OwnPlaces } from "./bwrap-args.js";
 import { BWRAP } from "./detect.js";
 import { confinedGit } from "./confined-git.js";
 import { removeMade, unseenPointers } from "./git-execution-parts.js";
@@ -155,18 +154,15 @@ export class ShellRunner {
     return child;
   }
 
-  /** bubblewrap running `program` under the profile, its options on a descriptor of their own. */
+  /** bubblewrap running `program` under the profile, its options and seccomp filter on descriptors of their own. */
   private sandboxed(
     profile: SandboxProfile,
     program: readonly string[],
     options: { cwd: string; detached: boolean; env: NodeJS.ProcessEnv; stdio: ["ignore", "pipe", "pipe"] },
     egress?: EgressBinding,
   ): ShellChild {
-    const child: ShellChild = spawnWatched([BWRAP, ...bwrapCommandLine(program)], { ...options, stdio: [...options.stdio, "pipe"] });
-    const optionsPipe = child.stdio[OPTIONS_FD] as Writable;
-    // A bubblewrap that fails before reading its options closes the pipe: its exit says why.
-    optionsPipe.on("error", () => undefined);
-    optionsPipe.end(optionsData(bwrapOptions(profile, this.workDir, this.mask(), egress)));
+    const child: ShellChild = spawnWatched([BWRAP, ...bwrapCommandLine(program)], { ...options, stdio: [...options.stdio, "pipe", "pipe"] });
+    feedBubblewrap(child.stdio, bwrapOptions(profile, this.workDir, this.mask(), egress));
     // The sandbox's processes end with it: what they made in git directories is undone before the result is read.
     child.settled = new Promise((resolve) => {
       const settle = () => void this.afterCommand(profile).then(resolve);
