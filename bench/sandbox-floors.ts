@@ -7,7 +7,8 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { bwrapCommandLine, FILTER_FD, feedBubblewrap, optionsData, OPTIONS_FD, procOptions } from "../apps/worker/src/sandbox/bwrap-args.js";
+import { bwrapCommandLine, FILTER_FD, feedBubblewrap, optionsData, OPTIONS_FD } from "../apps/worker/src/sandbox/bwrap-args.js";
+import { procOptions } from "../apps/worker/src/sandbox/proc-options.js";
 import { hostSockets } from "../apps/worker/src/sandbox/host-sockets.js";
 import type { Writable } from "node:stream";
 

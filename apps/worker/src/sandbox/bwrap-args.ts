@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { BWRAP } from "./detect.js";
+import { procOptions } from "./proc-options.js";
 import { hostSockets, SOCKET_FOLDERS } from "./host-sockets.js";
 import type { Mask, SandboxProfile } from "./profile.js";
 import { keyringFilter } from "./seccomp-filter.js";
@@ -24,22 +25,8 @@ export interface EgressBinding {
  */
 const ISOLATION = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL"];
 
-/**
- * The kernel's settings under /proc, read-only over the sandbox's own /proc. sysctl files check
- * the caller's uid, not its capabilities, and bubblewrap leaves /proc/sys writable when the
- * folder itself answers EACCES: a worker run as root would let a command set the host's
- * `kernel.core_pattern` (a program the kernel runs as root outside every namespace). The
- * others are what container runtimes keep read-only too, where the kernel has them.
- */
-const KERNEL_SETTINGS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi"];
-
 /** What /proc tells of the user's kernel keys (their names): masked, as the keyring's calls are refused (seccomp-filter.ts). */
 const KERNEL_KEYS = ["/proc/keys", "/proc/key-users"];
-
-/** The /proc options every sandbox gets: its own /proc, the kernel's settings read-only on it. */
-export function procOptions(): string[] {
-  return ["--proc", "/proc", ...KERNEL_SETTINGS.flatMap((p) => ["--ro-bind-try", p, p])];
-}
 
 function mask(m: Mask, emptyFile: string): string[] {
   return m.dir ? ["--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", emptyFile, m.path];

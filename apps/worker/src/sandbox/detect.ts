@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import type { SandboxInfo } from "@gatehouse/protocol";
 import { SandboxUnavailableError } from "../errors.js";
-import { procOptions } from "./bwrap-args.js";
+import { procOptions } from "./proc-options.js";
 import { keyringFilter } from "./seccomp-filter.js";
 
 export const SANDBOX_MODES = ["required", "auto", "off"] as const;
