@@ -267,7 +267,7 @@ describe("a worker that floods its link", () => {
     link.on("message", (d) => replies.push(String(d)));
     await new Promise((r) => link.once("open", r));
     link.send(JSON.stringify({ type: "register", registration: { workerId: "wf", workDir: "/tmp", tools: [] } }));
-    await waitUntil(() => replies.includes(JSON.stringify({ type: "registered" })), 5000, "the flooder to register");
+    await waitUntil(() => replies.includes(JSON.stringify({ type: "registered", heartbeatTimeoutMs: 60_000 })), 5000, "the flooder to register");
 
     // Each of these messages is answered with an error: the answers count what the server handled.
     const sent = 1000;

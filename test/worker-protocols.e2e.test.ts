@@ -87,7 +87,8 @@ describe("workers", () => {
     expect(await say({ type: "result", requestId: "r", ok: true, output: "x" })).toEqual({ type: "error", message: "register first" });
     expect((await say({ type: "register", registration: { workerId: "w3", workDir: "relative", tools: [] } })).message).toMatch(/registration\.workDir/);
     expect((await say({ type: "launch" })).message).toMatch(/type/);
-    expect(await say({ type: "register", registration: registration("w3", cluster.workDir) })).toEqual({ type: "registered" });
+    expect(await say({ type: "register", registration: registration("w3", cluster.workDir) })).toEqual({ type: "registered", heartbeatTimeoutMs: 3000 });
+    expect(await say({ type: "heartbeat", beat: 1234.5 })).toEqual({ type: "heartbeat_ack", beat: 1234.5 });
     expect((await say({ type: "result", ok: true, output: "x" })).message).toMatch(/requestId/);
     expect(socket.readyState).toBe(WebSocket.OPEN);
     socket.close();

@@ -13,6 +13,7 @@ import {
 } from "@gatehouse/protocol";
 import { trustServer, type TlsClientOptions, type TrustOptions } from "@gatehouse/protocol/node";
 import WebSocket from "ws";
+import { LinkLiveness } from "./link-liveness.js";
 
 export interface ServerLinkOptions {
   /** ws:// or wss:// address of the server. */
@@ -45,6 +46,9 @@ export class ServerLink {
   private retry: NodeJS.Timeout | undefined;
   private registered: (() => void) | null = null;
   private guards = new ReceivedGuards();
+  private liveness: LinkLiveness | undefined;
+  /** When the current link's registration was sent, on the liveness clock. */
+  private registerSentAt = 0;
 
   constructor(private readonly opts: ServerLinkOptions) {}
 
@@ -67,6 +71,7 @@ export class ServerLink {
     this.closed = true;
     clearInterval(this.heartbeat);
     clearTimeout(this.retry);
+    this.liveness?.stop();
     const socket = this.socket;
     if (!socket || socket.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
@@ -96,9 +101,11 @@ export class ServerLink {
     this.socket = socket;
     this.guards = new ReceivedGuards();
     socket.on("open", () => {
+      this.registerSentAt = LinkLiveness.now();
       this.send({ type: "register", registration: this.opts.registration });
     });
-    socket.on("message", (data) => this.receive(String(data)));
+    // A link given up on is no longer read: what waited in it is never acted on.
+    socket.on("message", (data) => this.socket === socket && this.receive(String(data), socket));
     let refused = false;
     socket.on("unexpected-response", (_req, res) => {
       refused = true;
@@ -114,11 +121,19 @@ export class ServerLink {
       // A refusal by a limit or a rule is the operator's to fix: the worker says what the server said.
       if (code === 1008 || (code >= 4000 && code < 5000))
         this.opts.log.warn(`the server closed the worker link (${code}): ${reason.toString() || "no reason given"}`, { server: this.opts.server });
-      this.lost();
+      if (this.socket === socket) this.lost();
     });
   }
 
-  private receive(data: string): void {
+  /** Gives the link up at once: its calls are killed, nothing more it carries is read, and the worker reconnects. */
+  private drop(socket: WebSocket, why: string): void {
+    if (this.socket !== socket) return;
+    this.opts.log.warn(`giving up the link to the server: ${why}; reconnecting`, { server: this.opts.server });
+    this.lost();
+    socket.terminate();
+  }
+
+  private receive(data: string, socket: WebSocket): void {
     let message: LinkToWorker | null = null;
     try {
       message = JSON.parse(data) as LinkToWorker | null;
@@ -127,8 +142,11 @@ export class ServerLink {
     }
     if (typeof message !== "object" || message === null)
       return this.opts.log.warn("ignored a message from the server that is not a JSON object", { characters: data.length });
-    if (message.type === "registered") return this.onRegistered();
+    if (message.type === "registered") return this.onRegistered(socket, message.heartbeatTimeoutMs);
+    if (message.type === "heartbeat_ack") return typeof message.beat === "number" ? this.liveness?.acknowledged(message.beat) : undefined;
     if (message.type === "error") return this.opts.log.warn(`the server says: ${message.message}`);
+    // The server may have given this worker up and failed the call already: it must not run now.
+    if (this.liveness && !this.liveness.fresh()) return this.drop(socket, "a request came after the server may have given this worker up");
     const parsed = LinkRequest.safeParse(message);
     if (!parsed.success) return this.opts.log.warn("ignored a malformed request from the server", { issues: describeIssues(parsed.error) });
     if (parsed.data.type === "cancel") return this.opts.onMessage(parsed.data);
@@ -140,17 +158,31 @@ export class ServerLink {
     this.send({ type: "result", requestId, ok: false, output: `this worker does not have the rules of this call (guard ${guardId})` });
   }
 
-  private onRegistered(): void {
+  private onRegistered(socket: WebSocket, timeoutMs: unknown): void {
     this.attempt = 0;
     this.opts.log.info(`connected to ${this.opts.server}`);
     clearInterval(this.heartbeat);
-    this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), this.opts.heartbeatMs);
+    this.liveness?.stop();
+    this.liveness = undefined;
+    let beatMs = this.opts.heartbeatMs;
+    if (typeof timeoutMs === "number" && timeoutMs > 0) {
+      this.liveness = new LinkLiveness(timeoutMs, this.registerSentAt, (silent) =>
+        this.drop(socket, `the server acknowledged no heartbeat for ${Math.round(silent)} ms`),
+      );
+      beatMs = LinkLiveness.beatMs(beatMs, timeoutMs);
+    } else
+      this.opts.log.warn("the server does not acknowledge heartbeats: a silent server is only noticed when the connection closes", {
+        server: this.opts.server,
+      });
+    this.heartbeat = setInterval(() => this.send({ type: "heartbeat", beat: LinkLiveness.now() }), beatMs);
     this.registered?.();
     this.registered = null;
   }
 
   private lost(): void {
     clearInterval(this.heartbeat);
+    this.liveness?.stop();
+    this.liveness = undefined;
     this.socket = null;
     this.opts.onLost();
     this.registered?.();

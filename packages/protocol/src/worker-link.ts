@@ -50,7 +50,8 @@ export const LinkFromWorker = z.discriminatedUnion("type", [
   z.object({ type: z.literal("result"), ...WorkerResultInput.omit({ workerId: true }).shape }),
   /** Output of a call that asked for it (`streamOutput`), as it comes; its result still carries the whole. */
   z.object({ type: z.literal("output"), requestId: z.string(), text: z.string().max(OUTPUT_CHUNK_CHARS) }),
-  z.object({ type: z.literal("heartbeat") }),
+  /** `beat`: a reading of the worker's own monotonic clock, which the server echoes back in `heartbeat_ack` once it has counted the beat. */
+  z.object({ type: z.literal("heartbeat"), beat: z.number().nonnegative().optional() }),
   /** Its tools and MCP servers, when a server came, went or failed. */
   z.object({ type: z.literal("tools"), tools: WorkerRegisterInput.shape.tools, mcpServers: WorkerRegisterInput.shape.mcpServers }),
   NetworkAskMessage,
@@ -75,5 +76,20 @@ export type LinkRun = z.infer<typeof LinkRun>;
 export const LinkRequest = z.discriminatedUnion("type", [LinkRun, CancelMessage, NetworkAnswerMessage]);
 export type LinkRequest = z.infer<typeof LinkRequest>;
 
-/** What the server sends: tool requests and cancels, the registration's answer, and errors. */
-export type LinkToWorker = LinkRequest | { type: "registered" } | { type: "error"; message: string };
+/**
+ * The registration's answer. `heartbeatTimeoutMs`: how long the server waits for a heartbeat before it
+ * gives the worker up and fails its calls; the worker beats within it and gives the link up first.
+ */
+interface RegisteredMessage {
+  type: "registered";
+  heartbeatTimeoutMs?: number;
+}
+
+/** The server counted the heartbeat whose `beat` this echoes: until the heartbeat time-out after it was sent, the worker is not given up. */
+interface HeartbeatAckMessage {
+  type: "heartbeat_ack";
+  beat: number;
+}
+
+/** What the server sends: tool requests and cancels, the registration's answer, heartbeat acknowledgements, and errors. */
+export type LinkToWorker = LinkRequest | RegisteredMessage | HeartbeatAckMessage | { type: "error"; message: string };

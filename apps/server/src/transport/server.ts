@@ -133,7 +133,15 @@ export async function startServer(config: ServerConfig, opts: ServerOptions = {}
       const refused = connections.admit(admitted, ws);
       if (refused) return ws.close(1008, closeReason(refused));
       ws.once("close", () => connections.drop(admitted));
-      serveWorkerLink(ws, { registry, principal: admitted, limits: tokenLimits, backlogBytes: () => limits.subscriberBacklogBytes, networkAsks, log });
+      serveWorkerLink(ws, {
+        registry,
+        principal: admitted,
+        limits: tokenLimits,
+        backlogBytes: () => limits.subscriberBacklogBytes,
+        networkAsks,
+        heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+        log,
+      });
     });
   });
   const authenticated = new WeakSet<WebSocket>();

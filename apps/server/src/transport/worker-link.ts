@@ -36,6 +36,8 @@ export interface WorkerLinkOptions {
   backlogBytes: () => number;
   /** Where the connections that the worker's commands make are asked about; refused when absent. */
   networkAsks?: NetworkAsks | undefined;
+  /** How long the registry waits for a heartbeat before it gives the worker up; the worker is told, to give up first. */
+  heartbeatTimeoutMs: number;
   log: Log;
 }
 
@@ -48,7 +50,7 @@ export interface WorkerLinkOptions {
  * nothing it sent is dropped.
  */
 export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): void {
-  const { registry, principal, limits, backlogBytes, networkAsks, log } = options;
+  const { registry, principal, limits, backlogBytes, networkAsks, heartbeatTimeoutMs, log } = options;
   let workerId: string | null = null;
   let detach = () => undefined as void;
   const send = (message: LinkToWorker) => {
@@ -79,7 +81,7 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     }
     workerId = id;
     log.info("worker registered", { worker: id, token: principal.name, tools: registration.tools.length });
-    send({ type: "registered" });
+    send({ type: "registered", heartbeatTimeoutMs });
   };
   /** Handles one message; true when it costs nothing against the token's rate: a result a request was waiting for, a heartbeat on time. */
   const receive = (data: string): boolean => {
@@ -100,6 +102,8 @@ export function serveWorkerLink(socket: WebSocket, options: WorkerLinkOptions): 
     }
     if (message.type === "heartbeat") {
       registry.heartbeat(workerId);
+      // A link the registry has given up on is closing: it acknowledges nothing more.
+      if (message.beat !== undefined && socket.readyState === socket.OPEN) send({ type: "heartbeat_ack", beat: message.beat });
       return beats.onTime();
     }
     if (message.type === "tools") registry.setTools(workerId, message.tools, message.mcpServers);
