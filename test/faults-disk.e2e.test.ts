@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cluster } from "./support/cluster.js";
+import { Cluster, waitUntil } from "./support/cluster.js";
 
 /**
  * A full disk under a worker's file tools: a folder of the work directory is a tmpfs of its own,
@@ -67,5 +68,44 @@ describe.skipIf(!canMount)("file tools on a full disk (a tmpfs of 1 MiB; skipped
     ]);
     await again.events.next("turn_ended", () => true, 20_000);
     expect(fs.readFileSync(path.join(disk, "big.txt"), "utf8")).toBe(original.replace("line 0 of", "line zero of"));
+  });
+});
+
+describe.skipIf(!canMount)("a data directory that fills while a call runs (a tmpfs of 3 MiB)", { timeout: 60_000 }, () => {
+  it("keeps the call's result: it is recorded once there is room, the turn then ends with the error, and the model is told what the call did", async () => {
+    const disk = fs.mkdtempSync(path.join(os.tmpdir(), "gh-full-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk]);
+    mounted = disk;
+    const dataDir = path.join(disk, "data");
+    fs.mkdirSync(path.join(dataDir, "workers", "w1"), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, "workers", "w1", "permissions.jsonc"), `{ "*": "allow" }`);
+    cluster = await Cluster.start({ config: { dataDir }, workerFlags: ["--sandbox", "off"] });
+    const c = cluster;
+    const client = c.client();
+    // The output is larger than the room SQLite's log can reuse, so its write meets the full disk.
+    const command = `sleep 2; echo ran >> effects.txt; echo the-call-ran; head -c 800000 /dev/zero | tr '\\0' x`;
+    const { id, events } = await c.promptedSession(client, [
+      { text: "Working.", toolCalls: [{ tool: "shell_exec", args: { command } }] },
+      { text: "Told: {{lastResult}}" },
+    ]);
+    const started = await events.next("tool_call_started");
+    const free = fs.statfsSync(disk);
+    fs.writeFileSync(path.join(disk, "filler"), Buffer.alloc(Number(free.bavail * free.bsize)));
+    await waitUntil(() => c.serverLog.some((l) => l.includes("could not be recorded")), 15_000, "a write to fail");
+    fs.rmSync(path.join(disk, "filler"));
+
+    const ended = await events.next("turn_ended", () => true, 20_000);
+    expect(ended.reason).toBe("error");
+    expect(events.of("session_error").map((e) => e.code)).toEqual(["STORE_UNAVAILABLE"]);
+    const results = events.of("tool_result");
+    expect(results.map((r) => [r.callId, r.outcome, r.output.slice(0, 13)])).toEqual([[started.callId, "ok", "the-call-ran\n"]]);
+    expect(fs.readFileSync(path.join(c.workDir, "effects.txt"), "utf8")).toBe("ran\n");
+
+    await client.agent.prompt.mutate({ sessionId: id, text: "again" });
+    await events.next("turn_ended", (e) => e !== ended, 20_000);
+    // The first turn ended before the model heard back; the next one tells it what the call printed, never that it did not run.
+    const told = events.of("assistant_message").at(-1)!.message;
+    expect(told.role === "assistant" && told.text).toMatch(/^Told: the-call-ran\n/);
+    expect(fs.readFileSync(path.join(c.workDir, "effects.txt"), "utf8")).toBe("ran\n");
   });
 });
