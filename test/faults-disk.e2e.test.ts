@@ -109,3 +109,33 @@ describe.skipIf(!canMount)("a data directory that fills while a call runs (a tmp
     expect(fs.readFileSync(path.join(c.workDir, "effects.txt"), "utf8")).toBe("ran\n");
   });
 });
+
+describe.skipIf(!canMount)("a worker's rules file first written on a full data directory (a tmpfs of 3 MiB)", { timeout: 60_000 }, () => {
+  it("is written whole once there is room, not left empty for good", async () => {
+    const disk = fs.mkdtempSync(path.join(os.tmpdir(), "gh-full-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk]);
+    mounted = disk;
+    cluster = await Cluster.start({ config: { dataDir: path.join(disk, "data") } });
+    const c = cluster;
+    const client = c.client();
+    const rulesFile = path.join(disk, "data", "workers", "w1", "permissions.jsonc");
+    // A worker this server has not seen yet, whose folder does not exist: its first call seeds the default rules.
+    fs.rmSync(path.dirname(rulesFile), { recursive: true });
+    await c.restartServer();
+    await waitUntil(async () => (await client.workers.list.query().catch(() => [])).some((w) => w.connected), 15_000, "the worker to come back");
+    const free = fs.statfsSync(disk);
+    fs.writeFileSync(path.join(disk, "filler"), Buffer.alloc(Number(free.bavail * free.bsize)));
+    const read = { workerId: "w1", tool: "read_file", args: { path: "README.md" } };
+    const full = await client.permissions.explain.query(read).then(
+      (r) => r.decision.reason,
+      (err: Error) => err.message,
+    );
+    expect(full).toMatch(/cannot write the default rules: ENOSPC/);
+    expect(fs.existsSync(rulesFile)).toBe(false);
+
+    fs.rmSync(path.join(disk, "filler"));
+    const decided = await client.permissions.explain.query(read);
+    expect(decided.decision.action).toBe("allow");
+    expect(fs.readFileSync(rulesFile, "utf8")).toMatch(/"read_file"/);
+  });
+});
