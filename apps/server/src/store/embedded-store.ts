@@ -56,14 +56,37 @@ function alive(pid: number): boolean {
 }
 
 /**
- * One server per state file: a lock file holds the owner's pid. A second server is refused while
- * that process lives; the lock of one that died (kill -9) is taken over. Returns the release.
+ * When a process started (clock ticks since boot, from /proc); null where that cannot be read.
+ * With its pid it names one process: a pid reused later (after a reboot, in a new container) is
+ * another process with another start.
+ */
+function startOf(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the lock's owner still runs: its pid lives and, where the lock says when it started, it is that process. */
+function held(owner: number, start: string | undefined): boolean {
+  if (!owner || owner === process.pid || !alive(owner)) return false;
+  const now = start === undefined ? null : startOf(owner);
+  return now === null || now === start;
+}
+
+/**
+ * One server per state file: a lock file holds the owner's pid and start. A second server is
+ * refused while that process lives; the lock of one that died (kill -9) is taken over, and so is
+ * one whose pid now belongs to another process. Returns the release.
  */
 function lock(file: string): () => void {
   const lockFile = `${file}.lock`;
+  const start = startOf(process.pid);
   for (;;) {
     try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: "wx" });
+      fs.writeFileSync(lockFile, start === null ? String(process.pid) : `${process.pid} ${start}`, { flag: "wx" });
       return () => fs.rmSync(lockFile, { force: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -71,8 +94,9 @@ function lock(file: string): () => void {
         throw new GatehouseError("CONFIG", `${path.dirname(file)}: no space left in the data directory; the server cannot start until there is room`);
       if (code !== "EEXIST") throw err;
     }
-    const owner = Number(fs.readFileSync(lockFile, "utf8"));
-    if (owner && owner !== process.pid && alive(owner))
+    const [pid, ownerStart] = fs.readFileSync(lockFile, "utf8").trim().split(" ");
+    const owner = Number(pid);
+    if (held(owner, ownerStart))
       throw new GatehouseError("CONFIG", `${file}: in use by another Gatehouse server (process ${owner}); one server per data directory`);
     fs.rmSync(lockFile, { force: true });
   }

@@ -66,8 +66,19 @@ describe("the embedded store's lock", () => {
     expect(() => new EmbeddedStore(file)).toThrow(/in use by another Gatehouse server \(process \d+\)/);
     fs.writeFileSync(`${file}.lock`, "999999999");
     const store = new EmbeddedStore(file);
-    expect(fs.readFileSync(`${file}.lock`, "utf8")).toBe(String(process.pid));
+    expect(fs.readFileSync(`${file}.lock`, "utf8")).toMatch(new RegExp(`^${process.pid} \\d+$`));
     await store.close();
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("takes over a lock whose pid now belongs to another process (a pid reused after a reboot), and refuses while its own process runs", async () => {
+    const file = fresh();
+    const parentStart = fs.readFileSync(`/proc/${process.ppid}/stat`, "utf8").split(") ")[1]!.split(" ")[19];
+    fs.writeFileSync(`${file}.lock`, `${process.ppid} ${parentStart}`);
+    expect(() => new EmbeddedStore(file)).toThrow(/in use by another Gatehouse server/);
+    // The same live pid with another start is another process: the server that wrote this lock is gone.
+    fs.writeFileSync(`${file}.lock`, `${process.ppid} 1`);
+    const store = new EmbeddedStore(file);
+    await store.close();
   });
 });
