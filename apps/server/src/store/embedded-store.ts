@@ -102,6 +102,20 @@ function lock(file: string): () => void {
   }
 }
 
+/**
+ * SQLite takes an empty file for a new database, so a state file a crash or a full disk left at
+ * 0 bytes would start the server with nothing (sessions, pending approvals, the audit log) and
+ * no word. The server writes the header as soon as it makes the file (its first pragma): an empty
+ * one was cut short, and is refused.
+ */
+function refuseEmpty(file: string): void {
+  if (fs.statSync(file, { throwIfNoEntry: false })?.size !== 0) return;
+  throw new GatehouseError(
+    "CONFIG",
+    `${file}: the state database is empty (0 bytes), so what it held is gone (a file cut short by a crash or a full disk); restore it from a backup, or remove it to start with an empty state`,
+  );
+}
+
 interface AuditRow {
   at: string;
   session_id: string;
@@ -154,6 +168,7 @@ export class EmbeddedStore implements Store {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.unlock = lock(file);
     try {
+      refuseEmpty(file);
       this.db = new Database(file);
       this.db.pragma("journal_mode = WAL");
       // In WAL mode a commit survives the process being killed; only a power cut can lose the last ones.

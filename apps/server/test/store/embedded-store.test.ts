@@ -59,6 +59,18 @@ describe("the embedded store on disk", () => {
   });
 });
 
+describe("an empty state file", () => {
+  it("is refused, naming the file, rather than taken as a new database with nothing in it", async () => {
+    const file = fresh();
+    const store = new EmbeddedStore(file);
+    await store.close();
+    fs.truncateSync(file, 0);
+    for (const f of [`${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+    expect(() => new EmbeddedStore(file)).toThrow(new RegExp(`${file}: the state database is empty \\(0 bytes\\)`));
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
 describe("the embedded store's lock", () => {
   it("refuses a second server on the same file while the first one lives, and takes over from a dead one", async () => {
     const file = fresh();
