@@ -66,8 +66,13 @@ describe("PostgreSQL stopped for five seconds", { timeout: 90_000 }, () => {
     await everything.next("turn_ended", (e) => e.sessionId === session.id, 10_000);
     if (ended.reason !== "completed") expect(seen.of("session_error")[0]?.message).toBeTruthy();
     expect(seen.of("turn_ended")).toHaveLength(1);
+    // The call ran: its result is recorded when the database returns, never dropped.
+    expect(seen.of("tool_result").map((r) => [r.callId, r.outcome])).toEqual(seen.of("tool_call_started").map((s) => [s.callId, "ok"]));
     await waitUntil(async () => (await client.session.get.query({ sessionId: session.id })).session.status === "idle", 10_000, "the session to be idle");
     expect(await client.agent.prompt.mutate({ sessionId: session.id, text: "again" })).toEqual({ accepted: true });
+    // The outage is logged once, not every second it lasts.
+    for (const line of ["could not renew this instance's leases", "could not listen to PostgreSQL again"])
+      expect(log.filter((l) => l.includes(line)).length, line).toBeLessThanOrEqual(1);
     await seen.next("turn_ended", (e) => e !== ended, 20_000);
   });
 

@@ -89,3 +89,9 @@ export class McpTransportError extends Error {
     super(message);
   }
 }
+
+/** A file tool's write that could not be completed (a full disk, say); the file was left as it was. */
+export class WriteIncompleteError extends Error {
+  override readonly name = "WriteIncompleteError";
+  readonly code = "WRITE_INCOMPLETE";
+}

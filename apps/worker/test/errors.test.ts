@@ -13,6 +13,7 @@ describe("the worker's errors", () => {
     FrontMatterError: [new errors.FrontMatterError("front matter")],
     PatternRefusedError: [new errors.PatternRefusedError("TOO_SLOW", "slow"), new errors.PatternRefusedError("THREAD_FAILED", "failed")],
     ProxyProtocolError: [new errors.ProxyProtocolError("not a request")],
+    WriteIncompleteError: [new errors.WriteIncompleteError("left as it was")],
     McpConfigError: [new errors.McpConfigError("mcp.jsonc", 1, 1, "", "syntax error")],
     McpTransportError: [
       new errors.McpTransportError("ALREADY_STARTED", "started"),

@@ -72,6 +72,8 @@ export class PostgresCluster {
   private parts: ClusterParts | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  /** Renewals are failing (the database is away): said once when they start failing and once when they work again, not every second. */
+  private renewFailing = false;
   private renewing: Promise<void> | null = null;
   /** Until when (by `performance.now()`) the last renewal keeps this instance's leases: its ttl, counted from before it was sent. */
   private validUntil = 0;
@@ -128,6 +130,8 @@ export class PostgresCluster {
     this.ticking = true;
     try {
       await this.renew();
+      if (this.renewFailing) this.log.info("renewing this instance's leases again");
+      this.renewFailing = false;
       const alive = await this.instances.alive();
       if (!sameSet(alive, this.alive)) {
         this.alive = alive;
@@ -139,7 +143,8 @@ export class PostgresCluster {
         await this.resume(taken);
       }
     } catch (err) {
-      this.log.warn("could not renew this instance's leases", { err });
+      if (!this.renewFailing) this.log.warn("could not renew this instance's leases; trying again every second", { err });
+      this.renewFailing = true;
     } finally {
       this.ticking = false;
     }

@@ -46,13 +46,18 @@ export class Listener {
     this.client = undefined;
     this.log.warn("lost the PostgreSQL notification connection; connecting again", { error: err.message });
     client.end().catch(() => undefined);
+    let tries = 0;
     const again = () => {
       this.retry = undefined;
       if (this.closed) return;
       this.start().then(
-        () => this.onReconnect(),
+        () => {
+          if (tries > 0) this.log.info("listening to PostgreSQL again", { tries: tries + 1 });
+          this.onReconnect();
+        },
         (e: Error) => {
-          this.log.warn("could not listen to PostgreSQL again; retrying", { error: e.message });
+          // Said once an outage, not every second.
+          if (tries++ === 0) this.log.warn("could not listen to PostgreSQL again; retrying every second", { error: e.message });
           this.retry = setTimeout(again, 1000);
         },
       );

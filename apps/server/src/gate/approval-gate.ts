@@ -17,6 +17,7 @@ import type { ApproveInput, BatchContext, CheckEditInput, DenyInput, Guard, Pres
 import type { Log } from "@gatehouse/log";
 import { SessionContexts, type RuleSources } from "./evaluation-context.js";
 import type { EventHub } from "../store/index.js";
+import { untilStored } from "../store/index.js";
 import { InvalidRules } from "./invalid-rules.js";
 import { PendingApprovals, type Pending, type Resolution, type Scope } from "./pending-approvals.js";
 import { RuntimeRules } from "./runtime-rules.js";
@@ -147,9 +148,15 @@ export class ApprovalGate {
     // The call is let go only once its rule is in place, so what it leads to already sees the rule.
     const claimed = await this.pending.settle(input.approvalId, resolution, false);
     if (!claimed) return this.unapplied(input);
-    if (scope !== "once") await this.runtime.allow(p.session.id, call.tool, patterns);
-    if (scope === "always") await this.saveAlways(p.session, call.tool, patterns, by);
-    claimed.settle(resolution);
+    // Taken means answered: whatever fails from here, the held call goes on as answered (else it
+    // waited for an approval no one could answer again), and its rule is written once the store takes it.
+    try {
+      if (scope !== "once")
+        await untilStored(() => this.runtime.allow(p.session.id, call.tool, patterns), this.options.log, `the session rule of approval ${input.approvalId}`);
+      if (scope === "always") await this.saveAlways(p.session, call.tool, patterns, by);
+    } finally {
+      claimed.settle(resolution);
+    }
     if (scope !== "once") await this.recheck(p.session.id);
     return true;
   }

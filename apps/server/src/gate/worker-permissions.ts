@@ -38,12 +38,15 @@ export class WorkerPermissions {
   private loadFile(workerId: string, home: string): LoadedRules {
     const file = this.file(workerId);
     const seed = !this.seen.has(workerId) && !fs.existsSync(path.dirname(file));
-    this.seen.add(workerId);
     try {
-      return { ok: true, ruleset: this.cache.load(file, { home, seed }), file };
+      const ruleset = this.cache.load(file, { home, seed });
+      this.seen.add(workerId);
+      return { ok: true, ruleset, file };
     } catch (err) {
-      if (err instanceof RulesFileError) return { ok: false, error: err, file };
-      throw err;
+      if (!(err instanceof RulesFileError)) throw err;
+      // A seed that failed (a full disk) left nothing behind, and is tried again at the next call.
+      if (!seed) this.seen.add(workerId);
+      return { ok: false, error: err, file };
     }
   }
 

@@ -1,5 +1,14 @@
 import type { Decision } from "@gatehouse/policy";
-import { toolOutputText, type AssumedPaths, type BatchContext, type Message, type SessionInfo, type ToolDescriptor, type Usage } from "@gatehouse/protocol";
+import {
+  toolOutputText,
+  type AssumedPaths,
+  type BatchContext,
+  type GatehouseEvent,
+  type Message,
+  type SessionInfo,
+  type ToolDescriptor,
+  type Usage,
+} from "@gatehouse/protocol";
 import type { Log } from "@gatehouse/log";
 import { nanoid } from "nanoid";
 import type { ApprovalGate, Resolution } from "../gate/index.js";
@@ -87,6 +96,9 @@ interface Edit {
   original: ModelToolCall;
   edited: ModelToolCall;
 }
+
+type ToolMessage = Extract<Message, { role: "tool" }>;
+type ToolResultEvent = Extract<GatehouseEvent, { type: "tool_result" }>;
 
 /** Another server instance carries the session's turn on: this one leaves it without a word, since every word is the other's to say. */
 type Released = "released";
@@ -436,14 +448,8 @@ export class AgentRunner {
         if (result === "released" || !(await this.owns(session.id))) return "released";
         const { hard, ...shown } = result;
         if (hard) hardRejected = true;
-        await this.addMessage(session.id, {
-          role: "tool",
-          callId: call.callId,
-          toolName: call.toolName,
-          content: toolOutputText(shown),
-          isError: !shown.ok,
-        });
-        const published = this.options.hub.publish({
+        const message: ToolMessage = { role: "tool", callId: call.callId, toolName: call.toolName, content: toolOutputText(shown), isError: !shown.ok };
+        const event: ToolResultEvent = {
           type: "tool_result",
           sessionId: session.id,
           at: now(),
@@ -451,14 +457,45 @@ export class AgentRunner {
           toolName: call.toolName,
           ...shown,
           elapsedMs: performance.now() - started,
-        });
-        stored = Promise.all([stored, published]);
+        };
+        const recorded = { message, event };
+        await this.keptResult(session.id, this.addMessage(session.id, message), recorded);
+        stored = Promise.all([stored, this.keptResult(session.id, this.options.hub.publish(event), recorded)]);
+        // Awaited before the next call runs and at the end; a failure meanwhile is not an unhandled one.
+        stored.catch(() => undefined);
       }
     } finally {
       await stored;
     }
     if (signal.aborted) return "aborted";
     return hardRejected ? "rejected" : "continue";
+  }
+
+  /**
+   * A write of a call's result. The call has run, so a result the store fails to take is not
+   * dropped: once the store is back it is written where it is still missing (a write whose
+   * commit was acknowledged on a connection that then broke is not written twice), and only
+   * then does the turn end with the store's error. Dropped, the model was later told the call
+   * had not run, and ran it again.
+   */
+  private async keptResult(sessionId: string, write: Promise<unknown>, result: { message: ToolMessage; event: ToolResultEvent }): Promise<void> {
+    try {
+      await write;
+    } catch (err) {
+      if (!isStoreFailure(err)) throw err;
+      await this.record(sessionId, "a call's result", () => this.writeMissing(sessionId, result));
+      throw err;
+    }
+  }
+
+  /** Writes a result's tool message and event where the session's last step does not hold them yet. */
+  private async writeMissing(sessionId: string, { message, event }: { message: ToolMessage; event: ToolResultEvent }): Promise<void> {
+    const messages = await this.options.store.messages(sessionId);
+    const step = messages.slice(messages.findLastIndex((m) => m.role === "assistant"));
+    if (!step.some((m) => m.role === "tool" && m.callId === message.callId)) await this.options.store.appendMessage(sessionId, message);
+    const events = (await this.options.store.eventsAfter(0, sessionId)).map((e) => e.event);
+    const told = events.slice(events.findLastIndex((e) => e.type === "assistant_message"));
+    if (!told.some((e) => e.type === "tool_result" && e.callId === event.callId)) await this.options.hub.publish(event);
   }
 
   private held(calls: ModelToolCall[], index: number, prepared: Prepared[], stored: Promise<unknown>): Held {

@@ -56,14 +56,37 @@ function alive(pid: number): boolean {
 }
 
 /**
- * One server per state file: a lock file holds the owner's pid. A second server is refused while
- * that process lives; the lock of one that died (kill -9) is taken over. Returns the release.
+ * When a process started (clock ticks since boot, from /proc); null where that cannot be read.
+ * With its pid it names one process: a pid reused later (after a reboot, in a new container) is
+ * another process with another start.
+ */
+function startOf(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the lock's owner still runs: its pid lives and, where the lock says when it started, it is that process. */
+function held(owner: number, start: string | undefined): boolean {
+  if (!owner || owner === process.pid || !alive(owner)) return false;
+  const now = start === undefined ? null : startOf(owner);
+  return now === null || now === start;
+}
+
+/**
+ * One server per state file: a lock file holds the owner's pid and start. A second server is
+ * refused while that process lives; the lock of one that died (kill -9) is taken over, and so is
+ * one whose pid now belongs to another process. Returns the release.
  */
 function lock(file: string): () => void {
   const lockFile = `${file}.lock`;
+  const start = startOf(process.pid);
   for (;;) {
     try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: "wx" });
+      fs.writeFileSync(lockFile, start === null ? String(process.pid) : `${process.pid} ${start}`, { flag: "wx" });
       return () => fs.rmSync(lockFile, { force: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -71,11 +94,26 @@ function lock(file: string): () => void {
         throw new GatehouseError("CONFIG", `${path.dirname(file)}: no space left in the data directory; the server cannot start until there is room`);
       if (code !== "EEXIST") throw err;
     }
-    const owner = Number(fs.readFileSync(lockFile, "utf8"));
-    if (owner && owner !== process.pid && alive(owner))
+    const [pid, ownerStart] = fs.readFileSync(lockFile, "utf8").trim().split(" ");
+    const owner = Number(pid);
+    if (held(owner, ownerStart))
       throw new GatehouseError("CONFIG", `${file}: in use by another Gatehouse server (process ${owner}); one server per data directory`);
     fs.rmSync(lockFile, { force: true });
   }
+}
+
+/**
+ * SQLite takes an empty file for a new database, so a state file a crash or a full disk left at
+ * 0 bytes would start the server with nothing (sessions, pending approvals, the audit log) and
+ * no word. The server writes the header as soon as it makes the file (its first pragma): an empty
+ * one was cut short, and is refused.
+ */
+function refuseEmpty(file: string): void {
+  if (fs.statSync(file, { throwIfNoEntry: false })?.size !== 0) return;
+  throw new GatehouseError(
+    "CONFIG",
+    `${file}: the state database is empty (0 bytes), so what it held is gone (a file cut short by a crash or a full disk); restore it from a backup, or remove it to start with an empty state`,
+  );
 }
 
 interface AuditRow {
@@ -130,6 +168,7 @@ export class EmbeddedStore implements Store {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.unlock = lock(file);
     try {
+      refuseEmpty(file);
       this.db = new Database(file);
       this.db.pragma("journal_mode = WAL");
       // In WAL mode a commit survives the process being killed; only a power cut can lose the last ones.

@@ -30,7 +30,7 @@ export class TokenLimits {
   private bucket(p: Principal): Bucket {
     const rate = this.limits().requestsPerSecond;
     const key = p.tokenId ?? p.name;
-    const now = Date.now();
+    const now = performance.now();
     const b = this.buckets.get(key) ?? { tokens: rate * 2, at: now };
     b.tokens = Math.min(rate * 2, b.tokens + ((now - b.at) / 1000) * rate);
     b.at = now;

@@ -167,7 +167,7 @@ class HeartbeatPace {
   private last = 0;
 
   onTime(): boolean {
-    const now = Date.now();
+    const now = performance.now();
     if (now - this.last < 500) return false;
     this.last = now;
     return true;

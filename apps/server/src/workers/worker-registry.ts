@@ -29,6 +29,7 @@ export interface WorkerEntry {
   /** The worker checks the paths a run message assumed before the call runs (see real-paths.ts in the protocol). */
   checksAssumedPaths?: boolean;
   connected: boolean;
+  /** When its last heartbeat came, by this process's monotonic clock (performance.now). */
   lastSeen: number;
 }
 
@@ -109,7 +110,7 @@ export class WorkerRegistry {
       mcpServers: input.mcpServers ?? [],
       ...(input.checksAssumedPaths ? { checksAssumedPaths: true } : {}),
       connected: this.entries.get(input.workerId)?.connected ?? false,
-      lastSeen: Date.now(),
+      lastSeen: performance.now(),
     };
     this.entries.set(input.workerId, entry);
     this.log.debug("worker registered", { workerId: entry.id, workDir: entry.workDir, tools: entry.tools.length, agents: entry.agents.length });
@@ -141,7 +142,7 @@ export class WorkerRegistry {
 
   heartbeat(workerId: string): void {
     const entry = this.entries.get(workerId);
-    if (entry) entry.lastSeen = Date.now();
+    if (entry) entry.lastSeen = performance.now();
   }
 
   /**
@@ -156,7 +157,7 @@ export class WorkerRegistry {
     const conn = new Connection(send, end);
     this.connections.set(workerId, conn);
     entry.connected = true;
-    entry.lastSeen = Date.now();
+    entry.lastSeen = performance.now();
     this.log.info("worker connected", { workerId });
     this.others?.announce(entry);
     this.events.connected(workerId);
@@ -263,8 +264,9 @@ export class WorkerRegistry {
     this.events.disconnected(workerId, [...sessions]);
   }
 
+  /** Counts a worker gone after `heartbeatTimeoutMs` without a heartbeat, timed by the monotonic clock: a step of the wall clock moves nothing. */
   private reapSilent(): void {
-    const now = Date.now();
+    const now = performance.now();
     for (const [id] of this.connections) {
       const entry = this.entries.get(id);
       if (entry && now - entry.lastSeen > this.heartbeatTimeoutMs) this.disconnect(id, "no heartbeat");

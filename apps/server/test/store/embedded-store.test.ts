@@ -59,6 +59,18 @@ describe("the embedded store on disk", () => {
   });
 });
 
+describe("an empty state file", () => {
+  it("is refused, naming the file, rather than taken as a new database with nothing in it", async () => {
+    const file = fresh();
+    const store = new EmbeddedStore(file);
+    await store.close();
+    fs.truncateSync(file, 0);
+    for (const f of [`${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+    expect(() => new EmbeddedStore(file)).toThrow(new RegExp(`${file}: the state database is empty \\(0 bytes\\)`));
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
 describe("the embedded store's lock", () => {
   it("refuses a second server on the same file while the first one lives, and takes over from a dead one", async () => {
     const file = fresh();
@@ -66,8 +78,19 @@ describe("the embedded store's lock", () => {
     expect(() => new EmbeddedStore(file)).toThrow(/in use by another Gatehouse server \(process \d+\)/);
     fs.writeFileSync(`${file}.lock`, "999999999");
     const store = new EmbeddedStore(file);
-    expect(fs.readFileSync(`${file}.lock`, "utf8")).toBe(String(process.pid));
+    expect(fs.readFileSync(`${file}.lock`, "utf8")).toMatch(new RegExp(`^${process.pid} \\d+$`));
     await store.close();
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("takes over a lock whose pid now belongs to another process (a pid reused after a reboot), and refuses while its own process runs", async () => {
+    const file = fresh();
+    const parentStart = fs.readFileSync(`/proc/${process.ppid}/stat`, "utf8").split(") ")[1]!.split(" ")[19];
+    fs.writeFileSync(`${file}.lock`, `${process.ppid} ${parentStart}`);
+    expect(() => new EmbeddedStore(file)).toThrow(/in use by another Gatehouse server/);
+    // The same live pid with another start is another process: the server that wrote this lock is gone.
+    fs.writeFileSync(`${file}.lock`, `${process.ppid} 1`);
+    const store = new EmbeddedStore(file);
+    await store.close();
   });
 });

@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import { closeDescriptor, readHead, readLines, type ReadText } from "@gatehouse/fs-guard";
 import { z } from "zod";
 import { openChecked, openToWrite } from "../checked-open.js";
+import { replaceContent } from "./replace-content.js";
 import { defineTool, limitedResult, OUTPUT_LIMIT, type ToolResult } from "../tool.js";
 
 const filePath = z.string({ error: "path must be a string" }).min(1, "path must not be empty");
@@ -53,8 +53,7 @@ export const writeFile = defineTool({
   async run(args, ctx) {
     const file = openToWrite(ctx, "write_file", args.path, await ctx.steeringLinks());
     return using(file.fd, async (fd) => {
-      fs.ftruncateSync(fd, 0);
-      fs.writeFileSync(fd, args.content);
+      replaceContent(fd, args.content, args.path);
       return { ok: true, output: `wrote ${Buffer.byteLength(args.content)} bytes to ${args.path}` };
     });
   },
@@ -81,8 +80,7 @@ export const editFile = defineTool({
       if (count > 1 && !args.replace_all)
         return { ok: false, output: `edit_file ${args.path}: old_string occurs ${count} times; give more context to make it unique, or set replace_all` };
       const next = args.replace_all ? text.split(args.old_string).join(args.new_string) : text.replace(args.old_string, () => args.new_string);
-      fs.ftruncateSync(fd, 0);
-      fs.writeFileSync(fd, next);
+      replaceContent(fd, next, args.path);
       return { ok: true, output: `replaced ${args.replace_all ? count : 1} occurrence(s) in ${args.path}` };
     });
   },

@@ -6,16 +6,30 @@ import { RulesFileError } from "../errors.js";
 import { parseRulesOrThrow } from "../rules-file.js";
 import { Ruleset } from "../ruleset.js";
 
-/** Writes rules (the defaults unless given) to `file` unless it exists; never overwrites. */
+/**
+ * Writes rules (the defaults unless given) to `file` unless it exists; never overwrites. A write
+ * that fails (a full disk) removes the file and folders it made: left empty or torn, the file
+ * would never be seeded again, and every call it decides would ask for ever.
+ */
 export function seedRulesFile(file: string, text = DEFAULT_RULES_TEXT): boolean {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const made = fs.mkdirSync(path.dirname(file), { recursive: true });
+  let fd: number;
   try {
-    fs.writeFileSync(file, text, { flag: "wx" });
-    return true;
+    fd = fs.openSync(file, "wx");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw err;
   }
+  try {
+    fs.writeFileSync(fd, text);
+  } catch (err) {
+    // The folders this call made go too: a worker whose folder exists is not seeded again.
+    fs.rmSync(made ?? file, { recursive: true, force: true });
+    throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
 }
 
 /** Reads a rules file that must be a regular file (see readRegularFile: a FIFO cannot stall it). */
@@ -72,7 +86,11 @@ export class RulesFileCache {
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
       if (missing && opts.seed) {
-        seedRulesFile(file);
+        try {
+          seedRulesFile(file);
+        } catch (failed) {
+          throw new RulesFileError("RULES_IO", file, 1, 1, `cannot write the default rules: ${(failed as Error).message}`);
+        }
         return fs.statSync(file);
       }
       if (missing)
