@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Cluster, Events, waitUntil } from "./support/cluster.js";
 
 /**
@@ -239,8 +239,14 @@ function smallDisk(): string | null {
   }
 }
 
-const disk = smallDisk();
-describe.skipIf(!disk)("a full data directory (a tmpfs of 8 MiB; skipped where this process may not mount one)", { timeout: 60_000 }, () => {
+// Whether this process may mount one, tried and undone at once: the disk itself is mounted only when its tests run.
+const probe = smallDisk();
+if (probe) execFileSync("umount", ["-l", probe]);
+let disk: string | null = null;
+describe.skipIf(!probe)("a full data directory (a tmpfs of 8 MiB; skipped where this process may not mount one)", { timeout: 60_000 }, () => {
+  beforeAll(() => {
+    disk = smallDisk();
+  });
   afterAll(() => disk && execFileSync("umount", ["-l", disk]));
 
   it("refuses what it cannot record with the cause named, and goes on once there is room", async () => {
