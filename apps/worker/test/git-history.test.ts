@@ -137,3 +137,48 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(cache.get(rules).checkShell("git log -p")).rejects.toThrow(/\.env, denied to read_file/);
   });
 });
+
+describe("git commands that print names or counts beside what may print a file", () => {
+  const held = repo("held", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+  const blob = host("git rev-parse HEAD:.env", held).trim();
+
+  it("git itself prints the committed .env for each of these: the attacks are real", () => {
+    const scratch = repo("scratch", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+    const id = host("git rev-parse HEAD:.env", scratch).trim();
+    host(`git tag blob ${id}`, scratch);
+    expect(host("git show --stat -p HEAD", scratch)).toContain(SECRET);
+    expect(host(`git show -s ${id}`, scratch)).toContain(SECRET);
+    expect(host("git show -s blob", scratch)).toContain(SECRET);
+    expect(host(`git notes add -C ${id} HEAD && git log -1`, scratch)).toContain(SECRET);
+    expect(host("git notes remove HEAD 2>/dev/null; git symbolic-ref HEAD refs/tags/blob && git show -s", scratch)).toContain(SECRET);
+  });
+
+  it.each([
+    "git show --stat -p HEAD",
+    `git show -s ${blob}`,
+    `git show --name-only ${blob.slice(0, 10)}`,
+    "git show --stat HEAD:.env",
+    `git notes add -C ${blob} HEAD`,
+    "git symbolic-ref HEAD refs/tags/blob",
+    "git diff --stat --check HEAD~1",
+  ])("%j is refused, naming the file", async (command) => {
+    await expect(run(held, command)).rejects.toThrow(/git's history and index, which hold .*\/\.env, denied to read_file/);
+  });
+
+  it("a tag that names the blob is not shown whatever the options", async () => {
+    host(`git tag blob ${blob}`, held);
+    await expect(run(held, "git show -s blob")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it.each([
+    "git diff --stat HEAD~1 HEAD",
+    "git diff --name-only HEAD~1 HEAD",
+    "git diff --numstat --cached",
+    "git show --stat",
+    "git show -s --oneline HEAD~1",
+  ])("%j runs and prints no file's lines", async (command) => {
+    const out = await run(held, command);
+    expect(out).not.toContain("history-secret");
+    if (command.includes("HEAD~1") && command.startsWith("git diff")) expect(out).toContain(".env");
+  });
+});

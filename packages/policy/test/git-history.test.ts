@@ -61,6 +61,48 @@ describe("git commands that print what git holds, where its history holds a deni
     expect(shell(command, holding("/work/project/.env")).action).toBe("allow");
   });
 
+  const PRINTED_BESIDE_NAMES = [
+    "git show --stat -p HEAD",
+    "git show --name-only --patch HEAD~1",
+    "git show -s 1234abcd",
+    "git show --stat v1.0",
+    "git show -s HEAD:.env",
+    "git show --stat main",
+    "git diff --stat --check",
+    "git diff --name-only -p HEAD~1",
+    "git diff --stat --binary HEAD~1",
+    "git diff --stat --output=x.txt",
+    "git notes add -C 1234abcd HEAD",
+    "git notes append -c1234abcd",
+    "git notes add --reuse-message=1234abcd",
+    "git symbolic-ref HEAD refs/tags/t",
+    "git symbolic-ref -m why HEAD refs/remotes/origin/x",
+  ];
+  it.each(PRINTED_BESIDE_NAMES)("%j is refused: a patch, a blob or a note may still print a file", (command) => {
+    const d = shell(command, holding("/work/project/.env"));
+    expect(d.action, d.reason).toBe("deny");
+    expect(d.reason).toContain("git's history and index, which hold /work/project/.env, denied to read_file");
+  });
+
+  const NAMES_ONLY = [
+    "git diff --stat",
+    "git diff --name-only HEAD~3",
+    "git diff --stat HEAD~1 HEAD -- src",
+    "git diff --numstat --cached",
+    "git diff --name-status --no-renames main...HEAD",
+    "git show --stat HEAD~2",
+    "git show --stat --oneline @~1",
+    "git show -s --format=%H%n%s",
+    "git notes add -m reviewed HEAD",
+    "git symbolic-ref HEAD",
+    "git symbolic-ref HEAD refs/heads/main",
+    "git symbolic-ref -d HEAD",
+  ];
+  it.each(NAMES_ONLY)("%j stays allowed: it prints names, counts or ids, no file's lines", (command) => {
+    const d = shell(command, holding("/work/project/.env"));
+    expect(d.action, d.reason).toBe("allow");
+  });
+
   it("git log -p stays allowed where the history holds nothing denied, or nothing is known of it", () => {
     expect(shell("git log -p", holding(null)).action).toBe("allow");
     expect(shell("git log -p", context({ static: GIT })).action).toBe("allow");

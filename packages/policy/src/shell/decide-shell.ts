@@ -395,9 +395,9 @@ class ShellJudge {
    * once, among it. Refused, not asked: an approval of the command would not approve the file.
    */
   private history(cmd: AnalyzedCommand, v: Verdict): Verdict {
-    const sub = printsFromHistory(cmd.words.map((w) => w.text));
-    const held = sub ? this.ctx.deniedInHistory!(cmd.words.map((w) => (isLiteral(w) ? w.text : null))) : null;
-    return held ? atLeast(v, "deny", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
+    const prints = printsFromHistory(cmd.words.map((w) => w.text));
+    const held = prints ? this.ctx.deniedInHistory!(cmd.words.map((w) => (isLiteral(w) ? w.text : null))) : null;
+    return held ? atLeast(v, "deny", `${prints}, which hold ${held}, denied to read_file`) : v;
   }
 
   /** An allow stands only when every word of the command is understood (docs/design.md, "Shell commands"). */
