@@ -349,10 +349,12 @@ class ShellJudge {
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
     // `env -C DIR cmd`, `tar -C DIR`: what follows works in DIR.
     if (cmd.classified?.chdir) this.dirs.change("cd", [cmd.classified.chdir]);
+    const allowed = v.action === "allow";
     v = this.understanding(cmd, v);
     v = this.projects(cmd, v);
     v = this.files(cmd, v);
     if (cmd.classified) this.dirs.change(cmd.program, cmd.classified.operands);
+    if (allowed && v.action === "ask") v.pastRules = true;
     return v;
   }
 
