@@ -170,6 +170,13 @@ describe("git commands that print names or counts beside what may print a file",
     await expect(run(held, "git show -s blob")).rejects.toThrow(/\.env, denied to read_file/);
   });
 
+  it("git blame of one named file prints that file; of .env it is refused", async () => {
+    const out = await run(held, "git blame -L 1,1 HEAD -- app.ts");
+    expect(out).toMatch(/^\^?[0-9a-f]+ .*\) x$/m);
+    expect(out).not.toContain("history-secret");
+    await expect(run(held, "git blame HEAD -- .env")).rejects.toThrow(/\.env/);
+  });
+
   it.each([
     "git diff --stat HEAD~1 HEAD",
     "git diff --name-only HEAD~1 HEAD",

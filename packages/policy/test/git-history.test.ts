@@ -23,7 +23,9 @@ describe("git commands that print what git holds, where its history holds a deni
     "git format-patch -1",
     "git archive HEAD",
     "git cat-file -p HEAD",
-    "git blame app.ts",
+    "git blame --frobnicate app.ts",
+    "git blame HEAD~1 -- app.ts b.ts",
+    "git annotate HEAD~1 main app.ts",
     "git stash show -p",
     "git grep KEY HEAD",
     "git grep --cached KEY",
@@ -97,8 +99,12 @@ describe("git commands that print what git holds, where its history holds a deni
     "git symbolic-ref HEAD",
     "git symbolic-ref HEAD refs/heads/main",
     "git symbolic-ref -d HEAD",
+    "git blame app.ts",
+    "git blame -L 10,30 README.md",
+    "git blame -w HEAD~3 -- src/app.ts",
+    "git blame --porcelain -L5,8 --date=short app.ts",
   ];
-  it.each(NAMES_ONLY)("%j stays allowed: it prints names, counts or ids, no file's lines", (command) => {
+  it.each(NAMES_ONLY)("%j stays allowed: it prints names, counts or ids, or the one file it names", (command) => {
     const d = shell(command, holding("/work/project/.env"));
     expect(d.action, d.reason).toBe("allow");
   });

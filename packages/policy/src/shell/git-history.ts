@@ -30,14 +30,17 @@ const ALWAYS: ReadonlySet<string> = new Set([
   "format-patch",
   "archive",
   "cat-file",
-  "blame",
-  "annotate",
   "bundle",
   "fast-export",
   "merge-tree",
   // Writes a blob to a file of its own, `.merge_file_XXXXXX`, in the work directory.
   "unpack-file",
 ]);
+/** blame's options that take the next word as their value. */
+const BLAME_VALUED: ReadonlySet<string> = new Set(["-L", "-S", "--contents", "--date", "--ignore-rev", "--ignore-revs-file"]);
+/** blame's options that change only what is shown beside each line, or where a line is traced to. */
+const BLAME_OPTION =
+  /^(-[bltfnsewcp]+|--root|--show-stats|--show-name|--show-number|--show-email|--porcelain|--line-porcelain|--incremental|--score-debug|--progress|--no-progress|--reverse|--first-parent|-[MC]\d*|--abbrev=\d+|-L.+|--(contents|date|ignore-rev|ignore-revs-file)=.+)$/;
 /** `git notes add -C BLOB` makes an object the note that `git log` and `git show` print under every commit. */
 const NOTE_FROM_OBJECT = /^(-[cC].*|--reuse-message(=.*)?|--reedit-message(=.*)?)$/;
 
@@ -53,6 +56,7 @@ export function printsFromHistory(words: readonly string[]): string | null {
   const prints = `git ${sub} prints files from git's history and index`;
   const rest = words.slice(i + 1);
   if (ALWAYS.has(sub)) return prints;
+  if (sub === "blame" || sub === "annotate") return blamesOneFile(rest) ? null : prints;
   if (DIFFS.has(sub)) return namesOnly(rest, () => true) ? null : prints;
   if (WITH_PATCH.has(sub)) return rest.some((w) => PATCH.test(w)) ? prints : null;
   if (sub === "show") return namesOnly(rest, (w) => HEAD_COMMIT.test(w)) ? null : prints;
@@ -84,4 +88,23 @@ function pointsAwayFromBranches(rest: readonly string[]): boolean {
   const operands = rest.filter((w) => !w.startsWith("-"));
   if (operands.length < 2 || rest.some((w) => w === "-d" || w === "--delete")) return false;
   return !operands[operands.length - 1]!.startsWith("refs/heads/");
+}
+
+/**
+ * `git blame [REV] [--] FILE` prints FILE as it was: lines of a file of that name, which the read
+ * rules judge as an operand. Anything else it may be given (a third word, an unknown option) is
+ * not told apart, so it is not exempt.
+ */
+function blamesOneFile(rest: readonly string[]): boolean {
+  const operands: string[] = [];
+  let paths = false;
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i]!;
+    if (paths || !w.startsWith("-")) operands.push(w);
+    else if (w === "--") paths = true;
+    else if (BLAME_VALUED.has(w)) i++;
+    else if (!BLAME_OPTION.test(w)) return false;
+  }
+  const afterDashes = paths ? rest.length - rest.indexOf("--") - 1 : 0;
+  return operands.length >= 1 && operands.length <= 2 && (!paths || afterDashes === 1) && operands.at(-1) !== "";
 }
