@@ -165,6 +165,18 @@ describe("git commands that print names or counts beside what may print a file",
     await expect(run(held, command)).rejects.toThrow(/git's history and index, which hold .*\/\.env, denied to read_file/);
   });
 
+  it("the blob is not given a new name in the index, to be checked out and read under it", async () => {
+    const copied = repo("copied", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+    const id = host("git rev-parse HEAD:.env", copied).trim();
+    expect(
+      host(`git update-index --add --cacheinfo 100644,${id},a.txt && git checkout -- a.txt && cat a.txt && git rm -q --cached a.txt && rm a.txt`, copied),
+    ).toContain(SECRET);
+    await expect(run(copied, `git update-index --add --cacheinfo 100644,${id},notes.txt && git checkout -- notes.txt`)).rejects.toThrow(
+      /gives a new name to an object of git's history and index, which hold .*\/\.env, denied to read_file/,
+    );
+    expect(fs.existsSync(path.join(copied, "notes.txt"))).toBe(false);
+  });
+
   it("a tag that names the blob is not shown whatever the options", async () => {
     host(`git tag blob ${blob}`, held);
     await expect(run(held, "git show -s blob")).rejects.toThrow(/\.env, denied to read_file/);

@@ -78,6 +78,8 @@ describe("git commands that print what git holds, where its history holds a deni
     "git notes append -c1234abcd",
     "git notes add --reuse-message=1234abcd",
     "git symbolic-ref HEAD refs/tags/t",
+    "git update-index --add --cacheinfo 100644,1234abcd,notes.txt",
+    "git update-index --cacheinfo=100644,1234abcd,notes.txt",
     "git symbolic-ref -m why HEAD refs/remotes/origin/x",
   ];
   it.each(PRINTED_BESIDE_NAMES)("%j is refused: a patch, a blob or a note may still print a file", (command) => {
@@ -99,6 +101,8 @@ describe("git commands that print what git holds, where its history holds a deni
     "git symbolic-ref HEAD",
     "git symbolic-ref HEAD refs/heads/main",
     "git symbolic-ref -d HEAD",
+    "git update-index --refresh",
+    "git update-index --chmod=+x run.sh",
     "git blame app.ts",
     "git blame -L 10,30 README.md",
     "git blame -w HEAD~3 -- src/app.ts",

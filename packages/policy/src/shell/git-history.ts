@@ -65,6 +65,10 @@ export function printsFromHistory(words: readonly string[]): string | null {
   if (sub === "grep") return rest.some((w) => w === "--cached" || w === "--untracked") || rest.filter((w) => !w.startsWith("-")).length > 1 ? prints : null;
   if (sub === "notes")
     return rest.some((w) => NOTE_FROM_OBJECT.test(w)) ? "git notes makes a note that git log prints of an object from git's history and index" : null;
+  if (sub === "update-index")
+    return rest.some((w) => w === "--cacheinfo" || w.startsWith("--cacheinfo="))
+      ? "git update-index --cacheinfo gives a new name to an object of git's history and index"
+      : null;
   if (sub === "symbolic-ref") return pointsAwayFromBranches(rest) ? "git symbolic-ref lets git show print what a ref names in git's history and index" : null;
   return null;
 }
