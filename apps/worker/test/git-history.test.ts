@@ -182,6 +182,11 @@ describe("git commands that print names or counts beside what may print a file",
     await expect(run(held, "git show -s blob")).rejects.toThrow(/\.env, denied to read_file/);
   });
 
+  it("git grep of the working tree's paths runs; of a revision it is refused", async () => {
+    expect(await run(held, "git grep -n -e x -- app.ts")).toBe("app.ts:1:x\n");
+    await expect(run(held, "git grep -e API_KEY HEAD")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
   it("git blame of one named file prints that file; of .env it is refused", async () => {
     const out = await run(held, "git blame -L 1,1 HEAD -- app.ts");
     expect(out).toMatch(/^\^?[0-9a-f]+ .*\) x$/m);

@@ -80,6 +80,9 @@ describe("git commands that print what git holds, where its history holds a deni
     "git symbolic-ref HEAD refs/tags/t",
     "git update-index --add --cacheinfo 100644,1234abcd,notes.txt",
     "git update-index --cacheinfo=100644,1234abcd,notes.txt",
+    "git grep -e KEY HEAD~1",
+    "git grep -n KEY v1.0 -- src",
+    "git grep -A 3 KEY main",
     "git symbolic-ref -m why HEAD refs/remotes/origin/x",
   ];
   it.each(PRINTED_BESIDE_NAMES)("%j is refused: a patch, a blob or a note may still print a file", (command) => {
@@ -102,6 +105,10 @@ describe("git commands that print what git holds, where its history holds a deni
     "git symbolic-ref HEAD refs/heads/main",
     "git symbolic-ref -d HEAD",
     "git update-index --refresh",
+    "git grep KEY -- src docs",
+    "git grep -e KEY -e TOKEN -- src",
+    "git grep -A 3 KEY",
+    "git grep --max-depth 2 KEY",
     "git update-index --chmod=+x run.sh",
     "git blame app.ts",
     "git blame -L 10,30 README.md",

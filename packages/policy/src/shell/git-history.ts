@@ -41,6 +41,40 @@ const BLAME_VALUED: ReadonlySet<string> = new Set(["-L", "-S", "--contents", "--
 /** blame's options that change only what is shown beside each line, or where a line is traced to. */
 const BLAME_OPTION =
   /^(-[bltfnsewcp]+|--root|--show-stats|--show-name|--show-number|--show-email|--porcelain|--line-porcelain|--incremental|--score-debug|--progress|--no-progress|--reverse|--first-parent|-[MC]\d*|--abbrev=\d+|-L.+|--(contents|date|ignore-rev|ignore-revs-file)=.+)$/;
+/** git grep's options that take the next word as their value. */
+const GREP_VALUED: ReadonlySet<string> = new Set([
+  "-e",
+  "-f",
+  "-A",
+  "-B",
+  "-C",
+  "-m",
+  "--max-count",
+  "--max-depth",
+  "--threads",
+  "--context",
+  "--after-context",
+  "--before-context",
+]);
+
+/**
+ * Whether `git grep` is given a revision: a word before `--` that is neither an option, an
+ * option's value nor the pattern (the first such word, unless `-e` or `-f` gives it). Words
+ * after `--` are paths of the working tree.
+ */
+function grepsRevisions(rest: readonly string[]): boolean {
+  const end = rest.indexOf("--");
+  const before = end < 0 ? rest : rest.slice(0, end);
+  const words: string[] = [];
+  for (let i = 0; i < before.length; i++) {
+    const w = before[i]!;
+    if (GREP_VALUED.has(w)) i++;
+    else if (!w.startsWith("-")) words.push(w);
+  }
+  const patternGiven = before.some((w) => /^(-e|-f|--regexp|--file)/.test(w));
+  return words.length > (patternGiven ? 0 : 1);
+}
+
 /** `git notes add -C BLOB` makes an object the note that `git log` and `git show` print under every commit. */
 const NOTE_FROM_OBJECT = /^(-[cC].*|--reuse-message(=.*)?|--reedit-message(=.*)?)$/;
 
@@ -62,7 +96,7 @@ export function printsFromHistory(words: readonly string[]): string | null {
   if (sub === "show") return namesOnly(rest, (w) => HEAD_COMMIT.test(w)) ? null : prints;
   if (sub === "range-diff") return namesOnly(rest, () => true) ? null : prints;
   if (sub === "stash") return rest[0] === "show" && rest.some((w) => PATCH.test(w)) ? `git stash show prints files from git's history and index` : null;
-  if (sub === "grep") return rest.some((w) => w === "--cached" || w === "--untracked") || rest.filter((w) => !w.startsWith("-")).length > 1 ? prints : null;
+  if (sub === "grep") return rest.some((w) => w === "--cached" || w === "--untracked") || grepsRevisions(rest) ? prints : null;
   if (sub === "notes")
     return rest.some((w) => NOTE_FROM_OBJECT.test(w)) ? "git notes makes a note that git log prints of an object from git's history and index" : null;
   if (sub === "update-index")
