@@ -11,7 +11,7 @@ import type { Classified } from "./classify.js";
 import { mayBeAliased, readingsOf } from "./readings.js";
 import { withoutLeadingOptions } from "./arity.js";
 import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
-import { changesTheShell, isHarmlessVariable } from "./environment.js";
+import { changesTheShell, isHarmlessAssignment, isHarmlessVariable } from "./environment.js";
 import { printsFromHistory } from "./git-history.js";
 import { looseMatch } from "./loose-match.js";
 import { isKnownProgram, takesAnyWords } from "./programs/index.js";
@@ -407,7 +407,7 @@ class ShellJudge {
     const head = cmd.words[0]!;
     if (!isLiteral(head)) return atLeast(v, "ask", `the command name "${head.raw}" is only known when the shell runs`);
     for (const a of cmd.assignments) {
-      if (!isHarmlessVariable(a.name)) v = atLeast(v, "ask", `it sets ${a.name} for the command, a variable that may choose what runs`);
+      if (!isHarmlessAssignment(a.name, a.value)) v = atLeast(v, "ask", `it sets ${a.name} for the command, a variable that may choose what runs`);
     }
     if (cmd.opaque) v = atLeast(v, "ask", cmd.opaque);
     const credential = printsCredential(cmd.program, cmd.words);
