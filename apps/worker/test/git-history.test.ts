@@ -177,6 +177,14 @@ describe("git commands that print names or counts beside what may print a file",
     expect(fs.existsSync(path.join(copied, "notes.txt"))).toBe(false);
   });
 
+  it("the blob is not made to replace HEAD's commit, which git show -s would then print", async () => {
+    const replaced = repo("replaced", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+    const [id, head] = host("git rev-parse HEAD:.env HEAD", replaced).trim().split("\n");
+    expect(host(`git fetch -q . ${id}:refs/replace/${head} && git show -s HEAD && git replace -d ${head} >/dev/null`, replaced)).toContain(SECRET);
+    await expect(run(replaced, `git fetch -q . ${id}:refs/replace/${head}`)).rejects.toThrow(/which hold .*\/\.env, denied to read_file/);
+    expect(host("git for-each-ref refs/replace", replaced)).toBe("");
+  });
+
   it("a tag that names the blob is not shown whatever the options", async () => {
     host(`git tag blob ${blob}`, held);
     await expect(run(held, "git show -s blob")).rejects.toThrow(/\.env, denied to read_file/);

@@ -103,6 +103,8 @@ export function printsFromHistory(words: readonly string[]): string | null {
     return rest.some((w) => w === "--cacheinfo" || w.startsWith("--cacheinfo="))
       ? "git update-index --cacheinfo gives a new name to an object of git's history and index"
       : null;
+  if (sub === "fetch" || sub === "pull" || sub === "push")
+    return rest.some(makesOtherRefs) ? `git ${sub} can make a ref that gives HEAD or a name an object of git's history and index` : null;
   if (sub === "symbolic-ref") return pointsAwayFromBranches(rest) ? "git symbolic-ref lets git show print what a ref names in git's history and index" : null;
   return null;
 }
@@ -119,6 +121,20 @@ function namesOnly(rest: readonly string[], operand: (word: string) => boolean):
     else if (w.startsWith("-") ? !LAYOUT.test(w) : !operand(w)) return false;
   }
   return replaced;
+}
+
+/**
+ * A refspec (or `--refmap=`) whose destination is a glob or a ref outside branches, remote branches
+ * and tags (`refs/replace/COMMIT` makes git show a blob for HEAD's commit), or `--mirror`. Git
+ * keeps branches to commits, and a tag or a remote branch is judged where it is named.
+ */
+function makesOtherRefs(word: string): boolean {
+  if (word === "--mirror") return true;
+  const spec = word.startsWith("--refmap=") ? word.slice("--refmap=".length) : word.startsWith("-") ? "" : word;
+  const colon = spec.lastIndexOf(":");
+  if (colon < 0) return false;
+  const dst = spec.slice(colon + 1);
+  return dst.includes("*") || (dst.startsWith("refs/") && !/^refs\/(heads|remotes|tags)\//.test(dst));
 }
 
 /** `git symbolic-ref NAME TARGET` with a target outside `refs/heads/`, where a tag may name a blob. */
