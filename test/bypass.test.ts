@@ -327,9 +327,9 @@ const NOT_ALLOWED: string[] = [
   "find . -fprint out",
   "rg --pre ./x foo",
   "rg --pre=./x foo",
-  "sed -i s/a/b/ f",
-  "sed -i.bak s/a/b/ f",
-  "sed --in-place s/a/b/ f",
+  "sed -i.env s/a/b/ f",
+  "sed -i'x/*' s/a/b/ f",
+  "sed -i s/a/b/ .git/config",
   "sed 's/a/b/w out' f",
   "sed -n '1w out' f",
   "sed 'e ls' f",
@@ -376,6 +376,10 @@ const ALLOWED: [string, ReturnType<typeof rules>][] = [
   ["awk '{print $1}' data.txt", CLOSED],
   ["grep -r secretary docs", OPEN],
   ["echo x | tee out.txt", CLOSED],
+  // sed -i writes its files and their backups, checked as write_file as tee's are
+  ["sed -i s/a/b/ f", CLOSED],
+  ["sed -i.bak s/a/b/ f", CLOSED],
+  ["sed --in-place s/a/b/ f", CLOSED],
   ["LC_ALL=C ls", CLOSED],
   ["ls # rm -rf /", CLOSED],
 ];

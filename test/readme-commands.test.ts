@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-in-process.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const DOCS = ["README.md", "docs/operations.md"];
+const DOCS = [
+  "README.md",
+  ...["operations", "terminal", "web", "permissions", "telegram", "models", "mcp", "agents"].map((f) => `docs/${f}.md`),
+  "examples/permissions.jsonc",
+];
 const SUBCOMMANDS = new Set(["server", "worker", "connect", "run", "audit", "token", "telegram", "permissions", "eval", "explain", "lint"]);
 
 /** Every `./gatehouse ...` command line of a document: its subcommand and the flags it gives. */
@@ -29,7 +33,7 @@ async function helpOf(commands: string[]): Promise<Map<string, string>> {
   return texts;
 }
 
-describe("the commands of the README and the operations guide, as written", () => {
+describe("the commands of the README, the operator's guides and the example rules, as written", () => {
   it.each(DOCS)("%s spells the command one way, ./gatehouse, as a fresh clone runs it", (file) => {
     const bare = fs
       .readFileSync(path.join(ROOT, file), "utf8")
@@ -41,7 +45,7 @@ describe("the commands of the README and the operations guide, as written", () =
 
   it.each(DOCS)("%s gives only commands and flags the CLI has", { timeout: 60_000 }, async (file) => {
     const commands = commandsOf(file);
-    expect(commands.length).toBeGreaterThan(5);
+    expect(commands.length).toBeGreaterThan(0);
     const help = await helpOf(commands.map((c) => c.command));
     const unknown = commands.flatMap((c) =>
       c.flags.filter((f) => f !== "--help" && !help.get(c.command)!.includes(f)).map((f) => `${file}:${c.line}: ${c.command} ${f}`),

@@ -227,6 +227,7 @@ describe("gatehouse run, when a call asks", { timeout: 60_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(child.output().stdout).not.toContain("turn ended");
     const ask = await r.events.next("tool_approval_required");
+    expect(child.output().stderr).toContain(`(approval ${ask.approvalId} of session ${ask.sessionId})`);
     await cluster!.client().tool.approve.mutate({ sessionId: ask.sessionId, approvalId: ask.approvalId });
     const done = await child.ended;
     expect(done.status, done.stderr).toBe(0);

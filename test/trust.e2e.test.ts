@@ -69,7 +69,7 @@ describe("TLS with a self-signed certificate", () => {
 
     const run = s.spawnCli(["run", "--server", s.url, "--token", ADMIN, "--worker", "w1", "--prompt", "hello"]);
     expect(await run.exit).toBe(0);
-    expect(run.out.lines.join("\n")).toMatch(/scripted model/);
+    expect(run.out.lines.join("\n")).toMatch(/scripted model: no model is configured.* --model PROVIDER:MODEL .* --scenario FILE /);
 
     // The server comes back on the same port with a new certificate: nobody sends it a token.
     const port = Number(new URL(s.url).port);

@@ -1,5 +1,14 @@
-import { safeLine, safeText, showJson, toolOutputText, type GatehouseEvent } from "@gatehouse/protocol";
+import { safeLine, safeText, showJson, toolOutputText, type Decision, type GatehouseEvent } from "@gatehouse/protocol";
 import { describeCall, describeRule, outputPreview, wasRefused } from "@gatehouse/client-text";
+
+/** Why a call started: the rule that allowed it, the mode that allowed what the rules asked about, or a person. */
+function allowedBy(decision: Decision | null): string {
+  const rule = describeRule(decision);
+  if (!rule) return "approved";
+  if (decision!.action === "allow" && decision!.ruleAction !== "allow")
+    return `allowed by ${decision!.mode} mode; the rules said ${decision!.ruleAction}: ${rule}`;
+  return `allowed by ${rule}`;
+}
 
 /**
  * Writes a turn's events as lines a person (or `grep`) can follow, or as JSON lines. A
@@ -78,10 +87,8 @@ export class TurnPrinter {
         return e.session.parentId ? `subagent ${safeLine(e.session.agent)} started (session ${e.sessionId})` : null;
       case "assistant_message":
         return e.message.role === "assistant" && e.message.text.trim() ? safeText(e.message.text) : null;
-      case "tool_call_started": {
-        const rule = describeRule(e.decision);
-        return `→ ${this.title(e)}${rule ? ` (allowed by ${rule})` : " (approved)"}`;
-      }
+      case "tool_call_started":
+        return `→ ${this.title(e)} (${allowedBy(e.decision)})`;
       case "tool_result": {
         const title = this.title(e);
         const text = toolOutputText(e);

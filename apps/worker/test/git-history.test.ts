@@ -137,3 +137,80 @@ describe("a file the rules deny to read, held in git's history", () => {
     await expect(cache.get(rules).checkShell("git log -p")).rejects.toThrow(/\.env, denied to read_file/);
   });
 });
+
+describe("git commands that print names or counts beside what may print a file", () => {
+  const held = repo("held", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+  const blob = host("git rev-parse HEAD:.env", held).trim();
+
+  it("git itself prints the committed .env for each of these: the attacks are real", () => {
+    const scratch = repo("scratch", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+    const id = host("git rev-parse HEAD:.env", scratch).trim();
+    host(`git tag blob ${id}`, scratch);
+    expect(host("git show --stat -p HEAD", scratch)).toContain(SECRET);
+    expect(host(`git show -s ${id}`, scratch)).toContain(SECRET);
+    expect(host("git show -s blob", scratch)).toContain(SECRET);
+    expect(host(`git notes add -C ${id} HEAD && git log -1`, scratch)).toContain(SECRET);
+    expect(host("git notes remove HEAD 2>/dev/null; git symbolic-ref HEAD refs/tags/blob && git show -s", scratch)).toContain(SECRET);
+  });
+
+  it.each([
+    "git show --stat -p HEAD",
+    `git show -s ${blob}`,
+    `git show --name-only ${blob.slice(0, 10)}`,
+    "git show --stat HEAD:.env",
+    `git notes add -C ${blob} HEAD`,
+    "git symbolic-ref HEAD refs/tags/blob",
+    "git diff --stat --check HEAD~1",
+  ])("%j is refused, naming the file", async (command) => {
+    await expect(run(held, command)).rejects.toThrow(/git's history and index, which hold .*\/\.env, denied to read_file/);
+  });
+
+  it("the blob is not given a new name in the index, to be checked out and read under it", async () => {
+    const copied = repo("copied", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+    const id = host("git rev-parse HEAD:.env", copied).trim();
+    expect(
+      host(`git update-index --add --cacheinfo 100644,${id},a.txt && git checkout -- a.txt && cat a.txt && git rm -q --cached a.txt && rm a.txt`, copied),
+    ).toContain(SECRET);
+    await expect(run(copied, `git update-index --add --cacheinfo 100644,${id},notes.txt && git checkout -- notes.txt`)).rejects.toThrow(
+      /gives a new name to an object of git's history and index, which hold .*\/\.env, denied to read_file/,
+    );
+    expect(fs.existsSync(path.join(copied, "notes.txt"))).toBe(false);
+  });
+
+  it("the blob is not made to replace HEAD's commit, which git show -s would then print", async () => {
+    const replaced = repo("replaced", `echo '${SECRET}' > .env && git add .env && git commit -qm env`);
+    const [id, head] = host("git rev-parse HEAD:.env HEAD", replaced).trim().split("\n");
+    expect(host(`git fetch -q . ${id}:refs/replace/${head} && git show -s HEAD && git replace -d ${head} >/dev/null`, replaced)).toContain(SECRET);
+    await expect(run(replaced, `git fetch -q . ${id}:refs/replace/${head}`)).rejects.toThrow(/which hold .*\/\.env, denied to read_file/);
+    expect(host("git for-each-ref refs/replace", replaced)).toBe("");
+  });
+
+  it("a tag that names the blob is not shown whatever the options", async () => {
+    host(`git tag blob ${blob}`, held);
+    await expect(run(held, "git show -s blob")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it("git grep of the working tree's paths runs; of a revision it is refused", async () => {
+    expect(await run(held, "git grep -n -e x -- app.ts")).toBe("app.ts:1:x\n");
+    await expect(run(held, "git grep -e API_KEY HEAD")).rejects.toThrow(/\.env, denied to read_file/);
+  });
+
+  it("git blame of one named file prints that file; of .env it is refused", async () => {
+    const out = await run(held, "git blame -L 1,1 HEAD -- app.ts");
+    expect(out).toMatch(/^\^?[0-9a-f]+ .*\) x$/m);
+    expect(out).not.toContain("history-secret");
+    await expect(run(held, "git blame HEAD -- .env")).rejects.toThrow(/\.env/);
+  });
+
+  it.each([
+    "git diff --stat HEAD~1 HEAD",
+    "git diff --name-only HEAD~1 HEAD",
+    "git diff --numstat --cached",
+    "git show --stat",
+    "git show -s --oneline HEAD~1",
+  ])("%j runs and prints no file's lines", async (command) => {
+    const out = await run(held, command);
+    expect(out).not.toContain("history-secret");
+    if (command.includes("HEAD~1") && command.startsWith("git diff")) expect(out).toContain(".env");
+  });
+});

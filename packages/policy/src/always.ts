@@ -55,7 +55,8 @@ export function overbroadPattern(pattern: string, tool?: string): string | null 
  * The patterns an "always" answer would store: one per shell sub-command that asked, the path for
  * a file tool, the subject for other tools (docs/design.md, "Shell commands"). None for a critical call, none for
  * a command that asks because it writes a file that steers a program (only a rule naming the file
- * opens it), and none that would match everything.
+ * opens it), none for a command the rules allow that asks all the same, and none that would match
+ * everything.
  */
 export function suggestPatterns(decision: Decision): string[] {
   if (decision.critical) return [];
@@ -63,7 +64,7 @@ export function suggestPatterns(decision: Decision): string[] {
   const candidates =
     decision.tool !== "shell_exec"
       ? [escapeGlob(decision.subject)]
-      : decision.subcommands.filter((v) => v.action === "ask" && v.command && !v.steers).map((v) => patternOf(v.command!));
+      : decision.subcommands.filter((v) => v.action === "ask" && v.command && !v.steers && !v.pastRules).map((v) => patternOf(v.command!));
   const out: string[] = [];
   for (const p of candidates) if (!out.includes(p) && overbroadPattern(p) === null) out.push(p);
   return out;

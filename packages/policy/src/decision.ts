@@ -20,6 +20,8 @@ export interface Verdict {
   command?: CommandInfo;
   /** A write to a file that decides what an allowed program runs. */
   steers?: Steering;
+  /** Asks although the rules allow the command: no pattern an "always" answer saves would open it. */
+  pastRules?: true;
 }
 
 /** The whole decision for one tool call, with its explanation (docs/design.md, "Decisions"). */

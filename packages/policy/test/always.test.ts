@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commandPattern, loadShellParser, overbroadPattern, suggestPatterns } from "../src/index.js";
-import { decide, shell } from "./helpers.js";
+import { context, decide, ruleset, shell } from "./helpers.js";
 
 await loadShellParser();
 
@@ -47,5 +47,30 @@ describe("always patterns", () => {
 
   it("suggests the path for file tools", () => {
     expect(suggestPatterns(decide("skill", { name: "deploy" }))).toEqual(["deploy"]);
+  });
+
+  describe("a command the rules allow that asks all the same", () => {
+    const ALLOWED = context({
+      static: ruleset(
+        `{ "*": "ask", "read_file": "allow", "write_file": { "*": "allow" }, "shell_exec": { "*": "ask", "node *": "allow", "npm test *": "allow", "git log *": "allow" } }`,
+      ),
+    });
+
+    it.each(["FOO=bar node x.js", "node -e 'console.log(1)'", "npm test > /tmp/test.log"])(
+      "%j is offered no pattern: the one it would save is already allowed, and the next call would ask again",
+      (command) => {
+        const d = shell(command, ALLOWED);
+        expect(d.action, d.reason).toBe("ask");
+        expect(suggestPatterns(d)).toEqual([]);
+      },
+    );
+
+    it("the other sub-commands of the line keep theirs", () => {
+      expect(suggestPatterns(shell("FOO=bar node x.js && git blame x.ts", ALLOWED))).toEqual(["git blame *"]);
+    });
+
+    it("a command the rules ask about keeps its pattern, though more asks behind it", () => {
+      expect(suggestPatterns(shell("FOO=bar git blame x.ts", ALLOWED))).toEqual(["git blame *"]);
+    });
   });
 });

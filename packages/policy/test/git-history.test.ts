@@ -23,7 +23,9 @@ describe("git commands that print what git holds, where its history holds a deni
     "git format-patch -1",
     "git archive HEAD",
     "git cat-file -p HEAD",
-    "git blame app.ts",
+    "git blame --frobnicate app.ts",
+    "git blame HEAD~1 -- app.ts b.ts",
+    "git annotate HEAD~1 main app.ts",
     "git stash show -p",
     "git grep KEY HEAD",
     "git grep --cached KEY",
@@ -59,6 +61,74 @@ describe("git commands that print what git holds, where its history holds a deni
   ];
   it.each(PLAIN)("%j stays allowed", (command) => {
     expect(shell(command, holding("/work/project/.env")).action).toBe("allow");
+  });
+
+  const PRINTED_BESIDE_NAMES = [
+    "git show --stat -p HEAD",
+    "git show --name-only --patch HEAD~1",
+    "git show -s 1234abcd",
+    "git show --stat v1.0",
+    "git show -s HEAD:.env",
+    "git show --stat main",
+    "git diff --stat --check",
+    "git diff --name-only -p HEAD~1",
+    "git diff --stat --binary HEAD~1",
+    "git diff --stat --output=x.txt",
+    "git notes add -C 1234abcd HEAD",
+    "git notes append -c1234abcd",
+    "git notes add --reuse-message=1234abcd",
+    "git symbolic-ref HEAD refs/tags/t",
+    "git update-index --add --cacheinfo 100644,1234abcd,notes.txt",
+    "git update-index --cacheinfo=100644,1234abcd,notes.txt",
+    "git grep -e KEY HEAD~1",
+    "git fetch . 1234abcd:refs/replace/5678ef90",
+    "git fetch . +1234abcd:refs/replace/5678ef90",
+    "git fetch . 'refs/tags/*:refs/*'",
+    "git push . 1234abcd:refs/replace/5678ef90",
+    "git fetch --refmap=refs/tags/*:refs/replace/* .",
+    "git fetch --mirror .",
+    "git grep -n KEY v1.0 -- src",
+    "git grep -A 3 KEY main",
+    "git symbolic-ref -m why HEAD refs/remotes/origin/x",
+  ];
+  it.each(PRINTED_BESIDE_NAMES)("%j is refused: a patch, a blob or a note may still print a file", (command) => {
+    const d = shell(command, holding("/work/project/.env"));
+    expect(d.action, d.reason).toBe("deny");
+    expect(d.reason).toContain("git's history and index, which hold /work/project/.env, denied to read_file");
+  });
+
+  const NAMES_ONLY = [
+    "git diff --stat",
+    "git diff --name-only HEAD~3",
+    "git diff --stat HEAD~1 HEAD -- src",
+    "git diff --numstat --cached",
+    "git diff --name-status --no-renames main...HEAD",
+    "git show --stat HEAD~2",
+    "git show --stat --oneline @~1",
+    "git show -s --format=%H%n%s",
+    "git notes add -m reviewed HEAD",
+    "git symbolic-ref HEAD",
+    "git symbolic-ref HEAD refs/heads/main",
+    "git symbolic-ref -d HEAD",
+    "git update-index --refresh",
+    "git fetch origin",
+    "git fetch origin main:main",
+    "git fetch origin refs/heads/main:refs/remotes/origin/main",
+    "git pull origin main",
+    "git fetch origin v1.0:refs/tags/v1.0",
+    "git grep KEY -- src docs",
+    "git grep -e KEY -e TOKEN -- src",
+    "git grep -A 3 KEY",
+    "git grep --max-depth 2 KEY",
+    "git update-index --chmod=+x run.sh",
+    "git blame app.ts",
+    "git blame -L 10,30 README.md",
+    "git blame -w HEAD~3 -- src/app.ts",
+    "git blame --porcelain -L5,8 --date=short app.ts",
+  ];
+  it.each(NAMES_ONLY)("%j stays allowed: it prints names, counts or ids, or the one file it names", (command) => {
+    const d = shell(command, holding("/work/project/.env"));
+    expect(d.action, d.reason).toBe("allow");
   });
 
   it("git log -p stays allowed where the history holds nothing denied, or nothing is known of it", () => {

@@ -68,7 +68,9 @@ function askerFor(client: GatehouseClient, interactive: boolean, wait: boolean, 
   if (interactive) return new TerminalQuestions(client);
   const ask = wait
     ? (a: ApprovalRequired) =>
-        process.stderr.write(`waiting for another client to answer ${describeCall(a.toolName, a.arguments, 200)} (approval ${a.approvalId})\n`)
+        process.stderr.write(
+          `waiting for another client to answer ${describeCall(a.toolName, a.arguments, 200)} (approval ${a.approvalId} of session ${a.sessionId})\n`,
+        )
     : giveUp;
   return { ask, resolved: () => undefined, print: (write) => write(), close: () => undefined };
 }

@@ -28,7 +28,16 @@ import { now } from "../clock.js";
 import { changedServers, mcpServerNotice } from "../workers/index.js";
 
 const FALLBACK_SCENARIO = parseScenario(
-  JSON.stringify({ name: "no-model", steps: [{ text: "This is Gatehouse's scripted model: no model is configured, so it only answers with this line." }] }),
+  JSON.stringify({
+    name: "no-model",
+    steps: [
+      {
+        text:
+          "This is Gatehouse's scripted model: no model is configured, so it only answers with this line. " +
+          "A server started with --model PROVIDER:MODEL (docs/models.md) answers with that model; a session given --scenario FILE plays the scenario.",
+      },
+    ],
+  }),
   "built-in.json",
 );
 

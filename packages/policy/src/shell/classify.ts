@@ -419,6 +419,11 @@ class Classifier {
       } else if (optionsOpen && text.startsWith("--") && text.length > 2) i += this.long(i);
       else if (optionsOpen && text.startsWith("-") && text.length > 1) i += this.spec.singleDashLong && text.length > 2 ? this.long(i) : this.short(i);
       else if (pendingSub) {
+        if (this.spec.runsOtherSubcommands && !this.spec.subcommands!.has(text)) {
+          this.out.inner.push({ start: i, end: this.words.length, via: this.out.name });
+          pendingSub = false;
+          break;
+        }
         if (!this.subcommand(word)) return this.out;
         pendingSub = this.spec.subcommands !== undefined;
         i++;

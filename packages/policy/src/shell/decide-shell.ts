@@ -11,7 +11,7 @@ import type { Classified } from "./classify.js";
 import { mayBeAliased, readingsOf } from "./readings.js";
 import { withoutLeadingOptions } from "./arity.js";
 import { commandCritical, lineCritical, writesSystemFile } from "../critical.js";
-import { changesTheShell, isHarmlessVariable } from "./environment.js";
+import { changesTheShell, isHarmlessAssignment, isHarmlessVariable } from "./environment.js";
 import { printsFromHistory } from "./git-history.js";
 import { looseMatch } from "./loose-match.js";
 import { isKnownProgram, takesAnyWords } from "./programs/index.js";
@@ -349,10 +349,12 @@ class ShellJudge {
     this.critical ??= commandCritical(cmd, this.ctx.home, this.pathsOf, this.fetches);
     // `env -C DIR cmd`, `tar -C DIR`: what follows works in DIR.
     if (cmd.classified?.chdir) this.dirs.change("cd", [cmd.classified.chdir]);
+    const allowed = v.action === "allow";
     v = this.understanding(cmd, v);
     v = this.projects(cmd, v);
     v = this.files(cmd, v);
     if (cmd.classified) this.dirs.change(cmd.program, cmd.classified.operands);
+    if (allowed && v.action === "ask") v.pastRules = true;
     return v;
   }
 
@@ -395,9 +397,9 @@ class ShellJudge {
    * once, among it. Refused, not asked: an approval of the command would not approve the file.
    */
   private history(cmd: AnalyzedCommand, v: Verdict): Verdict {
-    const sub = printsFromHistory(cmd.words.map((w) => w.text));
-    const held = sub ? this.ctx.deniedInHistory!(cmd.words.map((w) => (isLiteral(w) ? w.text : null))) : null;
-    return held ? atLeast(v, "deny", `git ${sub} prints files from git's history and index, which hold ${held}, denied to read_file`) : v;
+    const prints = printsFromHistory(cmd.words.map((w) => w.text));
+    const held = prints ? this.ctx.deniedInHistory!(cmd.words.map((w) => (isLiteral(w) ? w.text : null))) : null;
+    return held ? atLeast(v, "deny", `${prints}, which hold ${held}, denied to read_file`) : v;
   }
 
   /** An allow stands only when every word of the command is understood (docs/design.md, "Shell commands"). */
@@ -405,7 +407,7 @@ class ShellJudge {
     const head = cmd.words[0]!;
     if (!isLiteral(head)) return atLeast(v, "ask", `the command name "${head.raw}" is only known when the shell runs`);
     for (const a of cmd.assignments) {
-      if (!isHarmlessVariable(a.name)) v = atLeast(v, "ask", `it sets ${a.name} for the command, a variable that may choose what runs`);
+      if (!isHarmlessAssignment(a.name, a.value)) v = atLeast(v, "ask", `it sets ${a.name} for the command, a variable that may choose what runs`);
     }
     if (cmd.opaque) v = atLeast(v, "ask", cmd.opaque);
     const credential = printsCredential(cmd.program, cmd.words);

@@ -1,3 +1,5 @@
+import { isLiteral, type ShellWord } from "./words.js";
+
 /**
  * Environment variables a command line may set for the programs it runs. An allow-list: a
  * variable not on it may select a program, a library or a configuration (`GIT_SSH_COMMAND`,
@@ -104,6 +106,17 @@ const SHELL_SPECIAL = new Set([
 
 export function isHarmlessVariable(name: string): boolean {
   return HARMLESS.has(name) || name.startsWith("LC_");
+}
+
+/** Variables that name the pager a program sends its output through. */
+const PAGERS: ReadonlySet<string> = new Set(["PAGER", "GIT_PAGER", "MANPAGER"]);
+
+/**
+ * Whether `NAME=value` before a command is harmless: a variable on the allow-list, or a pager set
+ * to `cat`, which only passes the output on (`GIT_PAGER=cat git log`).
+ */
+export function isHarmlessAssignment(name: string, value: ShellWord | null): boolean {
+  return isHarmlessVariable(name) || (PAGERS.has(name) && value !== null && isLiteral(value) && value.text === "cat");
 }
 
 /**

@@ -86,6 +86,8 @@ export function readingsOf(words: readonly string[], classified: Classified | nu
       out.push([...base.slice(0, n), ...rest.filter((w) => w.startsWith("-")), ...rest.filter((w) => !w.startsWith("-"))]);
     }
   }
+  // `pnpm NAME` may run the script NAME: rules written for `pnpm run NAME` meet it.
+  if (classified?.spec?.runsOtherSubcommands && classified.name === words[0] && classified.inner.length > 0) out.push([words[0]!, "run", ...base.slice(1)]);
   const found = out.length;
   const other = aliased(base);
   if (other) out.push(other);

@@ -85,6 +85,8 @@ export interface ProgramSpec {
   safeWith?: readonly string[];
   /** A wrapper: where the command it runs starts (an index among operands). */
   commandAt?: number;
+  /** A word that is none of its subcommands names a script or a package's program it runs (`pnpm vitest`): the command from that word. */
+  runsOtherSubcommands?: boolean;
   /** A wrapper that runs its command as another user (sudo, doas). */
   privileged?: boolean;
   /** A wrapper that adds arguments the line does not show (xargs). */

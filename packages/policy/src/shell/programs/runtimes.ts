@@ -417,11 +417,18 @@ export const RUNTIME_PROGRAMS: Record<string, SpecInput> = {
     },
   },
   npm: PACKAGE_MANAGER("--ws --include:text --omit:text --save --cache:write --pack-destination:write"),
-  pnpm: PACKAGE_MANAGER(
-    "--shamefully-hoist --lockfile-only --resolution-only --store-dir:write --virtual-store-dir:write " +
-      "--modules-dir:write --global-dir:write --cache-dir:write",
-  ),
-  yarn: PACKAGE_MANAGER("--cwd:project --immutable --check-cache --modules-folder:write --cache-folder:write --global-folder:write --link-folder:write"),
+  // `pnpm NAME` and `yarn NAME` run the script or the package's program NAME.
+  pnpm: {
+    ...PACKAGE_MANAGER(
+      "--shamefully-hoist --lockfile-only --resolution-only --store-dir:write --virtual-store-dir:write " +
+        "--modules-dir:write --global-dir:write --cache-dir:write",
+    ),
+    runsOtherSubcommands: true,
+  },
+  yarn: {
+    ...PACKAGE_MANAGER("--cwd:project --immutable --check-cache --modules-folder:write --cache-folder:write --global-folder:write --link-folder:write"),
+    runsOtherSubcommands: true,
+  },
   bun: PACKAGE_MANAGER("--cwd:project --bun --cache-dir:write --backend:text"),
   npx: { options: "-y --yes --no -q --quiet -p:text --package:text -c:script --call:script --prefer-offline", commandAt: 0 },
   pnpx: { options: "-y --yes -p:text --package:text", commandAt: 0 },

@@ -143,7 +143,7 @@ const SED = defineSpec({
   options:
     "-n -E -r -s -u -z -b --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix " +
     "--debug --sandbox --follow-symlinks --binary -l:text --line-length:text -e:text --expression:text " +
-    "-f:read --file:read -i?=text! --in-place?=text!",
+    "-f:read --file:read -i?=text --in-place?=text",
   operands: { lead: ["text"], leadUnless: ["-e", "--expression", "-f", "--file"], rest: "read" },
 });
 
@@ -169,9 +169,38 @@ function inPlace(out: Classified, words: readonly ShellWord[]): void {
   out.reads = [];
 }
 
+/**
+ * The backup suffix of `sed -i`: the rest of the cluster after `i` (`-ni.bak`), or `--in-place=`'s
+ * value; "" without one, null when sed edits nothing in place.
+ */
+function sedSuffix(words: readonly ShellWord[]): ShellWord | null {
+  for (const w of words.slice(1)) {
+    if (w.text === "--") return null;
+    const m = /^-[a-zA-Z]*?i(.*)$|^--in-place(?:=(.*))?$/s.exec(w.text);
+    if (m) return { text: m[1] ?? m[2] ?? "", raw: w.raw, dynamic: w.dynamic, glob: w.glob };
+  }
+  return null;
+}
+
+/**
+ * `sed -i` writes the files it edits, and with a suffix a backup beside each (`F.bak`), all checked
+ * as writes. A suffix with `*` or `/` names the backup elsewhere (`-i'bak/*'`), which asks.
+ */
+function sedInPlace(out: Classified, words: readonly ShellWord[]): void {
+  const suffix = sedSuffix(words);
+  if (suffix === null) return;
+  inPlace(out, words);
+  if (suffix.dynamic || /[*/]/.test(suffix.text)) {
+    out.risk ??= `sed -i with the backup suffix ${suffix.raw} may write its backups anywhere`;
+    return;
+  }
+  if (suffix.text === "") return;
+  for (const f of [...out.writes]) out.writes.push({ text: f.text + suffix.text, raw: f.raw + suffix.text, dynamic: f.dynamic, glob: f.glob });
+}
+
 function sed(words: readonly ShellWord[], name: string): Classified {
   const out = classifyWords(words, SED, name);
-  inPlace(out, words);
+  sedInPlace(out, words);
   if (words.some((w) => /^-[a-zA-Z]*f|^--file/.test(w.text))) out.risk ??= "sed -f runs a script file the gate does not read";
   for (const script of scriptsOf(words, out, "--expression")) {
     const effects = sedEffects(script);
