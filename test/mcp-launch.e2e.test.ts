@@ -172,10 +172,19 @@ describe("MCP servers started the documented ways, under the default sandbox", {
     };
     cluster = await Cluster.start({
       rules: `{"*": "allow"}`,
-      mcpServers: (work) => (projectCopy(work), { demo: { command: "npx", args: ["--offline", "--no", "demo-mcp"] } }),
+      mcpServers: (work) => (
+        projectCopy(work),
+        {
+          demo: { command: "npx", args: ["--offline", "--no", "demo-mcp"] },
+          "demo-exec": { command: "npm", args: ["exec", "--offline", "--yes=false", "demo-mcp"] },
+        }
+      ),
     });
     const [worker] = await cluster.client().workers.list.query();
-    expect(worker?.mcpServers).toMatchObject([{ name: "demo", running: false }]);
+    expect(worker?.mcpServers).toMatchObject([
+      { name: "demo", running: false },
+      { name: "demo-exec", running: false },
+    ]);
     expect(fs.existsSync(path.join(cluster.workDir, "ran-the-project-copy"))).toBe(false);
   });
 

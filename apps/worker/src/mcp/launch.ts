@@ -54,12 +54,15 @@ function namedUnderTmp(config: StdioServerConfig): string[] {
 }
 
 /**
- * npx runs a package of the project its working directory is in before it fetches one, so a server
- * started in the work directory would run the project's copy, which the agent writes: npx is given
- * the server's own cache as its project (`--prefix`), and still runs the server in its directory.
+ * npx (`npm exec`) runs a package of the project its working directory is in before it fetches
+ * one, so a server started in the work directory would run the project's copy, which the agent
+ * writes: npm is given the server's own cache as its project (`--prefix`), and still runs the
+ * server in its directory.
  */
 function ownPackages(config: StdioServerConfig, cache: string): string[] {
-  if (path.basename(config.command) !== "npx") return config.args;
+  const program = path.basename(config.command);
+  const exec = program === "npx" || (program === "npm" && ["exec", "x"].includes(config.args[0] ?? ""));
+  if (!exec) return config.args;
   fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
   return ["--prefix", cache, ...config.args];
 }
