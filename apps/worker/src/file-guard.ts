@@ -9,6 +9,7 @@ import {
   FILE_WRITE_TOOLS,
   isInside,
   Ruleset,
+  steeringFileOf,
   toolKeyMatches,
   type Decision,
   type EvaluationContext,
@@ -168,12 +169,18 @@ export class FileGuard {
    * A shell command checked again here, its file operands on their real paths: anything but allow
    * refuses it, unless granted on an ask. `git` lists the repository's history where the command
    * prints from it (the sandbox's confined git; git on the host without it). `links`: a file it
-   * writes where a steering file's symlink leads is decided as that file, as a file tool's write is.
+   * writes where a steering file's symlink leads is decided as that file, as a file tool's write is,
+   * and a person's approval of the command, which did not show that file, does not cover it.
    */
   async checkShell(command: string, granted: Granted = "rules", git?: GitRunner, links?: SteeringLinkTargets): Promise<void> {
-    const ctx = links ? { ...this.context, steeringLink: (absolute: string) => linkedSteeringFile(absolute, links) } : this.context;
-    const decision = await this.decideShell(command, ctx, git);
-    if (!permits(decision, granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
+    let throughLink = false;
+    const steeringLink = (absolute: string) => {
+      const via = links ? linkedSteeringFile(absolute, links, this.workDir) : null;
+      throughLink ||= via !== null;
+      return via;
+    };
+    const decision = await this.decideShell(command, { ...this.context, steeringLink }, git);
+    if (!permits(decision, throughLink && granted === "person" ? "rules" : granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
   }
 
   /** The decision, with the history listed (without holding the event loop) only when the command prints from it. */
@@ -214,7 +221,8 @@ export class FileGuard {
 }
 
 /** The catalogue file a write of `absolute` changes through a steering file's symlink of the work tree, or null. */
-function linkedSteeringFile(absolute: string, links: SteeringLinkTargets): string | null {
+function linkedSteeringFile(absolute: string, links: SteeringLinkTargets, workDir: string): string | null {
   const real = resolveNow(absolute);
-  return links.through(real, fs.statSync(real, { throwIfNoEntry: false }) ?? null);
+  const via = links.through(real, fs.statSync(real, { throwIfNoEntry: false }) ?? null);
+  return via && steeringFileOf(via, workDir, hasGitHead) ? via : null;
 }
