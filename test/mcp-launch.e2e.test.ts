@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { helloScratch } from "./support/hello-mcp-server.js";
@@ -155,6 +156,36 @@ describe("MCP servers started the documented ways, under the default sandbox", {
     ]);
     // The cache is the server's own, on the host, kept for its next start.
     expect(fs.existsSync(installed)).toBe(true);
+  });
+
+  it("npx runs the package it fetches, never the work directory's own copy of it, which the agent may have changed", async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gh-mcp-npx-"));
+    /** The project's copy of the package: what the agent could rewrite with a file tool, never asked. */
+    const projectCopy = (work: string) => {
+      const pkg = path.join(work, "node_modules", "demo-mcp");
+      fs.mkdirSync(path.join(work, "node_modules", ".bin"), { recursive: true });
+      fs.mkdirSync(pkg);
+      fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "demo-mcp", version: "1.0.0", bin: { "demo-mcp": "server.sh" } }));
+      fs.writeFileSync(path.join(pkg, "server.sh"), '#!/bin/sh\ntouch "$PWD/ran-the-project-copy"\n', { mode: 0o755 });
+      fs.symlinkSync("../demo-mcp/server.sh", path.join(work, "node_modules", ".bin", "demo-mcp"));
+      fs.writeFileSync(path.join(work, "package.json"), JSON.stringify({ name: "p", version: "1.0.0", devDependencies: { "demo-mcp": "1.0.0" } }));
+    };
+    cluster = await Cluster.start({
+      rules: `{"*": "allow"}`,
+      mcpServers: (work) => (
+        projectCopy(work),
+        {
+          demo: { command: "npx", args: ["--offline", "--no", "demo-mcp"] },
+          "demo-exec": { command: "npm", args: ["exec", "--offline", "--yes=false", "demo-mcp"] },
+        }
+      ),
+    });
+    const [worker] = await cluster.client().workers.list.query();
+    expect(worker?.mcpServers).toMatchObject([
+      { name: "demo", running: false },
+      { name: "demo-exec", running: false },
+    ]);
+    expect(fs.existsSync(path.join(cluster.workDir, "ran-the-project-copy"))).toBe(false);
   });
 
   it("a server that cannot start says why: in the worker's output, in the worker list clients read, and on run's stderr", async () => {

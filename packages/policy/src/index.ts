@@ -21,7 +21,7 @@ export { FILE_TOOLS, FILE_WRITE_TOOLS, LAYERS, ORIGINS, SCOPES, type Layer, type
 export { defaultTier, TIERS, type Tier } from "./tiers.js";
 export { contentsAccess, pathAccess, type PathAccess } from "./path-access.js";
 export { isGitDirectory } from "./git-directory.js";
-export { HOME_STEERING_PATHS, steeringFileOf } from "./steering-files.js";
+export { HOME_STEERING_PATHS, steeringFileOf, steeringHolderOf } from "./steering-files.js";
 export { decideNetworkAddresses, decideNetworkCall, decideNetworkTarget, NETWORK_TOOL, targetLabel, type ExtraFloor } from "./network/decide-network.js";
 export { compileHostPattern, networkTarget, type HostPattern, type NetworkTarget } from "./network/host-pattern.js";
 export { formatIp, parseIp, type IpBytes } from "./network/ip-address.js";

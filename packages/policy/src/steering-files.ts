@@ -33,34 +33,99 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     files: [".gitattributes", ".gitmodules"],
   },
   { ecosystem: "Mercurial", programs: ["hg status", "hg diff", "every hg command"], folders: [".hg"], files: [".hgrc"] },
+  // Their repository settings name the pager, diff and fix tools and hooks, as git's and Mercurial's do.
+  { ecosystem: "Jujutsu and Sapling", programs: ["jj log", "jj diff", "sl status", "every jj and sl command"], folders: [".jj", ".sl"] },
   {
     ecosystem: "git hook managers",
-    programs: ["git commit", "git push", "pre-commit", "lefthook"],
+    programs: ["git commit", "git push", "pre-commit", "lefthook", "lint-staged", "commitlint"],
     folders: [".husky"],
-    files: [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml"],
+    files: [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml", "lefthook.yaml", ".lefthook.yaml", "lefthook-local.yaml"],
+    // What the hooks run: lint-staged's commands, commitlint's code, husky 4's hook table.
+    like: /^(\.lintstagedrc(\.(json|ya?ml|[cm]?js))?|lint-staged\.config\.[cm]?[jt]s|\.commitlintrc(\.(json|ya?ml|[cm]?[jt]s))?|commitlint\.config\.[cm]?[jt]s|\.huskyrc(\.(json|ya?ml|js))?|husky\.config\.js)$/,
   },
   {
     ecosystem: "npm, pnpm, yarn and bun",
     programs: [...JS_RUNNERS, "node"],
-    files: ["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpm-workspace.yaml", "bunfig.toml", "deno.json"],
+    files: [
+      "package.json",
+      ".npmrc",
+      ".yarnrc",
+      ".yarnrc.yml",
+      ".pnpmfile.cjs",
+      ".pnpmfile.mjs",
+      "pnpm-workspace.yaml",
+      "bunfig.toml",
+      "deno.json",
+      "deno.jsonc",
+      // A lockfile decides what an install puts in node_modules, `.bin` included; Yarn's PnP loader is run by every `yarn`.
+      "package-lock.json",
+      "npm-shrinkwrap.json",
+      "pnpm-lock.yaml",
+      "yarn.lock",
+      "bun.lock",
+      "bun.lockb",
+      ".pnp.cjs",
+      ".pnp.loader.mjs",
+    ],
     // The programs scripts run by name; the packages themselves are code the project runs anyway.
     inFolder: [".yarn/plugins", ".yarn/releases", "node_modules/.bin"],
   },
   {
     ecosystem: "linters and formatters",
-    programs: ["eslint", "prettier", "stylelint"],
-    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s)$/,
+    programs: ["eslint", "prettier", "stylelint", "rubocop", "golangci-lint", "phpstan", "php-cs-fixer"],
+    // Each loads code its configuration names (rubocop's `require`, golangci-lint's plugins, phpstan's `bootstrapFiles`) or is code.
+    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s|\.rubocop\.ya?ml|\.golangci\.ya?ml|phpstan\.neon(\.dist)?|\.php-cs-fixer(\.dist)?\.php)$/,
   },
   {
     ecosystem: "Python",
-    programs: ["python", "pytest", "pip", "tox", "nox", "coverage", "pdb", "mypy", "pylint", "pipenv"],
-    files: ["pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", "setup.py", "noxfile.py", "Pipfile"],
+    programs: [
+      "python",
+      "pytest",
+      "pip",
+      "tox",
+      "nox",
+      "coverage",
+      "pdb",
+      "mypy",
+      "pylint",
+      "flake8",
+      "pipenv",
+      "uv",
+      "poetry",
+      "a shell that activates a virtualenv",
+    ],
+    files: [
+      "pytest.ini",
+      ".pytest.ini",
+      "pyproject.toml",
+      "setup.cfg",
+      "tox.ini",
+      "tox.toml",
+      ".flake8",
+      "conftest.py",
+      "setup.py",
+      "noxfile.py",
+      "Pipfile",
+      "Pipfile.lock",
+      "poetry.lock",
+      "uv.lock",
+      "pdm.lock",
+      "pyvenv.cfg",
+    ],
     endings: [".pth"],
-    // mypy's `plugins` and pylint's `init-hook` run code from a checking command; requirements name what pip installs.
-    like: /^(sitecustomize\.py|usercustomize\.py|\.pdbrc(\.py)?|pip\.conf|\.coveragerc|\.?mypy\.ini|\.?pylintrc|requirements[\w.-]*\.txt)$/,
+    // mypy's `plugins`, pylint's `init-hook` and flake8's local plugins run code from a checking command; requirements
+    // and constraints name what pip installs.
+    like: /^(sitecustomize\.py|usercustomize\.py|\.pdbrc(\.py)?|pip\.conf|\.coveragerc|\.?mypy\.ini|\.?pylintrc|(requirements|constraints)[\w.-]*\.txt)$/,
+    // A virtualenv's programs and its `activate`, as `node_modules/.bin` is npm's.
+    inFolder: [".venv/bin", "venv/bin"],
   },
   { ecosystem: "make", programs: ["make"], files: ["Makefile", "makefile", "GNUmakefile"], endings: [".mk"] },
-  { ecosystem: "CMake", programs: ["cmake", "ctest"], files: ["CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json"], endings: [".cmake"] },
+  {
+    ecosystem: "CMake",
+    programs: ["cmake", "ctest"],
+    files: ["CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "CMakeCache.txt"],
+    endings: [".cmake"],
+  },
   {
     ecosystem: "ninja and meson",
     programs: ["ninja", "meson"],
@@ -70,22 +135,47 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   {
     ecosystem: "Cargo",
     programs: ["cargo", "rustup"],
-    files: ["build.rs", "Cargo.toml", "rust-toolchain", "rust-toolchain.toml"],
+    files: ["build.rs", "Cargo.toml", "Cargo.lock", "rust-toolchain", "rust-toolchain.toml"],
     inFolder: [".cargo/config", ".cargo/config.toml"],
   },
   { ecosystem: "Go", programs: ["go"], files: ["go.mod", "go.work"] },
-  { ecosystem: "PHP", programs: ["composer", "phpunit"], files: ["composer.json", "phpunit.xml", "phpunit.xml.dist"] },
+  {
+    ecosystem: "PHP",
+    programs: ["composer", "phpunit"],
+    files: ["composer.json", "composer.lock", "phpunit.xml", "phpunit.xml.dist"],
+  },
   { ecosystem: "Nix", programs: ["nix develop", "nix-shell", "nix build"], files: ["flake.nix", "shell.nix", "default.nix"] },
-  // `terraform plan` runs the programs of `external` data sources and the providers named.
-  { ecosystem: "Terraform", programs: ["terraform plan", "terraform init", "terraform validate"], files: [".terraformrc", "terraform.rc"], endings: [".tf"] },
-  { ecosystem: "Bazel and sbt", programs: ["bazel", "sbt"], files: [".bazelrc", "build.sbt"] },
-  { ecosystem: "Ruby", programs: ["bundle", "rake", "rspec"], files: ["Gemfile", "Rakefile", ".rspec"], endings: [".gemspec"], inFolder: [".bundle/config"] },
+  // `terraform plan` runs the programs of `external` data sources and the providers named, from `.terraform`.
+  {
+    ecosystem: "Terraform",
+    programs: ["terraform plan", "terraform init", "terraform validate", "tofu plan"],
+    files: [".terraformrc", "terraform.rc", ".terraform.lock.hcl"],
+    endings: [".tf"],
+    like: /\.(tf\.json|tofu|tofu\.json)$/,
+    folders: [".terraform"],
+  },
+  // Bazel's repository rules run programs while `bazel query` loads them; sbt compiles `project/*.sbt` and takes JVM options.
+  {
+    ecosystem: "Bazel and sbt",
+    programs: ["bazel", "sbt"],
+    files: [".bazelrc", ".bazelversion", "MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel", ".sbtopts", ".jvmopts"],
+    endings: [".bzl", ".sbt"],
+  },
+  {
+    ecosystem: "Ruby",
+    programs: ["bundle", "rake", "rspec"],
+    files: ["Gemfile", "Gemfile.lock", "Rakefile", ".rspec"],
+    endings: [".gemspec"],
+    inFolder: [".bundle/config"],
+  },
   {
     ecosystem: "Gradle and Maven",
     programs: ["gradle", "./gradlew", "mvn", "./mvnw"],
     files: ["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties", "gradlew", "pom.xml", "mvnw"],
+    // Scripts a build applies (`apply from: "gradle/x.gradle"`) and the build logic of `buildSrc` run as the build files do.
+    like: /\.gradle(\.kts)?$/,
     inFolder: ["gradle/wrapper"],
-    folders: [".mvn"],
+    folders: [".mvn", "buildSrc"],
   },
   {
     ecosystem: "task runners",
@@ -100,6 +190,14 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     files: [".devcontainer.json"],
   },
   { ecosystem: "Docker Compose", programs: ["docker compose"], like: /^(docker-)?compose(\.[\w.-]+)?\.ya?ml$/ },
+  // Other coding agents a person runs in the same folder start the MCP servers and hooks their project settings name.
+  {
+    ecosystem: "coding agents",
+    programs: ["opencode", "claude", "cursor", "gemini", "codex", "VS Code's MCP servers"],
+    files: ["opencode.json", "opencode.jsonc", ".mcp.json"],
+    folders: [".opencode", ".claude", ".cursor", ".gemini", ".codex"],
+    inFolder: [".vscode/mcp.json"],
+  },
   // A home folder's own files, wherever the work directory lies: rare in a project by these names.
   { home: true, ecosystem: "git's user settings", programs: ["git status", "git diff", "every git command"], files: [".gitconfig"], inFolder: [".config/git"] },
   {
@@ -133,8 +231,8 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   {
     home: true,
     ecosystem: "package caches",
-    programs: ["npx", "npm install", "npm exec", "uvx", "uv run", "uv sync", "pip install"],
-    inFolder: [".npm/_npx", ".npm/_cacache", ".cache/uv", ".cache/pip"],
+    programs: ["npx", "npm install", "npm exec", "uvx", "uv run", "uv sync", "pip install", "pre-commit", "git commit"],
+    inFolder: [".npm/_npx", ".npm/_cacache", ".cache/uv", ".cache/pip", ".cache/pre-commit"],
   },
   // `config` runs ProxyCommand and LocalCommand; `rc` runs at each login; authorized_keys lets one in.
   { home: true, ecosystem: "ssh", programs: ["ssh", "scp", "git fetch", "git push", "sshd"], folders: [".ssh"] },
@@ -142,9 +240,10 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     home: true,
     ecosystem: "editors and terminal tools",
     programs: ["vim", "nvim", "emacs", "tmux", "screen", "gdb", "lldb"],
-    files: [".vimrc", ".gvimrc", ".exrc", ".emacs", ".tmux.conf", ".screenrc", ".gdbinit", ".lldbinit"],
+    // Debian's lesspipe runs `.lessfilter` on every `less`; `.lesskey` may set `LESSOPEN`.
+    files: [".vimrc", ".gvimrc", ".exrc", ".emacs", ".tmux.conf", ".screenrc", ".gdbinit", ".lldbinit", ".lessfilter", ".lesskey"],
     folders: [".emacs.d"],
-    inFolder: [".config/nvim", ".vim/plugin"],
+    inFolder: [".config/nvim", ".vim/plugin", ".config/tmux"],
   },
   {
     home: true,
@@ -165,7 +264,14 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     ecosystem: "a person's session",
     programs: ["the desktop session", "systemd --user", "every program found on the PATH"],
     files: [".xinitrc", ".xprofile", ".xsession", ".pam_environment"],
-    inFolder: [".config/autostart", ".config/systemd", ".config/environment.d", ".local/bin"],
+    inFolder: [".config/autostart", ".config/systemd", ".config/environment.d", ".local/bin", ".cargo/bin"],
+  },
+  // A person's tools' own settings: husky sources `init.sh` before each hook, `go env -w` writes GOFLAGS, starship runs its custom modules at each prompt.
+  {
+    home: true,
+    ecosystem: "tools' user settings",
+    programs: ["git commit", "go", "direnv", "mise", "pnpm", "starship"],
+    inFolder: [".config/husky", ".config/go", ".config/direnv", ".config/mise", ".config/pnpm", ".config/starship.toml"],
   },
 ];
 

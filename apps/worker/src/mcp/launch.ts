@@ -53,6 +53,20 @@ function namedUnderTmp(config: StdioServerConfig): string[] {
   return [...new Set(found)];
 }
 
+/**
+ * npx (`npm exec`) runs a package of the project its working directory is in before it fetches
+ * one, so a server started in the work directory would run the project's copy, which the agent
+ * writes: npm is given the server's own cache as its project (`--prefix`), and still runs the
+ * server in its directory.
+ */
+function ownPackages(config: StdioServerConfig, cache: string): string[] {
+  const program = path.basename(config.command);
+  const exec = program === "npx" || (program === "npm" && ["exec", "x"].includes(config.args[0] ?? ""));
+  if (!exec) return config.args;
+  fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
+  return ["--prefix", cache, ...config.args];
+}
+
 /** How a stdio server starts, and its sandbox when it has one (for what the sandbox refused it). */
 export interface StdioLaunch {
   params: StdioServerParameters;
@@ -66,10 +80,11 @@ export interface StdioLaunch {
  * nothing else of the worker's environment, its token included, is passed.
  */
 export async function stdioLaunch(config: StdioServerConfig, wrap?: ProcessWrapper): Promise<StdioLaunch> {
-  const plain: StdioServerParameters = { command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: "pipe" };
-  if (!wrap) return { params: plain, sandbox: null };
   const cache = serverCache(config.name);
-  const wrapped = await wrap([config.command, ...config.args], config.cwd, { writable: [cache], visible: namedUnderTmp(config) });
+  const args = ownPackages(config, cache);
+  const plain: StdioServerParameters = { command: config.command, args, env: config.env, cwd: config.cwd, stderr: "pipe" };
+  if (!wrap) return { params: plain, sandbox: null };
+  const wrapped = await wrap([config.command, ...args], config.cwd, { writable: [cache], visible: namedUnderTmp(config) });
   if (!wrapped) return { params: plain, sandbox: null };
   fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
   const env = { ...cacheEnvironment(cache), ...config.env, ...wrapped.env };

@@ -76,6 +76,13 @@ export class EgressGate {
     if (layers === undefined) return { ok: false, label, reason: "the worker has no rules from its server yet" };
     const byName = layers ? decideNetworkTarget(layers, target) : { ...PERSON, subject: label };
     if (byName.action === "deny") return this.report(target, label, { ok: false, label, reason: byName.reason });
+    // A lookup leaves the machine with the name in it (a name can carry data to its domain's server): a name
+    // the rules ask about is looked up only once its answer allows it, then judged by its addresses as any.
+    const askedFirst = byName.action === "ask" && target.ip === null;
+    if (askedFirst) {
+      const answer = await this.askFor({ target, label, verdict: byName });
+      if (!answer.allow) return { ok: false, label, reason: answer.reason };
+    }
     let addresses: IpBytes[];
     try {
       addresses = target.ip ? [target.ip] : await (this.opts.resolve ?? resolveHost)(target.host);
@@ -87,6 +94,7 @@ export class EgressGate {
     if (verdict.action === "deny") return this.report(target, label, { ok: false, label, reason: verdict.reason });
     const through: GateAnswer = { ok: true, address: formatIp(addresses[0]!), label };
     if (verdict.action === "allow") return this.report(target, label, through, verdict.reason);
+    if (askedFirst) return through;
     const answer = await this.askFor({ target, label, verdict });
     return answer.allow ? through : { ok: false, label, reason: answer.reason };
   }

@@ -122,12 +122,12 @@ export class ShellRunner {
   async spawn(command: string, guard: FileGuard, origin: ShellOrigin = "model", granted: Granted = "rules", requestId?: string): Promise<ShellChild> {
     if (origin === "person") return this.start(command, guard, origin, requestId);
     if (!this.info.active) {
-      await guard.checkShell(command, granted);
+      await guard.checkShell(command, granted, undefined, await this.steeringLinks());
       return this.start(command, guard, origin, requestId);
     }
     // The history of the repository, where the command prints from it, is listed by a git confined as the command will be.
     const profile = await this.profile(guard, origin);
-    await guard.checkShell(command, granted, confinedGit(profile, this.mask()));
+    await guard.checkShell(command, granted, confinedGit(profile, this.mask()), await this.steeringLinks());
     return this.run(profile, command, guard, origin, requestId);
   }
 
