@@ -17,6 +17,8 @@ export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker
     "*credentials*": "deny",
     "*secret*": "deny",
     "*.env.example": "allow",
+    // Token files kept beside a project (\`--token-file client.token\`): a client's token approves calls.
+    "*.token": "deny",
     // Credential stores in the home directory: keys, tokens and passwords for other systems.
     "~/.ssh/*": "deny",
     "~/.gnupg/*": "deny",

@@ -76,6 +76,15 @@ describe("the default rules and the credential stores in the home directory", ()
   ])("read_file %s stays allowed", (file) => {
     expect(decide("read_file", { path: file }).action).toBe("allow");
   });
+
+  it.each(["client.token", "deploy/bot.token", "~/.config/app/api.token"])("a token file %s is denied to read, and to cat", (file) => {
+    expect(decide("read_file", { path: file }).action).toBe("deny");
+    expect(shell(`cat ${file}`).action).toBe("deny");
+  });
+
+  it.each(["src/tokens.ts", "src/lexer/token.ts", "docs/token.md", "test/token.test.ts"])("read_file %s stays allowed", (file) => {
+    expect(decide("read_file", { path: file }).action).toBe("allow");
+  });
 });
 
 describe("readers of folders that hold a denied credential store", () => {
