@@ -429,6 +429,13 @@ const SHELL_WRITES: string[] = [
   "git config --global core.fsmonitor ./evil",
   "echo 'require(1)' > ~/.npm/_npx/3c8a1f/node_modules/mcpdemo/index.js",
   "cp evil.whl ~/.cache/pip/wheels/ab/demo-1.0-py3-none-any.whl",
+  "cat ci.yml > .github/workflows/ci.yml",
+  "cp ci.yml .github/workflows/",
+  "tee .gitlab-ci.yml < ci.yml",
+  "sed -i s/x/y/ Jenkinsfile",
+  "cp evil vendor/bin/phpunit",
+  "echo 'rm -rf x' >> .githooks/pre-commit",
+  "cp lock.json package-lock.json",
 ];
 
 describe("every way of writing a steering file asks", () => {
@@ -467,6 +474,11 @@ describe("every way of writing a steering file asks", () => {
     ["rsync -a x/ .vscode/", ".vscode/tasks.json"],
     ["cp -r x .cache", ".cache/uv"],
     ["mv x .npm", ".npm/_npx"],
+    ["cp -r template/.github .", ".github/workflows"],
+    ["mv x .github", ".github/workflows"],
+    ["tar -C .gitlab -xf a.tar", ".gitlab/ci"],
+    ["cp -r template/.vscode .", ".vscode/tasks.json"],
+    ["cp -r ../other/.config sub/", ".config/git"],
   ])("%j fills a folder that holds catalogue entries, and asks naming %s", (command, entry) => {
     const d = shell(command, context({ static: WRITERS }, { mode: "accept-edits" }));
     expect(d.action, d.reason).toBe("ask");

@@ -516,7 +516,8 @@ class ShellJudge {
       for (const w of c.reads) v = folded(v, this.insideFloor(w, c.name));
       for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
       for (const w of writtenInto(cmd)) v = folded(v, this.steering(w, c.name));
-      if (FILLS_FOLDER.has(cmd.program)) for (const w of c.writes) v = folded(v, this.holder(w, c.name));
+      // A folder named by its source (`cp -r x/.github .`) is filled as surely as one named as the target.
+      if (FILLS_FOLDER.has(cmd.program)) for (const w of [...c.writes, ...writtenInto(cmd)]) v = folded(v, this.holder(w, c.name));
       for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
