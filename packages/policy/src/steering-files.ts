@@ -90,7 +90,7 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "mix credo",
     ],
     // Each loads code its configuration names (rubocop's `require`, golangci-lint's plugins, phpstan's `bootstrapFiles`) or is code.
-    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s|\.rubocop\.ya?ml|\.golangci\.ya?ml|phpstan\.neon(\.dist)?|\.php-cs-fixer(\.dist)?\.php|\.babelrc(\.(json|[cm]?js))?|babel\.config\.(json|[cm]?[jt]s)|\.markdownlint(-cli2)?\.([cm]js|jsonc|ya?ml)|\.remarkrc(\.(json|[cm]?js|ya?ml))?|\.textlintrc(\.(json|[cm]?js|ya?ml))?|tslint\.json|\.sqlfluff|\.credo\.exs)$/,
+    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s|\.rubocop\.ya?ml|\.golangci\.ya?ml|phpstan\.neon(\.dist)?|\.php-cs-fixer(\.dist)?\.php|\.babelrc(\.(json|[cm]?js))?|babel\.config\.(json|[cm]?[jt]s)|\.markdownlint\.[cm]js|\.markdownlint-cli2\.([cm]js|jsonc|ya?ml)|\.remarkrc(\.(json|[cm]?js|ya?ml))?|\.textlintrc(\.(json|[cm]?js|ya?ml))?|tslint\.json|\.sqlfluff|\.credo\.exs)$/,
   },
   {
     ecosystem: "Python",
@@ -108,6 +108,8 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "pipenv",
       "uv",
       "poetry",
+      "hatch",
+      "pixi",
       "a shell that activates a virtualenv",
     ],
     files: [
@@ -126,6 +128,10 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "poetry.lock",
       "uv.lock",
       "pdm.lock",
+      // hatch's and pixi's environments run the scripts and tasks these name.
+      "hatch.toml",
+      "pixi.toml",
+      "pixi.lock",
       "pyvenv.cfg",
     ],
     endings: [".pth"],
@@ -198,8 +204,9 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   },
   {
     ecosystem: "task runners",
-    programs: ["just", "task", "vagrant"],
-    files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Vagrantfile"],
+    programs: ["just", "task", "vagrant", "tilt up", "earthly", "foreman start", "honcho start"],
+    files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Vagrantfile", "Tiltfile", "Earthfile", "Procfile"],
+    like: /^Procfile\.[\w-]+$/,
   },
   { ecosystem: "direnv and mise", programs: ["direnv", "mise", "every shell with their hook"], files: [".envrc", "mise.toml", ".mise.toml", ".tool-versions"] },
   {
@@ -231,7 +238,6 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "Directory.Packages.props",
       "NuGet.config",
       "nuget.config",
-      "global.json",
       "packages.lock.json",
       "Package.swift",
       "Package.resolved",

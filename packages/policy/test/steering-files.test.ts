@@ -226,6 +226,11 @@ const STEERING: string[] = [
   ".ipython/profile_default/startup/00-init.py",
   ".gradle/init.d/repos.gradle",
   ".gnupg/gpg-agent.conf",
+  "Tiltfile",
+  "Earthfile",
+  "Procfile.dev",
+  "hatch.toml",
+  "pixi.lock",
 ];
 
 /** Everyday work: source, tests, docs and data files. */
@@ -258,6 +263,11 @@ const EVERYDAY: string[] = [
   "docs/lockfiles.md",
   "src/actions/login.ts",
   "src/tokens.ts",
+  ".markdownlint.yaml",
+  ".markdownlint.jsonc",
+  "locales/en/global.json",
+  "src/components/Button.stories.tsx",
+  ".github/FUNDING.yml",
   "lib/pathlib.py",
   "docs/requirements.md",
   "src/main.tfx",
