@@ -503,26 +503,26 @@ export function steeringFileOf(absolute: string, cwd: string, hasHead?: HasGitHe
 }
 
 /** Folder names everyday work fills whole for other reasons: `vendor` holds C, Go and Ruby sources vendored by `tar -C vendor`. */
-const NOT_HOLDERS: ReadonlySet<string> = new Set(["vendor"]);
+const FILLED_EVERY_DAY: ReadonlySet<string> = new Set(["vendor"]);
 
 /** The catalogue's entries inside a folder of each name: `.config` holds `.config/git`, `.config/fish`, ... */
 const HELD_BY = new Map<string, SteeringEntry[]>();
 for (const key of byInFolder.keys()) {
   const top = key.slice(0, key.indexOf("/"));
-  if (NOT_HOLDERS.has(top)) continue;
   HELD_BY.set(top, [...(HELD_BY.get(top) ?? []), byInFolder.get(key)!]);
 }
 
 /**
- * Whether a folder a command fills as a whole (`mv x .config`, `tar -C .vscode -x`) would hold
- * catalogue entries by its name, whatever files the gate cannot see it is given: the entries it
- * would hold, or null. The folder itself being an entry is `steeringFileOf`'s to answer.
+ * Whether a folder by this name would hold catalogue entries (a symlink named `.vscode`, or a folder
+ * a command fills as a whole, `mv x .config`, `tar -C .vscode -x`), whatever files the gate cannot
+ * see it is given: the entries it would hold, or null. `filled` leaves out the names everyday work
+ * fills whole. The folder itself being an entry is `steeringFileOf`'s to answer.
  */
-export function steeringHolderOf(absolute: string): Steering | null {
+export function steeringHolderOf(absolute: string, how: { filled?: boolean } = {}): Steering | null {
   const folder = absolute.replace(/\/+$/, "");
   const base = folder.slice(folder.lastIndexOf("/") + 1);
   const entries = HELD_BY.get(base);
-  if (!entries) return null;
+  if (!entries || (how.filled && FILLED_EVERY_DAY.has(base))) return null;
   const held = [...byInFolder.keys()].filter((k) => k.startsWith(`${base}/`));
   return {
     ecosystem: [...new Set(entries.map((e) => e.ecosystem))].join(", "),

@@ -538,7 +538,7 @@ class ShellJudge {
     const file = knownPath(word);
     if (file === null || file === "" || file.includes("\0")) return null;
     for (const absolute of this.pathsOf(file)) {
-      const steering = steeringHolderOf(absolute);
+      const steering = steeringHolderOf(absolute, { filled: true });
       if (!steering) continue;
       const v = this.file("write_file", word, `${program} writes`);
       if (v?.action === "deny" || (v?.action === "allow" && v.rule && ruleNames(v.rule.pattern, steering))) return null;
