@@ -73,7 +73,7 @@ describe("gatehouse permissions explain", () => {
     const r = await run(["permissions", "explain", "--rules", EXAMPLE, "--tool", "shell_exec", "--args", '{"command": "git status && npm publish"}']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ASK {2}shell_exec "git status && npm publish"/);
-    expect(r.stdout).toMatch(/ALLOW "git status"\n\s+rule: static rule shell_exec "git status": allow at .*permissions\.jsonc:58:5/);
+    expect(r.stdout).toMatch(/ALLOW "git status"\n\s+rule: static rule shell_exec "git status": allow at .*permissions\.jsonc:70:5/);
     expect(r.stdout).toMatch(/ASK {3}"npm publish"/);
     expect(r.stdout).toMatch(/"always" would add: "npm publish"/);
   });

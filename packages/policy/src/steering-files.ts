@@ -37,11 +37,13 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   { ecosystem: "Jujutsu and Sapling", programs: ["jj log", "jj diff", "sl status", "every jj and sl command"], folders: [".jj", ".sl"] },
   {
     ecosystem: "git hook managers",
-    programs: ["git commit", "git push", "pre-commit", "lefthook", "lint-staged", "commitlint"],
-    folders: [".husky"],
+    programs: ["git commit", "git push", "pre-commit", "lefthook", "lint-staged", "commitlint", "overcommit"],
+    // `.githooks` is the folder projects point `core.hooksPath` at.
+    folders: [".husky", ".githooks"],
+    inFolder: [".config/lefthook.yml", ".config/lefthook.yaml"],
     files: [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml", "lefthook.yaml", ".lefthook.yaml", "lefthook-local.yaml"],
     // What the hooks run: lint-staged's commands, commitlint's code, husky 4's hook table.
-    like: /^(\.lintstagedrc(\.(json|ya?ml|[cm]?js))?|lint-staged\.config\.[cm]?[jt]s|\.commitlintrc(\.(json|ya?ml|[cm]?[jt]s))?|commitlint\.config\.[cm]?[jt]s|\.huskyrc(\.(json|ya?ml|js))?|husky\.config\.js)$/,
+    like: /^(\.lintstagedrc(\.(json|ya?ml|[cm]?js))?|lint-staged\.config\.[cm]?[jt]s|\.commitlintrc(\.(json|ya?ml|[cm]?[jt]s))?|commitlint\.config\.[cm]?[jt]s|\.huskyrc(\.(json|ya?ml|js))?|husky\.config\.js|\.?lefthook(-local)?\.(json|toml)|\.lefthook-local\.ya?ml|\.pre-commit-config\.yml|\.?simple-git-hooks\.(json|[cm]?js)|\.nano-staged(rc)?(\.json)?|nano-staged\.json|\.overcommit\.yml)$/,
   },
   {
     ecosystem: "npm, pnpm, yarn and bun",
@@ -57,6 +59,7 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "bunfig.toml",
       "deno.json",
       "deno.jsonc",
+      "deno.lock",
       // A lockfile decides what an install puts in node_modules, `.bin` included; Yarn's PnP loader is run by every `yarn`.
       "package-lock.json",
       "npm-shrinkwrap.json",
@@ -72,9 +75,22 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   },
   {
     ecosystem: "linters and formatters",
-    programs: ["eslint", "prettier", "stylelint", "rubocop", "golangci-lint", "phpstan", "php-cs-fixer"],
+    programs: [
+      "eslint",
+      "prettier",
+      "stylelint",
+      "rubocop",
+      "golangci-lint",
+      "phpstan",
+      "php-cs-fixer",
+      "markdownlint",
+      "remark",
+      "textlint",
+      "sqlfluff",
+      "mix credo",
+    ],
     // Each loads code its configuration names (rubocop's `require`, golangci-lint's plugins, phpstan's `bootstrapFiles`) or is code.
-    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s|\.rubocop\.ya?ml|\.golangci\.ya?ml|phpstan\.neon(\.dist)?|\.php-cs-fixer(\.dist)?\.php)$/,
+    like: /^(\.eslintrc(\.(js|cjs|mjs|json|ya?ml))?|eslint\.config\.[cm]?[jt]s|\.(prettier|stylelint)rc(\.(js|cjs|mjs|json|json5|ya?ml|toml))?|(prettier|stylelint)\.config\.[cm]?[jt]s|\.rubocop\.ya?ml|\.golangci\.ya?ml|phpstan\.neon(\.dist)?|\.php-cs-fixer(\.dist)?\.php|\.babelrc(\.(json|[cm]?js))?|babel\.config\.(json|[cm]?[jt]s)|\.markdownlint\.[cm]js|\.markdownlint-cli2\.([cm]js|jsonc|ya?ml)|\.remarkrc(\.(json|[cm]?js|ya?ml))?|\.textlintrc(\.(json|[cm]?js|ya?ml))?|tslint\.json|\.sqlfluff|\.credo\.exs)$/,
   },
   {
     ecosystem: "Python",
@@ -92,6 +108,8 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "pipenv",
       "uv",
       "poetry",
+      "hatch",
+      "pixi",
       "a shell that activates a virtualenv",
     ],
     files: [
@@ -110,6 +128,10 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
       "poetry.lock",
       "uv.lock",
       "pdm.lock",
+      // hatch's and pixi's environments run the scripts and tasks these name.
+      "hatch.toml",
+      "pixi.toml",
+      "pixi.lock",
       "pyvenv.cfg",
     ],
     endings: [".pth"],
@@ -143,8 +165,11 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     ecosystem: "PHP",
     programs: ["composer", "phpunit"],
     files: ["composer.json", "composer.lock", "phpunit.xml", "phpunit.xml.dist"],
+    // Composer's twin of node_modules/.bin: what `composer test` and `vendor/bin/phpunit` run.
+    inFolder: ["vendor/bin"],
   },
-  { ecosystem: "Nix", programs: ["nix develop", "nix-shell", "nix build"], files: ["flake.nix", "shell.nix", "default.nix"] },
+  // `flake.lock` pins the revision of every input `nix develop` builds and runs.
+  { ecosystem: "Nix", programs: ["nix develop", "nix-shell", "nix build"], files: ["flake.nix", "flake.lock", "shell.nix", "default.nix"] },
   // `terraform plan` runs the programs of `external` data sources and the providers named, from `.terraform`.
   {
     ecosystem: "Terraform",
@@ -173,14 +198,15 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     programs: ["gradle", "./gradlew", "mvn", "./mvnw"],
     files: ["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties", "gradlew", "pom.xml", "mvnw"],
     // Scripts a build applies (`apply from: "gradle/x.gradle"`) and the build logic of `buildSrc` run as the build files do.
-    like: /\.gradle(\.kts)?$/,
+    like: /.\.gradle(\.kts)?$/,
     inFolder: ["gradle/wrapper"],
     folders: [".mvn", "buildSrc"],
   },
   {
     ecosystem: "task runners",
-    programs: ["just", "task", "vagrant"],
-    files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Vagrantfile"],
+    programs: ["just", "task", "vagrant", "tilt up", "earthly", "foreman start", "honcho start"],
+    files: ["justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Vagrantfile", "Tiltfile", "Earthfile", "Procfile"],
+    like: /^Procfile\.[\w-]+$/,
   },
   { ecosystem: "direnv and mise", programs: ["direnv", "mise", "every shell with their hook"], files: [".envrc", "mise.toml", ".mise.toml", ".tool-versions"] },
   {
@@ -190,12 +216,96 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
     files: [".devcontainer.json"],
   },
   { ecosystem: "Docker Compose", programs: ["docker compose"], like: /^(docker-)?compose(\.[\w.-]+)?\.ya?ml$/ },
+  // Build definitions that are code, run by a build, a check or an install; their lockfiles pick the sources fetched.
+  {
+    ecosystem: ".NET, Swift, Dart, Elixir, Zig, Haskell, Perl, Clojure and CocoaPods",
+    programs: [
+      "dotnet build",
+      "dotnet test",
+      "swift build",
+      "dart pub get",
+      "mix compile",
+      "zig build",
+      "cabal build",
+      "stack build",
+      "perl Makefile.PL",
+      "lein",
+      "pod install",
+    ],
+    files: [
+      "Directory.Build.props",
+      "Directory.Build.targets",
+      "Directory.Packages.props",
+      "NuGet.config",
+      "nuget.config",
+      "packages.lock.json",
+      "Package.swift",
+      "Package.resolved",
+      "pubspec.yaml",
+      "pubspec.lock",
+      "mix.exs",
+      "mix.lock",
+      "build.zig",
+      "build.zig.zon",
+      "Setup.hs",
+      "cabal.project",
+      "stack.yaml",
+      "Makefile.PL",
+      "Build.PL",
+      "cpanfile",
+      "project.clj",
+      "deps.edn",
+      "Podfile",
+      "Podfile.lock",
+    ],
+    endings: [".csproj", ".fsproj", ".vbproj", ".targets", ".cabal"],
+  },
+  // A CI definition decides what the CI runner runs, with the repository's secrets, at a person's next push.
+  {
+    ecosystem: "CI services",
+    programs: ["GitHub Actions", "GitLab CI", "Jenkins", "CircleCI", "Buildkite", "Azure Pipelines", "every CI run after a push"],
+    files: [
+      "Jenkinsfile",
+      ".travis.yml",
+      "bitbucket-pipelines.yml",
+      ".drone.yml",
+      ".woodpecker.yml",
+      "appveyor.yml",
+      ".appveyor.yml",
+      ".cirrus.yml",
+      "cloudbuild.yaml",
+      "cloudbuild.yml",
+      "buildspec.yml",
+      "codemagic.yaml",
+      "bitrise.yml",
+      "action.yml",
+      "action.yaml",
+    ],
+    like: /^(\.gitlab-ci(\.[\w-]+)?\.ya?ml|Jenkinsfile\.[\w.-]+|[\w.-]+\.jenkinsfile|azure-pipelines(\.[\w-]+)?\.ya?ml)$/,
+    folders: [".circleci", ".buildkite", ".woodpecker", ".semaphore", ".tekton"],
+    inFolder: [".github/workflows", ".github/actions", ".gitea/workflows", ".forgejo/workflows", ".gitlab/ci"],
+  },
   // Other coding agents a person runs in the same folder start the MCP servers and hooks their project settings name.
   {
     ecosystem: "coding agents",
-    programs: ["opencode", "claude", "cursor", "gemini", "codex", "VS Code's MCP servers"],
-    files: ["opencode.json", "opencode.jsonc", ".mcp.json"],
-    folders: [".opencode", ".claude", ".cursor", ".gemini", ".codex"],
+    programs: [
+      "opencode",
+      "claude",
+      "cursor",
+      "gemini",
+      "codex",
+      "aider",
+      "crush",
+      "zed",
+      "continue",
+      "kiro",
+      "Amazon Q",
+      "roo",
+      "windsurf",
+      "VS Code's MCP servers",
+    ],
+    files: ["opencode.json", "opencode.jsonc", ".mcp.json", ".aider.conf.yml", "crush.json", ".crush.json"],
+    folders: [".opencode", ".claude", ".cursor", ".gemini", ".codex", ".zed", ".continue", ".kiro", ".amazonq", ".roo", ".windsurf"],
     inFolder: [".vscode/mcp.json"],
   },
   // A home folder's own files, wherever the work directory lies: rare in a project by these names.
@@ -248,8 +358,10 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   {
     home: true,
     ecosystem: "interactive interpreters and database clients",
-    programs: ["irb", "pry", "R", "psql", "mysql", "sqlite3"],
-    files: [".irbrc", ".pryrc", ".Rprofile", ".psqlrc", ".my.cnf", ".sqliterc"],
+    programs: ["irb", "pry", "R", "ghci", "iex", "ipython", "octave", "psql", "mysql", "sqlite3"],
+    // ghci, iex and R also read theirs from the current folder.
+    files: [".irbrc", ".pryrc", ".Rprofile", ".ghci", ".iex.exs", ".octaverc", ".psqlrc", ".my.cnf", ".sqliterc"],
+    folders: [".ipython"],
   },
   // Where uploads and downloads go, with which credentials, and what helper programs run.
   {
@@ -270,8 +382,10 @@ export const STEERING_FILES: readonly SteeringEntry[] = [
   {
     home: true,
     ecosystem: "tools' user settings",
-    programs: ["git commit", "go", "direnv", "mise", "pnpm", "starship"],
-    inFolder: [".config/husky", ".config/go", ".config/direnv", ".config/mise", ".config/pnpm", ".config/starship.toml"],
+    programs: ["git commit", "go", "direnv", "mise", "pnpm", "starship", "gradle", "gpg", "git commit -S"],
+    // Gradle runs `init.d` scripts before every build; gpg-agent.conf names the pinentry program a signing starts.
+    inFolder: [".config/husky", ".config/go", ".config/direnv", ".config/mise", ".config/pnpm", ".config/starship.toml", ".gradle/init.d"],
+    folders: [".gnupg"],
   },
 ];
 
@@ -388,6 +502,9 @@ export function steeringFileOf(absolute: string, cwd: string, hasHead?: HasGitHe
   return inFolder ?? gitDirectoryPart(absolute, base, hasHead) ?? workerFolder(absolute, cwd);
 }
 
+/** Folder names everyday work fills whole for other reasons: `vendor` holds C, Go and Ruby sources vendored by `tar -C vendor`. */
+const FILLED_EVERY_DAY: ReadonlySet<string> = new Set(["vendor"]);
+
 /** The catalogue's entries inside a folder of each name: `.config` holds `.config/git`, `.config/fish`, ... */
 const HELD_BY = new Map<string, SteeringEntry[]>();
 for (const key of byInFolder.keys()) {
@@ -396,15 +513,16 @@ for (const key of byInFolder.keys()) {
 }
 
 /**
- * Whether a folder a command fills as a whole (`mv x .config`, `tar -C .vscode -x`) would hold
- * catalogue entries by its name, whatever files the gate cannot see it is given: the entries it
- * would hold, or null. The folder itself being an entry is `steeringFileOf`'s to answer.
+ * Whether a folder by this name would hold catalogue entries (a symlink named `.vscode`, or a folder
+ * a command fills as a whole, `mv x .config`, `tar -C .vscode -x`), whatever files the gate cannot
+ * see it is given: the entries it would hold, or null. `filled` leaves out the names everyday work
+ * fills whole. The folder itself being an entry is `steeringFileOf`'s to answer.
  */
-export function steeringHolderOf(absolute: string): Steering | null {
+export function steeringHolderOf(absolute: string, how: { filled?: boolean } = {}): Steering | null {
   const folder = absolute.replace(/\/+$/, "");
   const base = folder.slice(folder.lastIndexOf("/") + 1);
   const entries = HELD_BY.get(base);
-  if (!entries) return null;
+  if (!entries || (how.filled && FILLED_EVERY_DAY.has(base))) return null;
   const held = [...byInFolder.keys()].filter((k) => k.startsWith(`${base}/`));
   return {
     ecosystem: [...new Set(entries.map((e) => e.ecosystem))].join(", "),

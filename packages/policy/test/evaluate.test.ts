@@ -53,6 +53,11 @@ describe("the default rules and the credential stores in the home directory", ()
     "~/.azure/msal_token_cache.json",
     "~/.git-credentials",
     "~/.password-store/github.gpg",
+    "~/snap/brave/common/.config/BraveSoftware/Brave-Browser/Default/Cookies",
+    "~/.var/app/com.microsoft.Edge/config/microsoft-edge/Default/Login Data",
+    "~/.config/google-chrome-beta/Default/Session Storage/000003.log",
+    "~/.thunderbird/abc.default-release/logins.json",
+    "~/.librewolf/abc.default/cookies.sqlite",
     "/etc/shadow",
     "/etc/shadow-",
     "/etc/gshadow",
@@ -74,6 +79,15 @@ describe("the default rules and the credential stores in the home directory", ()
     "/etc/passwd",
     "/etc/shadow.md",
   ])("read_file %s stays allowed", (file) => {
+    expect(decide("read_file", { path: file }).action).toBe("allow");
+  });
+
+  it.each(["client.token", "deploy/bot.token", "~/.config/app/api.token"])("a token file %s is denied to read, and to cat", (file) => {
+    expect(decide("read_file", { path: file }).action).toBe("deny");
+    expect(shell(`cat ${file}`).action).toBe("deny");
+  });
+
+  it.each(["src/tokens.ts", "src/lexer/token.ts", "docs/token.md", "test/token.test.ts"])("read_file %s stays allowed", (file) => {
     expect(decide("read_file", { path: file }).action).toBe("allow");
   });
 });

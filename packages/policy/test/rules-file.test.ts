@@ -21,7 +21,7 @@ describe("parsing permissions.jsonc", () => {
 
   it("reads the seed's default rules, comments included", () => {
     const rules = parseRulesOrThrow(DEFAULT_RULES_TEXT, opts);
-    expect(rules).toHaveLength(66);
+    expect(rules).toHaveLength(78);
     expect(rules.every((r) => r.origin === "person")).toBe(true);
     expect(rules.filter((r) => r.pattern.startsWith(`${HOME}/.`)).map((r) => r.pattern)).toContain(`${HOME}/.ssh/*`);
   });
@@ -73,7 +73,7 @@ describe("RulesFileCache", () => {
   it("seeds the default rules on first use, without overwriting later", () => {
     const file = path.join(tmp(), "workers", "w1", "permissions.jsonc");
     const cache = new RulesFileCache();
-    expect(cache.load(file, { home: HOME, seed: true }).rules).toHaveLength(66);
+    expect(cache.load(file, { home: HOME, seed: true }).rules).toHaveLength(78);
     expect(fs.readFileSync(file, "utf8")).toBe(DEFAULT_RULES_TEXT);
   });
 

@@ -516,7 +516,8 @@ class ShellJudge {
       for (const w of c.reads) v = folded(v, this.insideFloor(w, c.name));
       for (const w of c.writes) v = folded(v, this.file("write_file", w, `${c.name} writes`));
       for (const w of writtenInto(cmd)) v = folded(v, this.steering(w, c.name));
-      if (FILLS_FOLDER.has(cmd.program)) for (const w of c.writes) v = folded(v, this.holder(w, c.name));
+      // A folder named by its source (`cp -r x/.github .`) is filled as surely as one named as the target.
+      if (FILLS_FOLDER.has(cmd.program)) for (const w of [...c.writes, ...writtenInto(cmd)]) v = folded(v, this.holder(w, c.name));
       for (const w of c.mayBeFiles) v = folded(v, this.mayBeFile(w, c.name));
     }
     const named = unknown ? cmd.words.slice(1).flatMap(fileLikeParts) : (c?.paths ?? []);
@@ -537,7 +538,7 @@ class ShellJudge {
     const file = knownPath(word);
     if (file === null || file === "" || file.includes("\0")) return null;
     for (const absolute of this.pathsOf(file)) {
-      const steering = steeringHolderOf(absolute);
+      const steering = steeringHolderOf(absolute, { filled: true });
       if (!steering) continue;
       const v = this.file("write_file", word, `${program} writes`);
       if (v?.action === "deny" || (v?.action === "allow" && v.rule && ruleNames(v.rule.pattern, steering))) return null;
