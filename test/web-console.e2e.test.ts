@@ -192,7 +192,7 @@ describe("the browser console", () => {
     await s.events.next("turn_ended");
   });
 
-  it("two browsers see the same approval, a cut diff shows whole on v; one answer applies and the other card goes", async () => {
+  it("two browsers see the same approval, a cut diff shows whole on v; one answer applies and the other card goes", { timeout: 60_000 }, async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n");
     const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "a.txt", content: long } }] }, { text: "done" }]);
