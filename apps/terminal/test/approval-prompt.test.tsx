@@ -66,7 +66,9 @@ describe("the approval prompt", () => {
     const p = await prompt([approval({ toolName: "edit_file", presentation: { kind: "diff", content, truncated: true, fullSize: 99_000 } })]);
     expect(p.frame()).toContain("-old");
     expect(p.frame()).toContain("+new");
-    expect(p.frame()).toMatch(/… 29 more line\(s\); press v to view the whole \(99000 characters\)/);
+    // The preview gives a row to the mark, which names the lines it leaves out.
+    expect(p.frame()).toMatch(/… 30 more line\(s\); press v to view the whole \(99000 characters\)/);
+    expect(p.frame()).toMatch(/⚠ left out of sight: 30 more lines at lines 16-45/);
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { approvalMark, describeMark, onceOnly, safeLine, safeText, type ApprovalRequired } from "@gatehouse/protocol";
+import { approvalMark, describeMark, onceOnly, safeLine, safeText, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
@@ -6,7 +6,7 @@ import type { Answer } from "../session-controller.js";
 import { AlwaysPatterns } from "./always-patterns.js";
 import { EditAnswer, type EditAnswerProps } from "./edit-answer.js";
 import { LineEditor } from "./line-editor.js";
-import { onScreen, PresentationView } from "./presentation-view.js";
+import { onScreen, PresentationView, type OnScreen } from "./presentation-view.js";
 
 export interface ApprovalPromptProps {
   /** Pending approvals, oldest first; the first is the one being answered. */
@@ -68,15 +68,29 @@ function Keys({ approval, editable }: { approval: ApprovalRequired; editable: bo
   );
 }
 
+/** How many of the calls that follow, or wait, a prompt names: the rest is a count, so the prompt fits the screen. */
+const LISTED = 3;
+const andMore = (n: number) => (n > 0 ? `, and ${n} more` : "");
+
 function Batch({ approval }: { approval: ApprovalRequired }) {
   const { index, total, remaining } = approval.batch;
   if (total <= 1) return null;
-  const next = remaining.map((r) => describeCall(r.toolName, r.arguments, 50)).join(", ");
+  const next = remaining
+    .slice(0, LISTED)
+    .map((r) => describeCall(r.toolName, r.arguments, 50))
+    .join(", ")
+    .concat(andMore(remaining.length - LISTED));
   return (
     <Text dimColor>
       call {index + 1} of {total} in this batch{next ? `; after it: ${next}` : ""}
     </Text>
   );
+}
+
+/** The lines a preview of `rows` lines leaves out, as a cut for the mark: a dim note under the preview is easily missed. */
+function previewCut(shown: OnScreen | null, rows: number): Cut[] {
+  const left = (shown?.lines.length ?? 0) - rows;
+  return left > 0 ? [{ line: rows + 1, lastLine: rows + left, what: `${left} more line${left === 1 ? "" : "s"}` }] : [];
 }
 
 /** What a person must know before answering: hidden characters, look-alike letters, what is out of sight. */
@@ -113,8 +127,13 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
   const back = () => setStage("keys");
   const rule = describeRule(current.decision);
   const others = queue.slice(1);
+  const listed = others.slice(0, LISTED);
   const shown = current.presentation ? onScreen(current.presentation) : null;
-  const mark = describeMark(approvalMark(current, shown?.cuts));
+  // The waiting list and the mark take rows of their own (the mark one more for the lines the
+  // preview leaves out): the preview shrinks, so that the call being answered stays on screen.
+  const waitingRows = others.length > 0 ? listed.length + (others.length > LISTED ? 3 : 2) : 0;
+  const preview = Math.max(4, previewLines - waitingRows - describeMark(approvalMark(current, shown?.cuts)).length - 1);
+  const mark = describeMark(approvalMark(current, [...(shown?.cuts ?? []), ...previewCut(shown, preview)]));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text>
@@ -129,7 +148,7 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
       {current.decision.critical ? <Text color="red">critical: {safeLine(current.decision.critical)}</Text> : null}
       <Batch approval={current} />
       <Box marginY={1}>
-        {shown ? <PresentationView shown={shown} maxLines={previewLines} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
+        {shown ? <PresentationView shown={shown} maxLines={preview} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
       </Box>
       <Mark lines={mark} />
       {stage === "keys" ? <Keys approval={current} editable={editable} /> : null}
@@ -153,12 +172,13 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
       {others.length > 0 ? (
         <Box flexDirection="column" marginTop={1}>
           <Text dimColor>waiting after this one:</Text>
-          {others.map((o) => (
+          {listed.map((o) => (
             <Text key={o.approvalId} dimColor>
               {" "}
               {describeCall(o.toolName, o.arguments, 80)}
             </Text>
           ))}
+          {others.length > LISTED ? <Text dimColor> … and {others.length - LISTED} more</Text> : null}
         </Box>
       ) : null}
     </Box>

@@ -17,10 +17,24 @@ export interface OnScreen {
   cuts: Cut[];
 }
 
+/**
+ * A line with its tabs written as the spaces a screen would move them by: Ink counts a tab as no
+ * column, so text after tabs would be drawn past the box's edge instead of wrapping inside it.
+ */
+function expandTabs(line: string): string {
+  let column = 0;
+  return line.replace(/\t|[^\t]+/g, (part) => {
+    if (part !== "\t") return ((column += part.length), part);
+    const spaces = 8 - (column % 8);
+    column += spaces;
+    return " ".repeat(spaces);
+  });
+}
+
 export function onScreen(presentation: Presentation): OnScreen {
   const p = safePresentation(presentation);
   const fitted = inSight(p.content.replace(/\n$/, ""), { ...SCREEN_LIMITS, maxLines: Number.MAX_SAFE_INTEGER, diff: p.kind === "diff" });
-  return { presentation: p, lines: fitted.text.split("\n"), cuts: fitted.cuts };
+  return { presentation: p, lines: fitted.text.split("\n").map(expandTabs), cuts: fitted.cuts };
 }
 
 /** A presentation in at most `maxLines` lines, saying how to see the rest. */
