@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { chromiumForFile, signedIn } from "./support/browser.js";
+import { CLIENT_TOKEN, Cluster, Events, waitUntil } from "./support/cluster.js";
+
+let cluster: Cluster | undefined;
+const chromium = chromiumForFile(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+const shell = (command: string) => ({ tool: "shell_exec", args: { command } });
+
+/** A server and worker whose scripted model makes `calls` in one batch, with the console signed in at `width`. */
+async function asking(calls: unknown[], width = 1200) {
+  cluster = await Cluster.start({ rules: `{"*": "ask", "read_file": "allow"}`, files: { "src/main.ts": "main\n" } });
+  const client = cluster.client();
+  const { id, events } = await cluster.promptedSession(client, [{ text: "Working.", toolCalls: calls }, { text: "finished" }]);
+  const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN, { viewport: { width, height: 900 } });
+  return { client, id, events, page };
+}
+
+/** How far the widest box of a card's presentation reaches past its right edge, in pixels (0: all in sight). */
+const pastEdge = (events: Events, page: Awaited<ReturnType<typeof asking>>["page"]) => {
+  const id = events.of("tool_approval_required")[0]!.approvalId;
+  return page.evaluate<number>(
+    `Math.max(...[...document.querySelectorAll('article[data-approval="${id}"] pre')].map((pre) => pre.scrollWidth - pre.clientWidth))`,
+  );
+};
+
+describe("the console keeps what a call would do in sight", () => {
+  for (const [name, command, width] of [
+    ["a command of 339 characters on one line", `echo "${"building the docs for the release of this project, please wait; ".repeat(5)}"; rm -rf src`, 1200],
+    ["text after fifteen tabs", `echo building the docs for the release of this project${"\t".repeat(15)}; rm -rf src`, 1200],
+    ["a command of 90 characters at phone width", `echo "building the docs, please wait for it to end"; rm -rf src`, 360],
+  ] as const) {
+    it(`${name}: the card's box wraps it, nothing lies past its right edge`, { timeout: 90_000 }, async () => {
+      const { events, page } = await asking([shell(command)], width);
+      await waitUntil(() => events.of("tool_approval_required").length > 0, 20_000, "the approval");
+      const card = page.locator(`article[data-approval="${events.of("tool_approval_required")[0]!.approvalId}"]`);
+      await card.getByText("rm -rf src").waitFor({ timeout: 20_000 });
+      expect(await pastEdge(events, page)).toBeLessThanOrEqual(0);
+      events.close();
+    });
+  }
+});
