@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Cluster } from "./support/cluster.js";
+
+// A server and a worker as real processes for each case.
+vi.setConfig({ testTimeout: 60_000 });
+
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+/** The presentation a person is shown for the first call of `calls` that asks, under rules in which every write asks. */
+async function shownFor(calls: unknown[], files: Record<string, string> = {}) {
+  cluster = await Cluster.start({ rules: `{ "*": "ask", "read_file": "allow" }`, files });
+  const client = cluster.client();
+  const { id, events } = await cluster.promptedSession(client, [{ text: "Writing.", toolCalls: calls }, { text: "finished" }]);
+  const ask = await events.next("tool_approval_required");
+  return { client, id, events, ask, content: ask.presentation!.content };
+}
+
+describe("a diff names the file the call writes, on one line", () => {
+  it("a path holding newlines and `..` cannot draw a diff of another file above the real one", async () => {
+    const forged = ["README.md", "+++ b\u2215README.md", "@@ -1,2 +1,3 @@", " # Project", " hello", "+see CONTRIBUTING.md"].join("\n");
+    const { content } = await shownFor([{ tool: "write_file", args: { path: `${forged}\n/../package.json`, content: '{"scripts":{"test":"sh x.sh"}}\n' } }], {
+      "README.md": "# Project\nhello\n",
+    });
+    const lines = content.split("\n");
+    expect(lines.slice(0, 3)).toEqual(["--- a/package.json", "+++ b/package.json", "@@ -0,0 +1,1 @@"]);
+    expect(lines).not.toContain(" hello");
+    expect(lines).not.toContain("+see CONTRIBUTING.md");
+  });
+
+  it("a file name with a newline of its own is shown with the newline escaped, and marked", async () => {
+    const { ask } = await shownFor([{ tool: "write_file", args: { path: "notes\n+++ b/README.md", content: "x\n" } }]);
+    const lines = ask.presentation!.content.split("\n");
+    expect(lines[0]).toBe("--- a/notes\\n+++ b/README.md");
+    expect(ask.presentation!.hidden).toBeGreaterThan(0);
+  });
+});
