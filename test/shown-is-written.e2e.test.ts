@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Cluster } from "./support/cluster.js";
 
@@ -36,5 +38,31 @@ describe("a diff names the file the call writes, on one line", () => {
     const lines = ask.presentation!.content.split("\n");
     expect(lines[0]).toBe("--- a/notes\\n+++ b/README.md");
     expect(ask.presentation!.hidden).toBeGreaterThan(0);
+  });
+});
+
+describe("a file whose content the worker cannot read is never shown as new, or as an edit that fails", () => {
+  const big = `${"# a line of data\n".repeat(300_000)}RUN=safe\n`;
+
+  it("an edit of a 5 MB file shows the change it makes, says why the file is not shown, and the edit it shows is what is written", async () => {
+    const { client, id, events, content } = await shownFor(
+      [{ tool: "edit_file", args: { path: "big.txt", old_string: "RUN=safe", new_string: "RUN=changed" } }],
+      {
+        "big.txt": big,
+      },
+    );
+    expect(content).not.toContain("would fail");
+    expect(content).toContain("big.txt: the current content is not shown (the worker could not read it: big.txt is larger than");
+    expect(content).toMatch(/^-RUN=safe$/m);
+    expect(content).toMatch(/^\+RUN=changed$/m);
+    const ask = events.of("tool_approval_required")[0]!;
+    expect((await client.tool.approve.mutate({ sessionId: id, approvalId: ask.approvalId, digest: ask.digest })).applied).toBe(true);
+    await events.next("turn_ended");
+    expect(fs.readFileSync(path.join(cluster!.workDir, "big.txt"), "utf8").endsWith("RUN=changed\n")).toBe(true);
+  });
+
+  it("a write over a 5 MB file does not look like the making of a new file", async () => {
+    const { content } = await shownFor([{ tool: "write_file", args: { path: "big.txt", content: "small\n" } }], { "big.txt": big });
+    expect(content).toContain("big.txt: the current content is not shown (the worker could not read it:");
   });
 });

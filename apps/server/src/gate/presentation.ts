@@ -46,8 +46,12 @@ export function cutTo(kind: Presentation["kind"], content: SafeContent, cwd?: st
 
 export interface PresentationSources {
   workDir: (session: SessionInfo) => string;
-  /** The file's current text when a person may see it (read_file allows it), "" for a new file, null otherwise. */
-  currentText: (session: SessionInfo, path: string) => Promise<string | null>;
+  /**
+   * The file's current text, "" for a new file; or why it is not shown: read_file does not allow
+   * it, or the worker could not read it (too large, not a regular file), which must never look like
+   * a new file or an edit that fails.
+   */
+  currentText: (session: SessionInfo, path: string) => Promise<string | { unread: string }>;
   /** Where an MCP tool of the session's worker comes from; undefined for other tools. */
   mcpOrigin?: (session: SessionInfo, tool: string) => McpOrigin | undefined;
 }
@@ -124,7 +128,7 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
     const file = str(args.path) || str(args.file_path);
     const name = fileName(file);
     const current = await src.currentText(session, file);
-    if (current === null) return cut("diff", unreadDiff(call.tool, name, args, "read_file does not allow it now"));
+    if (typeof current !== "string") return cut("diff", unreadDiff(call.tool, name, args, current.unread));
     if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
       const failing = safe(
         `: old_string is not in the file as it is now, so the edit would fail.\n` +
