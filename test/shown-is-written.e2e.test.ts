@@ -13,8 +13,9 @@ afterEach(async () => {
 });
 
 /** The presentation a person is shown for the first call of `calls` that asks, under rules in which every write asks. */
-async function shownFor(calls: unknown[], files: Record<string, string> = {}) {
-  cluster = await Cluster.start({ rules: `{ "*": "ask", "read_file": "allow" }`, files });
+async function shownFor(calls: unknown[], files: Record<string, string | Buffer> = {}) {
+  cluster = await Cluster.start({ rules: `{ "*": "ask", "read_file": "allow" }` });
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(cluster.workDir, name), content);
   const client = cluster.client();
   const { id, events } = await cluster.promptedSession(client, [{ text: "Writing.", toolCalls: calls }, { text: "finished" }]);
   const ask = await events.next("tool_approval_required");
@@ -64,5 +65,21 @@ describe("a file whose content the worker cannot read is never shown as new, or 
   it("a write over a 5 MB file does not look like the making of a new file", async () => {
     const { content } = await shownFor([{ tool: "write_file", args: { path: "big.txt", content: "small\n" } }], { "big.txt": big });
     expect(content).toContain("big.txt: the current content is not shown (the worker could not read it:");
+  });
+});
+
+describe("an edit never rewrites bytes it does not show", () => {
+  it("a file that is not UTF-8 text is shown by the change alone, and the edit is refused with the file untouched", async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x63, 0x61, 0x66, 0xe9, 0x0a, ...Buffer.from("RUN=safe\n")]);
+    const { client, id, events, ask, content } = await shownFor(
+      [{ tool: "edit_file", args: { path: "data.bin", old_string: "RUN=safe", new_string: "RUN=ok" } }],
+      { "data.bin": bytes },
+    );
+    expect(content).toContain("data.bin: the current content is not shown (the worker could not read it: data.bin is not UTF-8 text)");
+    expect(content).not.toContain("\uFFFD");
+    expect((await client.tool.approve.mutate({ sessionId: id, approvalId: ask.approvalId, digest: ask.digest })).applied).toBe(true);
+    const result = await events.next("tool_result");
+    expect(result.output).toContain("the file is not UTF-8 text");
+    expect(fs.readFileSync(path.join(cluster!.workDir, "data.bin")).equals(bytes)).toBe(true);
   });
 });
