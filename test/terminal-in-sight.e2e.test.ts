@@ -45,6 +45,8 @@ describe("the terminal keeps the call being answered in sight", () => {
     const screen = t.visible();
     expect(screen).toContain("$ rm -rf src");
     expect(screen).toMatch(/y once .* n deny with feedback/);
+    // What a session answer would allow is named with it, not only beside "always".
+    expect(screen).toMatch(/s session or a always \(rm \*\)/);
     t.keys("y");
     await waitUntil(() => !fs.existsSync(path.join(cluster.workDir, "src")), 20_000, "rm -rf src to run");
   });

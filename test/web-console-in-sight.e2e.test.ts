@@ -42,4 +42,12 @@ describe("the console keeps what a call would do in sight", () => {
       events.close();
     });
   }
+
+  it("the session answer names the patterns it allows: `rm -rf build` for this session allows `rm *`", { timeout: 90_000 }, async () => {
+    const { events, page } = await asking([shell("rm -rf build")]);
+    await waitUntil(() => events.of("tool_approval_required").length > 0, 20_000, "the approval");
+    const card = page.locator(`article[data-approval="${events.of("tool_approval_required")[0]!.approvalId}"]`);
+    await card.getByRole("button", { name: "For this session (rm *)" }).waitFor({ timeout: 20_000 });
+    events.close();
+  });
 });

@@ -24,9 +24,11 @@ export interface ApprovalPromptProps {
 
 type Stage = "keys" | "patterns" | "feedback" | "edit";
 
-/** The answers the server takes for this call: a call approved once only offers neither `s` nor `a`, and says why. */
+/** The answers the server takes for this call, each with what it allows: a call approved once only offers neither `s` nor `a`, and says why. */
 function Keys({ approval, editable }: { approval: ApprovalRequired; editable: boolean }) {
   const limit = onceOnly(approval);
+  // A session answer allows what these patterns match, as "always" does: the keys say so together.
+  const patterns = approval.suggestedPatterns.map((p) => safeLine(p)).join(", ");
   return (
     <Text>
       <Text bold color="green">
@@ -40,11 +42,11 @@ function Keys({ approval, editable }: { approval: ApprovalRequired; editable: bo
           <Text bold color="green">
             s
           </Text>{" "}
-          session{" "}
+          session or{" "}
           <Text bold color="green">
             a
           </Text>{" "}
-          always ({approval.suggestedPatterns.map((p) => safeLine(p)).join(", ")}){" "}
+          always ({patterns}){" "}
         </>
       )}
       <Text bold color="red">

@@ -69,7 +69,7 @@ function CheckedKeys({ check }: { check: Checked }) {
       <Text bold color="green">
         s
       </Text>{" "}
-      session{" "}
+      session{patterns ? " or" : ""}{" "}
       {patterns ? (
         <>
           <Text bold color="green">

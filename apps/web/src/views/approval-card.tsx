@@ -193,7 +193,7 @@ export function ApprovalCard({
           ) : (
             <>
               <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">
-                For this session <kbd>s</kbd>
+                For this session ({a.suggestedPatterns.map(safeLine).join(", ")}) <kbd>s</kbd>
               </button>
               <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">
                 Always… <kbd>a</kbd>
