@@ -64,4 +64,9 @@ describe("the terminal keeps the call being answered in sight", () => {
     const { t } = await asking([shell(`${lines.join("\n")}\nrm -rf src`)], 40);
     expect(t.visible()).toMatch(/⚠ left out of sight: \d+ more lines at lines \d+-41/);
   });
+
+  it("typographic quotes that quote nothing are marked: the commit message's “; rm -rf src;” is a command", async () => {
+    const { t } = await asking([shell("git commit -qam \u201cchore: tidy; rm -rf src; echo cleaned\u201d")]);
+    expect(t.visible()).toContain("⚠ look-alike punctuation: “ (U+201C), ” (U+201D): plain characters to the shell, not quotes or operators");
+  });
 });

@@ -50,4 +50,13 @@ describe("the console keeps what a call would do in sight", () => {
     await card.getByRole("button", { name: "For this session (rm *)" }).waitFor({ timeout: 20_000 });
     events.close();
   });
+
+  it("typographic quotes that quote nothing are marked on the card", { timeout: 90_000 }, async () => {
+    const { events, page } = await asking([shell("git commit -qam \u201cchore: tidy; rm -rf src; echo cleaned\u201d")]);
+    await waitUntil(() => events.of("tool_approval_required").length > 0, 20_000, "the approval");
+    const card = page.locator(`article[data-approval="${events.of("tool_approval_required")[0]!.approvalId}"]`);
+    await card.getByTestId("mark").waitFor({ timeout: 20_000 });
+    expect(await card.getByTestId("mark").innerText()).toContain("look-alike punctuation: “ (U+201C), ” (U+201D): plain characters to the shell");
+    events.close();
+  });
 });
