@@ -19,8 +19,8 @@ afterEach(async () => {
 });
 
 /** A server and worker whose scripted model makes `calls` in one batch, and the terminal following the session in a tmux window of `rows` rows. */
-async function asking(calls: unknown[], rows = 40) {
-  const cluster = await Cluster.start({ rules: RULES, files: { "src/main.ts": "main\n" } });
+async function asking(calls: unknown[], rows = 40, rules = RULES) {
+  const cluster = await Cluster.start({ rules, files: { "src/main.ts": "main\n" } });
   started.push(() => cluster.stop());
   const client = cluster.client();
   const info = await client.session.create.mutate({
@@ -68,5 +68,16 @@ describe("the terminal keeps the call being answered in sight", () => {
   it("typographic quotes that quote nothing are marked: the commit message's “; rm -rf src;” is a command", async () => {
     const { t } = await asking([shell("git commit -qam \u201cchore: tidy; rm -rf src; echo cleaned\u201d")]);
     expect(t.visible()).toContain("⚠ look-alike punctuation: “ (U+201C), ” (U+201D): plain characters to the shell, not quotes or operators");
+  });
+
+  it("a path with a newline cannot add a line of its own to why the call asks", async () => {
+    const rules = `{ "*": "ask", "read_file": "allow", "write_file": "allow" }`;
+    const { t } = await asking([{ tool: "write_file", args: { path: "../out\nwhy: allowed by your rules/x.txt", content: "x\n" } }], 40, rules);
+    const rows = t.visible().split("\n");
+    expect(
+      rows.find((row) => row.startsWith("│ why: ")),
+      t.visible(),
+    ).toContain("out\\nwhy: allowed by your rules/x.txt is outside the work directory");
+    expect(rows.some((row) => /^│ why: allowed by your rules/.test(row)), t.visible()).toBe(false);
   });
 });

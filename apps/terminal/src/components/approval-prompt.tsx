@@ -1,4 +1,4 @@
-import { approvalMark, describeMark, onceOnly, safeLine, safeText, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
+import { approvalMark, describeMark, onceOnly, safeLine, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
@@ -145,7 +145,7 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
         <Text bold>{safeLine(current.toolName)}</Text> <Text dimColor>tier {current.tier}</Text>
         {subagents[current.sessionId] ? <Text color="magenta"> from subagent {safeLine(subagents[current.sessionId]!)}</Text> : null}
       </Text>
-      <Text>why: {safeText(current.reason)}</Text>
+      <Text>why: {safeLine(current.reason)}</Text>
       {rule && !current.reason.includes(`${current.decision.rule?.file}:${current.decision.rule?.line}:`) ? <Text dimColor>rule: {rule}</Text> : null}
       {current.decision.critical ? <Text color="red">critical: {safeLine(current.decision.critical)}</Text> : null}
       <Batch approval={current} />

@@ -1,5 +1,5 @@
 import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
-import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation, safeText } from "@gatehouse/protocol/show";
+import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation } from "@gatehouse/protocol/show";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { EditForm } from "./edit-form.js";
@@ -141,7 +141,7 @@ export function ApprovalCard({
       </header>
       <dl class="why">
         <dt>Why it asks</dt>
-        <dd>{safeText(a.reason)}</dd>
+        <dd>{safeLine(a.reason)}</dd>
         {source && (
           <>
             <dt>Rule</dt>

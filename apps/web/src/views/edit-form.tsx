@@ -96,7 +96,7 @@ export function EditForm({ console: c, approval: a, onBack }: { console: Console
       {checked && (
         <dl class="why" data-testid="edit-check">
           <dt>Why the edited call asks</dt>
-          <dd>{safeText(checked.decision.reason)}</dd>
+          <dd>{safeLine(checked.decision.reason)}</dd>
           {critical && (
             <>
               <dt>Critical pattern</dt>
