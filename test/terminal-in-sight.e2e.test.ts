@@ -78,6 +78,19 @@ describe("the terminal keeps the call being answered in sight", () => {
       rows.find((row) => row.startsWith("│ why: ")),
       t.visible(),
     ).toContain("out\\nwhy: allowed by your rules/x.txt is outside the work directory");
-    expect(rows.some((row) => /^│ why: allowed by your rules/.test(row)), t.visible()).toBe(false);
+    expect(
+      rows.some((row) => /^│ why: allowed by your rules/.test(row)),
+      t.visible(),
+    ).toBe(false);
+  });
+
+  it("an added line reading `++ b/README.md` is drawn as an addition, not as a second file's header", async () => {
+    const { t } = await asking([{ tool: "write_file", args: { path: "package.json", content: "{}\n++ b/README.md\n" } }]);
+    await t.waitFor(/\+\+\+ b\/README\.md/, "the diff");
+    const row = t
+      .styledScreen()
+      .split("\n")
+      .find((line) => stripVTControlCharacters(line).includes("+++ b/README.md"));
+    expect(row).toContain("\x1b[32m+++ b/README.md");
   });
 });

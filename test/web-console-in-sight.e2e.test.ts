@@ -59,4 +59,14 @@ describe("the console keeps what a call would do in sight", () => {
     expect(await card.getByTestId("mark").innerText()).toContain("look-alike punctuation: “ (U+201C), ” (U+201D): plain characters to the shell");
     events.close();
   });
+
+  it("an added line reading `++ b/README.md` is coloured as an addition, not as a second file's header", { timeout: 90_000 }, async () => {
+    const { events, page } = await asking([{ tool: "write_file", args: { path: "package.json", content: "{}\n++ b/README.md\n" } }]);
+    await waitUntil(() => events.of("tool_approval_required").length > 0, 20_000, "the approval");
+    const card = page.locator(`article[data-approval="${events.of("tool_approval_required")[0]!.approvalId}"]`);
+    await card.locator("pre.diff").waitFor({ timeout: 20_000 });
+    expect(await card.locator("pre.diff span", { hasText: "+++ b/README.md" }).getAttribute("class")).toBe("d-add");
+    expect(await card.locator("pre.diff span", { hasText: "+++ b/package.json" }).getAttribute("class")).toBe("d-head");
+    events.close();
+  });
 });
