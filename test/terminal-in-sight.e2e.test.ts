@@ -93,4 +93,24 @@ describe("the terminal keeps the call being answered in sight", () => {
       .find((line) => stripVTControlCharacters(line).includes("+++ b/README.md"));
     expect(row).toContain("\x1b[32m+++ b/README.md");
   });
+
+  it("letters of a feedback line typed on after another client answered the call answer nothing: the next call is held until Enter", async () => {
+    const { cluster, t, events } = await asking([shell("echo hello"), shell("touch PWNED")]);
+    await t.waitFor(/call 1 of 2/, "the first approval");
+    t.keys("n");
+    await t.waitFor(/feedback for the model/, "the feedback line");
+    t.type("please ");
+    const first = events.of("tool_approval_required")[0]!;
+    await cluster.client().tool.deny.mutate({ sessionId: first.sessionId, approvalId: first.approvalId });
+    await t.waitFor(/answered elsewhere; this is another call/, "the next call, held");
+    for (const key of ["s", "a", "y"]) {
+      t.type(key);
+      await new Promise((r) => setTimeout(r, 120));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(events.of("tool_approval_resolved").filter((e) => e.approvalId !== first.approvalId)).toEqual([]);
+    expect(fs.existsSync(path.join(cluster.workDir, "PWNED"))).toBe(false);
+    t.keys("Enter");
+    await t.waitFor(/\$ touch PWNED[\s\S]*y once/, "its keys after Enter");
+  });
 });

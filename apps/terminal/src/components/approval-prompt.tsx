@@ -1,6 +1,6 @@
 import { approvalMark, describeMark, onceOnly, safeLine, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
 import type { Answer } from "../session-controller.js";
 import { AlwaysPatterns } from "./always-patterns.js";
@@ -20,9 +20,17 @@ export interface ApprovalPromptProps {
   previewLines?: number;
   /** Subagent session ids and their agent types: an approval of theirs says whose it is. */
   subagents?: Record<string, string>;
+  /**
+   * The call came to the front while the person typed into the one before it (its feedback, edit
+   * or patterns), which another client answered: keys are held until Enter, so that the rest of
+   * what they type answers nothing.
+   */
+  held?: boolean;
+  /** Told whether the person is typing text into this prompt (feedback, an edit, patterns). */
+  onTyping?(typing: boolean): void;
 }
 
-type Stage = "keys" | "patterns" | "feedback" | "edit";
+type Stage = "keys" | "patterns" | "feedback" | "edit" | "held";
 
 /** The answers the server takes for this call, each with what it allows: a call approved once only offers neither `s` nor `a`, and says why. */
 function Keys({ approval, editable }: { approval: ApprovalRequired; editable: boolean }) {
@@ -109,10 +117,24 @@ function Mark({ lines }: { lines: string[] }) {
 }
 
 /** The approval prompt: what asks and why, what it would do, and the keys to answer it. */
-export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, previewLines = 16, subagents = {} }: ApprovalPromptProps) {
+export function ApprovalPrompt({
+  queue,
+  onAnswer,
+  onView,
+  onCheckEdit,
+  editor,
+  previewLines = 16,
+  subagents = {},
+  held = false,
+  onTyping,
+}: ApprovalPromptProps) {
   const current = queue[0]!;
   const editable = current.editable === true && onCheckEdit !== undefined;
-  const [stage, setStage] = useState<Stage>("keys");
+  const [stage, setStage] = useState<Stage>(held ? "held" : "keys");
+  useEffect(() => {
+    onTyping?.(stage === "feedback" || stage === "edit" || stage === "patterns");
+  }, [stage]);
+  useInput((_input, key) => (key.return ? setStage("keys") : undefined), { isActive: stage === "held" });
   useInput(
     (input) => {
       const remembers = onceOnly(current) === null;
@@ -153,6 +175,11 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
         {shown ? <PresentationView shown={shown} maxLines={preview} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
       </Box>
       <Mark lines={mark} />
+      {stage === "held" ? (
+        <Text bold color="red">
+          ⚠ the call you were typing an answer to was answered elsewhere; this is another call. Enter shows its keys (what you type until then answers nothing)
+        </Text>
+      ) : null}
       {stage === "keys" ? <Keys approval={current} editable={editable} /> : null}
       {stage === "edit" && onCheckEdit ? <EditAnswer approval={current} onCheck={onCheckEdit} onAnswer={onAnswer} onBack={back} editor={editor} /> : null}
       {stage === "patterns" ? (
