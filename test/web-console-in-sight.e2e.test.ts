@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events, waitUntil } from "./support/cluster.js";
@@ -69,4 +71,26 @@ describe("the console keeps what a call would do in sight", () => {
     expect(await card.locator("pre.diff span", { hasText: "+++ b/package.json" }).getAttribute("class")).toBe("d-head");
     events.close();
   });
+
+  it(
+    "letters of a feedback line typed on after another client answered the card answer nothing: the next card is held until Enter",
+    { timeout: 90_000 },
+    async () => {
+      const { client, events, page } = await asking([shell("echo hello"), shell("touch PWNED")]);
+      await waitUntil(() => events.of("tool_approval_required").length > 1, 20_000, "both approvals");
+      const [first, second] = events.of("tool_approval_required");
+      await page.locator(`article[data-approval="${second!.approvalId}"]`).waitFor({ timeout: 20_000 });
+      await page.locator(`article[data-approval="${first!.approvalId}"]`).getByRole("button", { name: /Deny…/ }).click();
+      await page.getByLabel("Feedback for the model (optional)").pressSequentially("please ", { delay: 50 });
+      expect((await client.tool.deny.mutate({ sessionId: first!.sessionId, approvalId: first!.approvalId })).applied).toBe(true);
+      await page.getByTestId("held").waitFor({ timeout: 20_000 });
+      await page.keyboard.type("say why", { delay: 120 });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(events.of("tool_approval_resolved").filter((e) => e.approvalId === second!.approvalId)).toEqual([]);
+      expect(fs.existsSync(path.join(cluster!.workDir, "PWNED"))).toBe(false);
+      await page.keyboard.press("Enter");
+      await page.getByTestId("held").waitFor({ state: "detached", timeout: 20_000 });
+      events.close();
+    },
+  );
 });
