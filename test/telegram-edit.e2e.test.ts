@@ -71,7 +71,7 @@ describe("editing a held call from Telegram by replying to its card", () => {
     const edited = await said("<b>Edited call</b>", reply);
     expect(edited.text).toContain("<pre>- rm -rf build dist\n+ rm -rf dist</pre>");
     expect(edited.replyTo).toBe(card.messageId);
-    expect(buttons(edited)).toEqual(["Approve edited", "Session", "Always: rm *"]);
+    expect(buttons(edited)).toEqual(["Approve edited", "Session: rm *", "Always: rm *"]);
     expect(await api.waitForAnswer(api.press(ADA, edited.messageId, api.button(edited, "Approve edited")))).toBe("Approved as edited (once).");
     await waitUntil(() => card.text.includes("Approved once by ada-telegram") && card.text.includes("<b>Edited</b>: it ran as"), 10_000, "the card to say so");
     await said("Told: The user changed this shell_exec call before approving it");

@@ -94,7 +94,7 @@ describe("the Telegram bot against a real server and a fake Bot API", () => {
     const card = await cardFor("echo approved-once");
     expect(card.text).toContain("Why:");
     expect(card.text).toContain("$ echo approved-once");
-    expect(card.replyMarkup?.inline_keyboard?.flat().map((b) => b.text)).toEqual(["Approve", "Session", "Always: echo *", "Deny"]);
+    expect(card.replyMarkup?.inline_keyboard?.flat().map((b) => b.text)).toEqual(["Approve", "Session: echo *", "Always: echo *", "Deny"]);
     const press = api.press(ADA, card.messageId, api.button(card, "Approve"));
     expect(await api.waitForAnswer(press)).toBe("Approved (once).");
     await answered(card, "Approved once by ada-telegram");

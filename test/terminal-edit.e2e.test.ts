@@ -53,7 +53,7 @@ describe("the terminal's edit of a held call", () => {
     for (let i = 0; i < 10; i++) t.keys("BSpace");
     t.type("dist");
     t.keys("Enter");
-    await t.waitFor(/- rm -rf build dist[\s│]*\+ rm -rf dist[\s│]*why it asks: [\s\S]*y once +s session +a always \(rm \*\)/, "the edited call");
+    await t.waitFor(/- rm -rf build dist[\s│]*\+ rm -rf dist[\s│]*why it asks: [\s\S]*y once +s session or a always \(rm \*\)/, "the edited call");
     t.keys("y");
     await t.waitFor(/✓ done shell_exec rm -rf dist +· approved by [^\n]*, edited from: shell_exec rm -rf build dist/, "the edited call's line");
     await t.waitFor(/The model received: The user changed this shell_exec call before approving it/, "the model told");

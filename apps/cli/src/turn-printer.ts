@@ -96,7 +96,7 @@ export class TurnPrinter {
         return `✗ ${wasRefused(e.outcome) ? "denied" : e.outcome.replace("_", " ")}: ${title}: ${safeText(text)}`;
       }
       case "tool_approval_required":
-        return `? ${describeCall(e.toolName, e.arguments, 200)} asks: ${safeText(e.reason)}`;
+        return `? ${describeCall(e.toolName, e.arguments, 200)} asks: ${safeLine(e.reason)}`;
       case "tool_approval_resolved":
         return `  ${e.outcome.replace("_", " ")}${e.by ? ` by ${safeLine(e.by)}` : ""}`;
       case "session_error":

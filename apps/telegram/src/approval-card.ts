@@ -55,11 +55,11 @@ export function approvalCard(e: ApprovalRequired, inlineChars = INLINE_CHARS): C
 /** What Session and Always would save: nothing for a call the server approves once only, which then offers neither. */
 export const rememberedPatterns = (e: ApprovalRequired): string[] => (onceOnly(e) ? [] : e.suggestedPatterns);
 
-/** Approve, Session and Always (with its patterns) where the call may be remembered, and Deny. */
+/** Approve, Session and Always (each with the patterns it allows) where the call may be remembered, and Deny. */
 export function approvalKeyboard(key: string, patterns: string[]): InlineKeyboard {
   const kb = new InlineKeyboard().text("Approve", `ap:${key}`);
   if (patterns.length > 0)
-    kb.text("Session", `as:${key}`)
+    kb.text(`Session: ${cut(safeLine(patterns.join(", ")), 48)}`, `as:${key}`)
       .row()
       .text(`Always: ${cut(safeLine(patterns.join(", ")), 48)}`, `aa:${key}`);
   return kb.row().text("Deny", `dn:${key}`);

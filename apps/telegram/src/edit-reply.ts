@@ -18,7 +18,8 @@ export function editedCallMessage(toolName: string, original: string, edited: Re
 /** Approving the edited call (`ref`: the card's key and the edit's number): once, for the session, always (its own patterns); a critical one only once, confirmed. */
 export function editKeyboard(ref: string, decision: Decision, patterns: string[]): InlineKeyboard {
   if (decision.critical) return new InlineKeyboard().text("Run the edited call once (critical)", `ec:${ref}`);
-  const kb = new InlineKeyboard().text("Approve edited", `eo:${ref}`).text("Session", `es:${ref}`).row();
-  if (patterns.length > 0) kb.text(`Always: ${cut(safeLine(patterns.join(", ")), 48)}`, `ea:${ref}`);
+  const named = patterns.length > 0 ? `: ${cut(safeLine(patterns.join(", ")), 48)}` : "";
+  const kb = new InlineKeyboard().text("Approve edited", `eo:${ref}`).text(`Session${named}`, `es:${ref}`).row();
+  if (patterns.length > 0) kb.text(`Always${named}`, `ea:${ref}`);
   return kb;
 }

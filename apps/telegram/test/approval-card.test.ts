@@ -62,7 +62,7 @@ describe("approval cards", () => {
     const unsaved = approval({ suggestedPatterns: [], suggestedPattern: "" });
     expect(approvalCard(unsaved).text).toContain("<i>No narrow pattern: approve once only.</i>");
     expect(labels(rememberedPatterns(unsaved))).toEqual(["Approve", "Deny"]);
-    expect(labels(rememberedPatterns(approval()))).toEqual(["Approve", "Session", "Always: git push *", "Deny"]);
+    expect(labels(rememberedPatterns(approval()))).toEqual(["Approve", "Session: git push *", "Always: git push *", "Deny"]);
   });
 });
 

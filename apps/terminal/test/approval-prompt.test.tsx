@@ -40,7 +40,7 @@ describe("the approval prompt", () => {
     expect(p.frame()).toContain('rule: static rule shell_exec "*" (/data/permissions.jsonc:11:5)');
     expect(p.frame()).toContain("in /work/project");
     expect(p.frame()).toContain(`$ git push origin feature-`);
-    expect(p.frame()).toMatch(/y once +s session +a always \(git push \*\) +n deny with feedback +N deny hard +v view/);
+    expect(p.frame()).toMatch(/y once +s session or a always \(git push \*\) +n deny with feedback +N deny hard +v view/);
   });
 
   it("a critical call offers once and the denials only, says so, and takes neither s nor a", async () => {
@@ -66,7 +66,9 @@ describe("the approval prompt", () => {
     const p = await prompt([approval({ toolName: "edit_file", presentation: { kind: "diff", content, truncated: true, fullSize: 99_000 } })]);
     expect(p.frame()).toContain("-old");
     expect(p.frame()).toContain("+new");
-    expect(p.frame()).toMatch(/… 29 more line\(s\); press v to view the whole \(99000 characters\)/);
+    // The preview gives a row to the mark, which names the lines it leaves out.
+    expect(p.frame()).toMatch(/… 30 more line\(s\); press v to view the whole \(99000 characters\)/);
+    expect(p.frame()).toMatch(/⚠ left out of sight: 30 more lines at lines 16-45/);
   });
 
   it.each([
@@ -101,7 +103,7 @@ describe("the approval prompt", () => {
     const patterns = ["echo *", "ls *", "grep *"];
     const a = approval({ arguments: JSON.stringify({ command: "echo hi > x && ls -l x | grep x" }), suggestedPattern: "echo *", suggestedPatterns: patterns });
     const p = await prompt([a]);
-    expect(p.frame()).toMatch(/a always \(echo \*, ls \*, grep \*\)/);
+    expect(p.frame()).toMatch(/s session or a always \(echo \*, ls \*, grep \*\)/);
     await p.press("a");
     expect(p.frame()).toMatch(/always allow these 3 patterns \(saved to the rules file\):[^\n]*\n│ › echo \* +│\n│ {3}ls \* +│\n│ {3}grep \* +│/);
     expect(p.frame()).toContain("↑/↓ picks the one to edit, Enter saves, Esc goes back");

@@ -41,7 +41,7 @@ describe("approving an edited call in the terminal", () => {
     await p.press(...Array<string>(10).fill(BACKSPACE), "dist", "\r");
     expect(p.checked).toEqual([{ command: "rm -rf dist" }]);
     expect(p.frame()).toMatch(/- rm -rf build dist[\s│]*\+ rm -rf dist[\s│]*why it asks: the rules ask for rm/);
-    expect(p.frame()).toMatch(/y once +s session +a always \(rm \*\) +e edit again +Esc back/);
+    expect(p.frame()).toMatch(/y once +s session or a always \(rm \*\) +e edit again +Esc back/);
     await p.press("y");
     expect(p.answers).toEqual([{ kind: "approve", scope: "once", edited: { command: "rm -rf dist" } }]);
   });

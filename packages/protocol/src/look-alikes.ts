@@ -56,3 +56,17 @@ export function lookAlikes(text: string, max = 10): LookAlike[] {
   }
   return [...seen.values()];
 }
+
+/**
+ * Punctuation a person reads as shell syntax and the shell reads as a plain character: typographic
+ * and fullwidth quotes that quote nothing, and look-alikes of `;`, `|`, `&`, `$`, `\\`, `<`, `>`.
+ * `git commit -m “tidy; rm -rf src”` runs `rm -rf src`.
+ */
+const SHELL_LOOK_ALIKES =
+  /[\u00AB\u00BB\u02B9-\u02BC\u02C8\u02EE\u2018-\u201F\u2032-\u2037\u2039\u203A\u2216\u2223\u01C0\u037E\uFE54\uFE60\uFE64\uFE65\uFE68\uFE69\uFF02\uFF04\uFF06\uFF07\uFF1B\uFF1C\uFF1E\uFF3C\uFF40\uFF5C]/gu;
+
+/** The shell look-alikes in a command, each once (`“ (U+201C)`), at most `max`. */
+export function shellLookAlikes(command: string, max = 6): string[] {
+  const found = [...new Set(command.match(SHELL_LOOK_ALIKES) ?? [])].slice(0, max);
+  return found.map((ch) => `${ch} (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})`);
+}

@@ -1,6 +1,6 @@
 import type { ApprovalRequired } from "./events.js";
 import { describeCuts, type Cut } from "./in-sight.js";
-import { lookAlikes, type LookAlike } from "./look-alikes.js";
+import { lookAlikes, shellLookAlikes, type LookAlike } from "./look-alikes.js";
 import { isShowable, showJson, showText } from "./safe-text.js";
 import type { Presentation } from "./schemas.js";
 
@@ -9,6 +9,8 @@ export interface CallMark {
   hidden: number;
   kinds: string[];
   lookAlikes: LookAlike[];
+  /** In a shell command, punctuation that looks like quoting or an operator and is not (`“ (U+201C)`). */
+  shellLookAlikes: string[];
   cuts: Cut[];
 }
 
@@ -27,6 +29,12 @@ function parsed(argumentsJson: string): unknown {
   }
 }
 
+/** A shell call's command, or "" when its arguments hold none. */
+const commandOf = (args: unknown): string => {
+  const command = args && typeof args === "object" ? (args as Record<string, unknown>).command : undefined;
+  return typeof command === "string" ? command : "";
+};
+
 /**
  * The mark of an approval: from its presentation as the server made it safe (which covers the
  * whole of what it shows), else from its arguments; the tool's name counts too.
@@ -43,6 +51,7 @@ export function approvalMark(e: Pick<ApprovalRequired, "toolName" | "arguments" 
     hidden: hidden + name.hidden,
     kinds: [...new Set([...name.kinds, ...kinds])],
     lookAlikes: [...lookAlikes(e.toolName), ...found],
+    shellLookAlikes: e.toolName === "shell_exec" ? shellLookAlikes(commandOf(args)) : [],
     cuts: [...(p?.cuts ?? []), ...cuts],
   };
 }
@@ -57,6 +66,8 @@ export function describeMark(mark: CallMark): string[] {
   if (mark.lookAlikes.length > 0) {
     lines.push(`look-alike letters: ${mark.lookAlikes.map((l) => `${l.word} (${l.scripts.join(" and ")})`).join(", ")}`);
   }
+  if (mark.shellLookAlikes.length > 0)
+    lines.push(`look-alike punctuation: ${mark.shellLookAlikes.join(", ")}: plain characters to the shell, not quotes or operators`);
   if (mark.cuts.length > 0) lines.push(`left out of sight: ${describeCuts(mark.cuts)}`);
   return lines;
 }

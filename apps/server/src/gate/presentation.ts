@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ToolCall } from "@gatehouse/policy";
 import { inSight, lookAlikes, safeLine, showJson, showText, type McpOrigin, type Presentation, type SessionInfo } from "@gatehouse/protocol";
 import { createTwoFilesPatch } from "diff";
@@ -16,7 +17,7 @@ export interface SafeContent {
   raw: string;
 }
 
-const safe = (raw: string): SafeContent => ({ ...showText(raw), raw });
+const safe = (raw: string, oneLine = false): SafeContent => ({ ...showText(raw, { oneLine }), raw });
 
 /** Cuts safe content to a readable size, saying how large the whole is and what it left out of sight. */
 export function cutTo(kind: Presentation["kind"], content: SafeContent, cwd?: string, whole = false): Presentation {
@@ -45,8 +46,12 @@ export function cutTo(kind: Presentation["kind"], content: SafeContent, cwd?: st
 
 export interface PresentationSources {
   workDir: (session: SessionInfo) => string;
-  /** The file's current text when a person may see it (read_file allows it), "" for a new file, null otherwise. */
-  currentText: (session: SessionInfo, path: string) => Promise<string | null>;
+  /**
+   * The file's current text, "" for a new file; or why it is not shown: read_file does not allow
+   * it, or the worker could not read it (too large, not a regular file), which must never look like
+   * a new file or an edit that fails.
+   */
+  currentText: (session: SessionInfo, path: string) => Promise<string | { unread: string }>;
   /** Where an MCP tool of the session's worker comes from; undefined for other tools. */
   mcpOrigin?: (session: SessionInfo, tool: string) => McpOrigin | undefined;
 }
@@ -73,15 +78,43 @@ function edited(current: string, args: Record<string, unknown>): string {
   return args.replace_all === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText);
 }
 
+/** Safe parts one after the other. */
+const joined = (...parts: SafeContent[]): SafeContent => ({
+  text: parts.map((p) => p.text).join(""),
+  hidden: parts.reduce((n, p) => n + p.hidden, 0),
+  kinds: [...new Set(parts.flatMap((p) => p.kinds))],
+  raw: parts.map((p) => p.raw).join(""),
+});
+
 /**
- * The change a write or edit makes, from its own arguments, when the file's current content may
- * not be shown (read_file does not allow it): the text it writes, or the text it replaces and with what.
+ * A file as a presentation names it: the path the call writes (`.` and `..` resolved, as the
+ * gate resolves them) on one line, its newlines and tabs escaped, so that no name can draw lines
+ * of a diff of its own (`README.md\n+++ b/README.md\n@@ …/../package.json`).
  */
-function unreadDiff(tool: string, file: string, args: Record<string, unknown>): string {
+function fileName(file: string): SafeContent {
+  const name = safe(file === "" ? file : path.posix.normalize(file), true);
+  // In a name a newline or a tab is no layout: it is counted and marked as any hidden character.
+  const breaks = name.raw.match(/[\n\t]/g) ?? [];
+  return { ...name, hidden: name.hidden + breaks.length, kinds: [...new Set([...name.kinds, ...breaks.map((b) => (b === "\n" ? "\\n" : "\\t"))])] };
+}
+
+/** A unified diff made safe to show, its header naming the file on one line. */
+function diffOf(name: SafeContent, before: string, after: string): SafeContent {
+  const patch = createTwoFilesPatch("", "", before, after, undefined, undefined, { context: 3 });
+  const hunks = patch.indexOf("\n@@") < 0 ? "" : patch.slice(patch.indexOf("\n@@") + 1);
+  const header = (side: string): SafeContent => ({ ...name, text: `${side}${name.text}\n`, hidden: 0, kinds: [] });
+  return joined(header("--- a/"), { ...header("+++ b/"), hidden: name.hidden, kinds: name.kinds }, safe(hunks));
+}
+
+/**
+ * The change a write or edit makes, from its own arguments, when the file's current content is
+ * not shown (`why`): the text it writes, or the text it replaces and with what.
+ */
+function unreadDiff(tool: string, name: SafeContent, args: Record<string, unknown>, why: string): SafeContent {
   const [before, after] = tool === "write_file" ? ["", str(args.content)] : [str(args.old_string), str(args.new_string)];
   const what = tool === "write_file" ? "the whole new content" : "the text it replaces and its replacement";
-  const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, undefined, undefined, { context: 3 });
-  return `${file}: the current content is not shown (read_file does not allow it now); ${what}:\n${patch.replace(/^=+\n/, "")}`;
+  const note = safe(`: the current content is not shown (${why}); ${what}:\n`);
+  return joined({ ...name, raw: "" }, note, diffOf(name, before, after));
 }
 
 /** What a person sees before answering: a unified diff, or the command and its directory, made safe to show. */
@@ -93,20 +126,18 @@ export async function present(src: PresentationSources, session: SessionInfo, ca
   if (origin) return cut("text", mcpCall(origin, args));
   if (call.tool === "write_file" || call.tool === "edit_file") {
     const file = str(args.path) || str(args.file_path);
+    const name = fileName(file);
     const current = await src.currentText(session, file);
-    if (current === null) return cut("diff", safe(unreadDiff(call.tool, file, args)));
+    if (typeof current !== "string") return cut("diff", unreadDiff(call.tool, name, args, current.unread));
     if (call.tool === "edit_file" && !current.includes(str(args.old_string))) {
-      return cut(
-        "text",
-        safe(
-          `edit_file ${file}: old_string is not in the file as it is now, so the edit would fail.\n` +
-            `--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
-        ),
+      const failing = safe(
+        `: old_string is not in the file as it is now, so the edit would fail.\n` +
+          `--- old_string\n${str(args.old_string)}\n--- new_string\n${str(args.new_string)}\n`,
       );
+      return cut("text", joined(safe("edit_file "), name, failing));
     }
     const next = call.tool === "write_file" ? str(args.content) : edited(current, args);
-    const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, current, next, undefined, undefined, { context: 3 });
-    return cut("diff", safe(patch.replace(/^=+\n/, "")));
+    return cut("diff", diffOf(name, current, next));
   }
   return cut("text", argsJson(args));
 }

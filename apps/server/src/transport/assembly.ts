@@ -101,8 +101,9 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
     config.heartbeatTimeoutMs,
     config.replaceOnlineWorkers,
   );
-  const currentText = async (session: SessionInfo, file: string): Promise<string | null> => {
-    if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow") return null;
+  const currentText = async (session: SessionInfo, file: string): Promise<string | { unread: string }> => {
+    if (gate.evaluate({ ...session, mode: "default" }, { tool: "read_file", args: { path: file } }).action !== "allow")
+      return { unread: "read_file does not allow it now" };
     const got = await registry.dispatch(session.workerId, {
       sessionId: session.id,
       toolName: "read_file",
@@ -110,7 +111,9 @@ export async function assemble(config: ServerConfig, log: Log, store: Store, clu
       timeoutMs: 10_000,
       guard: gate.guard(session),
     });
-    return got.ok ? got.output : "";
+    if (got.ok) return got.output;
+    // A file that does not exist is new; any other failure says why its content is not shown.
+    return /\bENOENT\b/.test(got.output) ? "" : { unread: `the worker could not read it: ${got.output}` };
   };
   const gate: ApprovalGate = new ApprovalGate({
     store,

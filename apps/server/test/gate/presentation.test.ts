@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import { present, type PresentationSources } from "../../src/gate/presentation.js";
 
 const session = { id: "s1", workerId: "w1" } as SessionInfo;
-const sources = (current: string | null): PresentationSources => ({ workDir: () => "/work", currentText: async () => current });
+const sources = (current: string | null): PresentationSources => ({
+  workDir: () => "/work",
+  currentText: async () => current ?? { unread: "read_file does not allow it now" },
+});
 
 describe("what a person sees of a write or an edit", () => {
   it("is a diff against the current file when read_file allows reading it", async () => {

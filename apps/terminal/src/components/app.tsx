@@ -68,6 +68,10 @@ export function App({ controller, banner, onExit }: AppProps) {
   const { stdout } = useStdout();
   const [paged, setPaged] = useState<Paged | null>(null);
   const printed = useRef<Item[]>([]);
+  /** The approval at the front, whether the person is typing an answer to it, and the one held after it went. */
+  const head = useRef<string | null>(null);
+  const typing = useRef(false);
+  const heldFor = useRef<string | null>(null);
   const { items, pending, mode, turnRunning, workerOnline } = state.view;
   const commandRunning = shellRunning(state.view);
   // Without the server nothing can be aborted: Ctrl+C then quits rather than wait on it.
@@ -94,6 +98,14 @@ export function App({ controller, banner, onExit }: AppProps) {
     if (whole) setPaged(pagedPresentation(describeCall(a.toolName, a.arguments, 60), safePresentation(whole)));
   };
   const rows = stdout.rows || 24;
+  // A call that comes to the front while the person typed an answer to the one before it (which
+  // another client answered) is held until Enter: the rest of their typing must answer nothing.
+  const front = pending[0]?.approvalId ?? null;
+  if (front !== head.current) {
+    heldFor.current = typing.current ? front : null;
+    typing.current = false;
+    head.current = front;
+  }
   return (
     <Box flexDirection="column">
       <Static items={banner ? [{ kind: "notice" as const, tone: "info" as const, text: banner }, ...done] : done}>
@@ -108,7 +120,14 @@ export function App({ controller, banner, onExit }: AppProps) {
         <ApprovalPrompt
           key={pending[0]!.approvalId}
           queue={pending}
-          onAnswer={(a, answer) => void controller.answer(a, answer)}
+          onAnswer={(a, answer) => {
+            typing.current = false;
+            void controller.answer(a, answer);
+          }}
+          held={heldFor.current === front}
+          onTyping={(now) => {
+            typing.current = now;
+          }}
           onView={(a) => void view(a)}
           onCheckEdit={(a, edited) => controller.checkEdit(a, edited)}
           editor={process.env.EDITOR || undefined}

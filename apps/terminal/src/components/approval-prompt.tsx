@@ -1,12 +1,12 @@
-import { approvalMark, describeMark, onceOnly, safeLine, safeText, type ApprovalRequired } from "@gatehouse/protocol";
+import { approvalMark, describeMark, onceOnly, safeLine, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
 import type { Answer } from "../session-controller.js";
 import { AlwaysPatterns } from "./always-patterns.js";
 import { EditAnswer, type EditAnswerProps } from "./edit-answer.js";
 import { LineEditor } from "./line-editor.js";
-import { onScreen, PresentationView } from "./presentation-view.js";
+import { onScreen, PresentationView, type OnScreen } from "./presentation-view.js";
 
 export interface ApprovalPromptProps {
   /** Pending approvals, oldest first; the first is the one being answered. */
@@ -20,13 +20,23 @@ export interface ApprovalPromptProps {
   previewLines?: number;
   /** Subagent session ids and their agent types: an approval of theirs says whose it is. */
   subagents?: Record<string, string>;
+  /**
+   * The call came to the front while the person typed into the one before it (its feedback, edit
+   * or patterns), which another client answered: keys are held until Enter, so that the rest of
+   * what they type answers nothing.
+   */
+  held?: boolean;
+  /** Told whether the person is typing text into this prompt (feedback, an edit, patterns). */
+  onTyping?(typing: boolean): void;
 }
 
-type Stage = "keys" | "patterns" | "feedback" | "edit";
+type Stage = "keys" | "patterns" | "feedback" | "edit" | "held";
 
-/** The answers the server takes for this call: a call approved once only offers neither `s` nor `a`, and says why. */
+/** The answers the server takes for this call, each with what it allows: a call approved once only offers neither `s` nor `a`, and says why. */
 function Keys({ approval, editable }: { approval: ApprovalRequired; editable: boolean }) {
   const limit = onceOnly(approval);
+  // A session answer allows what these patterns match, as "always" does: the keys say so together.
+  const patterns = approval.suggestedPatterns.map((p) => safeLine(p)).join(", ");
   return (
     <Text>
       <Text bold color="green">
@@ -40,11 +50,11 @@ function Keys({ approval, editable }: { approval: ApprovalRequired; editable: bo
           <Text bold color="green">
             s
           </Text>{" "}
-          session{" "}
+          session or{" "}
           <Text bold color="green">
             a
           </Text>{" "}
-          always ({approval.suggestedPatterns.map((p) => safeLine(p)).join(", ")}){" "}
+          always ({patterns}){" "}
         </>
       )}
       <Text bold color="red">
@@ -68,15 +78,29 @@ function Keys({ approval, editable }: { approval: ApprovalRequired; editable: bo
   );
 }
 
+/** How many of the calls that follow, or wait, a prompt names: the rest is a count, so the prompt fits the screen. */
+const LISTED = 3;
+const andMore = (n: number) => (n > 0 ? `, and ${n} more` : "");
+
 function Batch({ approval }: { approval: ApprovalRequired }) {
   const { index, total, remaining } = approval.batch;
   if (total <= 1) return null;
-  const next = remaining.map((r) => describeCall(r.toolName, r.arguments, 50)).join(", ");
+  const next = remaining
+    .slice(0, LISTED)
+    .map((r) => describeCall(r.toolName, r.arguments, 50))
+    .join(", ")
+    .concat(andMore(remaining.length - LISTED));
   return (
     <Text dimColor>
       call {index + 1} of {total} in this batch{next ? `; after it: ${next}` : ""}
     </Text>
   );
+}
+
+/** The lines a preview of `rows` lines leaves out, as a cut for the mark: a dim note under the preview is easily missed. */
+function previewCut(shown: OnScreen | null, rows: number): Cut[] {
+  const left = (shown?.lines.length ?? 0) - rows;
+  return left > 0 ? [{ line: rows + 1, lastLine: rows + left, what: `${left} more line${left === 1 ? "" : "s"}` }] : [];
 }
 
 /** What a person must know before answering: hidden characters, look-alike letters, what is out of sight. */
@@ -93,10 +117,24 @@ function Mark({ lines }: { lines: string[] }) {
 }
 
 /** The approval prompt: what asks and why, what it would do, and the keys to answer it. */
-export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, previewLines = 16, subagents = {} }: ApprovalPromptProps) {
+export function ApprovalPrompt({
+  queue,
+  onAnswer,
+  onView,
+  onCheckEdit,
+  editor,
+  previewLines = 16,
+  subagents = {},
+  held = false,
+  onTyping,
+}: ApprovalPromptProps) {
   const current = queue[0]!;
   const editable = current.editable === true && onCheckEdit !== undefined;
-  const [stage, setStage] = useState<Stage>("keys");
+  const [stage, setStage] = useState<Stage>(held ? "held" : "keys");
+  useEffect(() => {
+    onTyping?.(stage === "feedback" || stage === "edit" || stage === "patterns");
+  }, [stage]);
+  useInput((_input, key) => (key.return ? setStage("keys") : undefined), { isActive: stage === "held" });
   useInput(
     (input) => {
       const remembers = onceOnly(current) === null;
@@ -113,8 +151,13 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
   const back = () => setStage("keys");
   const rule = describeRule(current.decision);
   const others = queue.slice(1);
+  const listed = others.slice(0, LISTED);
   const shown = current.presentation ? onScreen(current.presentation) : null;
-  const mark = describeMark(approvalMark(current, shown?.cuts));
+  // The waiting list and the mark take rows of their own (the mark one more for the lines the
+  // preview leaves out): the preview shrinks, so that the call being answered stays on screen.
+  const waitingRows = others.length > 0 ? listed.length + (others.length > LISTED ? 3 : 2) : 0;
+  const preview = Math.max(4, previewLines - waitingRows - describeMark(approvalMark(current, shown?.cuts)).length - 1);
+  const mark = describeMark(approvalMark(current, [...(shown?.cuts ?? []), ...previewCut(shown, preview)]));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text>
@@ -124,14 +167,19 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
         <Text bold>{safeLine(current.toolName)}</Text> <Text dimColor>tier {current.tier}</Text>
         {subagents[current.sessionId] ? <Text color="magenta"> from subagent {safeLine(subagents[current.sessionId]!)}</Text> : null}
       </Text>
-      <Text>why: {safeText(current.reason)}</Text>
+      <Text>why: {safeLine(current.reason)}</Text>
       {rule && !current.reason.includes(`${current.decision.rule?.file}:${current.decision.rule?.line}:`) ? <Text dimColor>rule: {rule}</Text> : null}
       {current.decision.critical ? <Text color="red">critical: {safeLine(current.decision.critical)}</Text> : null}
       <Batch approval={current} />
       <Box marginY={1}>
-        {shown ? <PresentationView shown={shown} maxLines={previewLines} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
+        {shown ? <PresentationView shown={shown} maxLines={preview} /> : <Text>{describeCall(current.toolName, current.arguments, 300)}</Text>}
       </Box>
       <Mark lines={mark} />
+      {stage === "held" ? (
+        <Text bold color="red">
+          ⚠ the call you were typing an answer to was answered elsewhere; this is another call. Enter shows its keys (what you type until then answers nothing)
+        </Text>
+      ) : null}
       {stage === "keys" ? <Keys approval={current} editable={editable} /> : null}
       {stage === "edit" && onCheckEdit ? <EditAnswer approval={current} onCheck={onCheckEdit} onAnswer={onAnswer} onBack={back} editor={editor} /> : null}
       {stage === "patterns" ? (
@@ -153,12 +201,13 @@ export function ApprovalPrompt({ queue, onAnswer, onView, onCheckEdit, editor, p
       {others.length > 0 ? (
         <Box flexDirection="column" marginTop={1}>
           <Text dimColor>waiting after this one:</Text>
-          {others.map((o) => (
+          {listed.map((o) => (
             <Text key={o.approvalId} dimColor>
               {" "}
               {describeCall(o.toolName, o.arguments, 80)}
             </Text>
           ))}
+          {others.length > LISTED ? <Text dimColor> … and {others.length - LISTED} more</Text> : null}
         </Box>
       ) : null}
     </Box>

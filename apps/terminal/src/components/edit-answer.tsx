@@ -69,7 +69,7 @@ function CheckedKeys({ check }: { check: Checked }) {
       <Text bold color="green">
         s
       </Text>{" "}
-      session{" "}
+      session{patterns ? " or" : ""}{" "}
       {patterns ? (
         <>
           <Text bold color="green">
@@ -148,7 +148,7 @@ export function EditAnswer({ approval, onCheck, onAnswer, onBack, editor }: Edit
       <Text bold>edited call:</Text>
       <Text color="red">- {safeLine(original)}</Text>
       <Text color="green">+ {safeLine(step.text)}</Text>
-      <Text>why it asks: {safeText(step.check.decision.reason)}</Text>
+      <Text>why it asks: {safeLine(step.check.decision.reason)}</Text>
       {step.check.decision.critical ? <Text color="red">critical: {safeLine(step.check.decision.critical)}</Text> : null}
       <CheckedKeys check={step.check} />
     </Box>

@@ -1,6 +1,6 @@
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
-import { DiffLine } from "./presentation-view.js";
+import { DiffLine, firstHunk } from "./presentation-view.js";
 
 export interface PagerProps {
   title: string;
@@ -26,13 +26,14 @@ export function Pager({ title, lines, diff, height, onClose }: PagerProps) {
     else if (input === "G") move(last);
   });
   const shown = lines.slice(top, top + page);
+  const hunks = firstHunk(lines);
   return (
     <Box flexDirection="column">
       <Text inverse>
         {" "}
         {title}: lines {lines.length === 0 ? 0 : top + 1}-{top + shown.length} of {lines.length} (j/k, space/b, g/G, q to go back){" "}
       </Text>
-      {shown.map((line, i) => (diff ? <DiffLine key={top + i} line={line} /> : <Text key={top + i}>{line || " "}</Text>))}
+      {shown.map((line, i) => (diff ? <DiffLine key={top + i} line={line} header={top + i < hunks} /> : <Text key={top + i}>{line || " "}</Text>))}
     </Box>
   );
 }

@@ -1,9 +1,15 @@
 import { inSight, safePresentation, SCREEN_LIMITS, type Cut, type Presentation } from "@gatehouse/protocol";
 import { Box, Text } from "ink";
 
-/** One line of a unified diff, coloured by what it does. */
-export function DiffLine({ line }: { line: string }) {
-  if (line.startsWith("+++") || line.startsWith("---")) return <Text bold>{line}</Text>;
+/** Where a diff's hunks begin: a line from there on is a change or context, whatever its text (`+++` is an added `++`). */
+export const firstHunk = (lines: readonly string[]): number => {
+  const at = lines.findIndex((line) => line.startsWith("@@"));
+  return at < 0 ? lines.length : at;
+};
+
+/** One line of a unified diff, coloured by what it does; a header only above the first hunk. */
+export function DiffLine({ line, header }: { line: string; header: boolean }) {
+  if (header && (line.startsWith("+++") || line.startsWith("---"))) return <Text bold>{line}</Text>;
   if (line.startsWith("+")) return <Text color="green">{line}</Text>;
   if (line.startsWith("-")) return <Text color="red">{line}</Text>;
   if (line.startsWith("@@")) return <Text color="cyan">{line}</Text>;
@@ -17,23 +23,42 @@ export interface OnScreen {
   cuts: Cut[];
 }
 
+/**
+ * A line with its tabs written as the spaces a screen would move them by: Ink counts a tab as no
+ * column, so text after tabs would be drawn past the box's edge instead of wrapping inside it.
+ */
+function expandTabs(line: string): string {
+  let column = 0;
+  return line.replace(/\t|[^\t]+/g, (part) => {
+    if (part !== "\t") return ((column += part.length), part);
+    const spaces = 8 - (column % 8);
+    column += spaces;
+    return " ".repeat(spaces);
+  });
+}
+
 export function onScreen(presentation: Presentation): OnScreen {
   const p = safePresentation(presentation);
   const fitted = inSight(p.content.replace(/\n$/, ""), { ...SCREEN_LIMITS, maxLines: Number.MAX_SAFE_INTEGER, diff: p.kind === "diff" });
-  return { presentation: p, lines: fitted.text.split("\n"), cuts: fitted.cuts };
+  return { presentation: p, lines: fitted.text.split("\n").map(expandTabs), cuts: fitted.cuts };
 }
 
 /** A presentation in at most `maxLines` lines, saying how to see the rest. */
 export function PresentationView({ shown, maxLines }: { shown: OnScreen; maxLines: number }) {
   const { presentation, lines } = shown;
   const visible = lines.slice(0, maxLines);
+  const hunks = firstHunk(lines);
   const hidden = lines.length - visible.length;
   const more = hidden > 0 || presentation.truncated || shown.cuts.length > 0;
   return (
     <Box flexDirection="column">
       {presentation.kind === "command" && presentation.cwd ? <Text dimColor>in {presentation.cwd}</Text> : null}
       {visible.map((line, i) =>
-        presentation.kind === "diff" ? <DiffLine key={i} line={line} /> : <Text key={i}>{presentation.kind === "command" ? `$ ${line}` : line}</Text>,
+        presentation.kind === "diff" ? (
+          <DiffLine key={i} line={line} header={i < hunks} />
+        ) : (
+          <Text key={i}>{presentation.kind === "command" ? `$ ${line}` : line}</Text>
+        ),
       )}
       {more ? (
         <Text dimColor>

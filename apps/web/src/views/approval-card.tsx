@@ -1,5 +1,5 @@
 import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
-import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation, safeText } from "@gatehouse/protocol/show";
+import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation } from "@gatehouse/protocol/show";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { EditForm } from "./edit-form.js";
@@ -141,7 +141,7 @@ export function ApprovalCard({
       </header>
       <dl class="why">
         <dt>Why it asks</dt>
-        <dd>{safeText(a.reason)}</dd>
+        <dd>{safeLine(a.reason)}</dd>
         {source && (
           <>
             <dt>Rule</dt>
@@ -193,7 +193,7 @@ export function ApprovalCard({
           ) : (
             <>
               <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">
-                For this session <kbd>s</kbd>
+                For this session ({a.suggestedPatterns.map(safeLine).join(", ")}) <kbd>s</kbd>
               </button>
               <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">
                 Always… <kbd>a</kbd>

@@ -15,9 +15,19 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
   const selected = approvals.find((a) => a.approvalId === selectedId) ?? approvals[0];
   const register = (id: string, keys: CardKeys | null) => (keys ? cards.current.set(id, keys) : cards.current.delete(id));
 
+  /** The card whose text field the person last typed into, and the card held after it went (its keys answer nothing until Enter). */
+  const typedIn = useRef<string | null>(null);
+  const [held, setHeld] = useState<string | null>(null);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      // Enter in a field sends the person's own answer, as a click does (below): only typing is remembered.
+      if (typing(e.target))
+        typedIn.current = e.key === "Enter" ? null : ((e.target as HTMLElement).closest("[data-approval]")?.getAttribute("data-approval") ?? null);
       if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || e.defaultPrevented) return;
+      if (held !== null && approvals.some((a) => a.approvalId === held)) {
+        if (e.key === "Enter") setHeld(null);
+        return e.preventDefault();
+      }
       if (e.key === "j" || e.key === "k") {
         const i = approvals.findIndex((a) => a === selected) + (e.key === "j" ? 1 : -1);
         const next = approvals[Math.max(0, Math.min(approvals.length - 1, i))];
@@ -26,8 +36,13 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
       }
       if (selected && cards.current.get(selected.approvalId)?.(e.key)) e.preventDefault();
     };
+    const onPointer = () => (typedIn.current = null);
     document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
   });
 
   // A card that held focus and went (answered here or elsewhere) hands focus to the next one, so keys keep working.
@@ -35,6 +50,8 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
   useEffect(() => {
     const gone = focused.current !== null && !approvals.some((a) => a.approvalId === focused.current);
     if (!gone) return;
+    // The person was typing an answer to the card that went: what they type on must answer nothing.
+    if (typedIn.current === focused.current && approvals[0]) setHeld(approvals[0].approvalId);
     focused.current = null;
     const lost = !document.activeElement || document.activeElement === document.body;
     if (lost && approvals[0]) document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(approvals[0].approvalId)}"]`)?.focus();
@@ -47,6 +64,11 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
         Keys: <kbd>y</kbd> once · <kbd>s</kbd> session · <kbd>a</kbd> always · <kbd>n</kbd> deny · <kbd>N</kbd> deny hard · <kbd>v</kbd> show all · <kbd>j</kbd>
         /<kbd>k</kbd> next/previous
       </p>
+      {held !== null && approvals.some((a) => a.approvalId === held) && (
+        <p class="critical" role="alert" data-testid="held">
+          The call you were typing an answer to was answered elsewhere. Keys answer nothing until you press Enter.
+        </p>
+      )}
       <ol class="cards" aria-label="Pending approvals">
         {approvals.map((a, i) => (
           <li key={a.approvalId}>

@@ -96,7 +96,7 @@ export function EditForm({ console: c, approval: a, onBack }: { console: Console
       {checked && (
         <dl class="why" data-testid="edit-check">
           <dt>Why the edited call asks</dt>
-          <dd>{safeText(checked.decision.reason)}</dd>
+          <dd>{safeLine(checked.decision.reason)}</dd>
           {critical && (
             <>
               <dt>Critical pattern</dt>
@@ -123,7 +123,7 @@ export function EditForm({ console: c, approval: a, onBack }: { console: Console
         )}
         {checked && !critical && (
           <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")}>
-            Approve edited, for this session
+            Approve edited, for this session{checked.suggestedPatterns.length > 0 ? ` (${checked.suggestedPatterns.map(safeLine).join(", ")})` : ""}
           </button>
         )}
         {checked && !critical && checked.suggestedPatterns.length > 0 && (

@@ -10,8 +10,9 @@ export function cardText(p: Presentation, whole: boolean): { text: string; cuts:
   return whole ? { text: content, cuts: [] } : inSight(content, { ...CARD_LIMITS, diff: p.kind === "diff" });
 }
 
-function lineClass(line: string): string {
-  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("Index:") || line.startsWith("====")) return "d-head";
+/** A diff line's class by its first character; a header only above the first hunk (`+++` below it is an added `++`). */
+function lineClass(line: string, header: boolean): string {
+  if (header && (line.startsWith("+++") || line.startsWith("---") || line.startsWith("Index:") || line.startsWith("===="))) return "d-head";
   if (line.startsWith("@@")) return "d-hunk";
   if (line.startsWith("+")) return "d-add";
   if (line.startsWith("-")) return "d-del";
@@ -21,10 +22,13 @@ function lineClass(line: string): string {
 /** A diff with its lines coloured (the +/- marks stay, so colour is not the only cue), or a command with its directory. */
 export function PresentationView({ p, text }: { p: Presentation; text: string }) {
   if (p.kind === "diff") {
+    const lines = text.split("\n");
+    const at = lines.findIndex((line) => line.startsWith("@@"));
+    const hunks = at < 0 ? lines.length : at;
     return (
       <pre class="diff shown" aria-label="Changes (unified diff)" tabIndex={0}>
-        {text.split("\n").map((line, i) => (
-          <span key={i} class={lineClass(line)}>
+        {lines.map((line, i) => (
+          <span key={i} class={lineClass(line, i < hunks)}>
             {line}
             {"\n"}
           </span>

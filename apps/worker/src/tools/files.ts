@@ -1,3 +1,5 @@
+import { isUtf8 } from "node:buffer";
+import fs from "node:fs";
 import { closeDescriptor, readHead, readLines, type ReadText } from "@gatehouse/fs-guard";
 import { z } from "zod";
 import { openChecked, openToWrite } from "../checked-open.js";
@@ -20,6 +22,16 @@ async function using<T>(fd: number, use: (fd: number) => Promise<T>): Promise<T>
   }
 }
 
+/**
+ * Whether a file read as `text` holds UTF-8 text: a byte that is not UTF-8 reads as U+FFFD, so
+ * only a text holding one is checked again, on the file's bytes.
+ */
+function isText(fd: number, text: string, size: number): boolean {
+  if (!text.includes("\uFFFD")) return true;
+  const bytes = Buffer.alloc(size);
+  return isUtf8(bytes.subarray(0, fs.readSync(fd, bytes, 0, size, 0)));
+}
+
 function shown(read: ReadText, shownPath: string): ToolResult {
   if (!read.more) return limitedResult(true, read.text);
   const cut = limitedResult(true, read.text);
@@ -37,7 +49,8 @@ export const readFile = defineTool({
     return using(file.fd, async (fd) => {
       if (args.raw) {
         const read = await readHead(fd, READ_LIMIT, file.stats.size);
-        return read.more ? { ok: false, output: `${args.path} is larger than ${READ_LIMIT} bytes` } : { ok: true, output: read.text };
+        if (read.more) return { ok: false, output: `${args.path} is larger than ${READ_LIMIT} bytes` };
+        return isText(fd, read.text, file.stats.size) ? { ok: true, output: read.text } : { ok: false, output: `${args.path} is not UTF-8 text` };
       }
       if (args.offset === undefined && args.limit === undefined) return shown(await readHead(fd, READ_LIMIT, file.stats.size), args.path);
       return shown(await readLines(fd, (args.offset ?? 1) - 1, args.limit ?? Infinity, Math.min(READ_LIMIT, 4 * OUTPUT_LIMIT)), args.path);
@@ -75,6 +88,9 @@ export const editFile = defineTool({
       const read = await readHead(fd, EDIT_LIMIT, file.stats.size);
       if (read.more) return { ok: false, output: `edit_file ${args.path}: the file is larger than ${EDIT_LIMIT} bytes` };
       const text = read.text;
+      // The whole text is written back: a byte that is not UTF-8 would come back as U+FFFD.
+      if (!isText(fd, text, file.stats.size))
+        return { ok: false, output: `edit_file ${args.path}: the file is not UTF-8 text, and an edit would rewrite its other bytes; nothing was changed` };
       const count = text.split(args.old_string).length - 1;
       if (count === 0) return { ok: false, output: `edit_file ${args.path}: old_string was not found in the file` };
       if (count > 1 && !args.replace_all)
