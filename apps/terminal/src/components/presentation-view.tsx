@@ -1,4 +1,4 @@
-import { inSight, safePresentation, SCREEN_LIMITS, type Cut, type Presentation } from "@gatehouse/protocol";
+import { inSight, safePresentation, SCREEN_LIMITS, TAB_STOP, type Cut, type Presentation } from "@gatehouse/protocol";
 import { Box, Text } from "ink";
 
 /** Where a diff's hunks begin: a line from there on is a change or context, whatever its text (`+++` is an added `++`). */
@@ -31,7 +31,7 @@ function expandTabs(line: string): string {
   let column = 0;
   return line.replace(/\t|[^\t]+/g, (part) => {
     if (part !== "\t") return ((column += part.length), part);
-    const spaces = 8 - (column % 8);
+    const spaces = TAB_STOP - (column % TAB_STOP);
     column += spaces;
     return " ".repeat(spaces);
   });
