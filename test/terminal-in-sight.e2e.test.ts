@@ -59,6 +59,14 @@ describe("the terminal keeps the call being answered in sight", () => {
     expect(row, rows.join("\n")).toMatch(/^│ .*; rm -rf src\s*│$/);
   });
 
+  it("fifteen tabs and a stack of 480 combining marks are left out with a marker and named in red", async () => {
+    const { t } = await asking([shell(`echo ok${"\u0489".repeat(480)} done\necho building the docs${"\t".repeat(15)}; rm -rf src`)]);
+    const screen = t.visible();
+    expect(screen).toContain("$ echo ok ⟦480 combining marks⟧  done");
+    expect(screen).toContain("$ echo building the docs ⟦15 tabs⟧ ; rm -rf src");
+    expect(screen).toContain("⚠ left out of sight: 480 combining marks on line 1; 15 tabs on line 2");
+  });
+
   it("the lines a preview leaves out are in the red mark, not only in a dim note", async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `echo "building step ${i + 1}"`);
     const { t } = await asking([shell(`${lines.join("\n")}\nrm -rf src`)], 40);
