@@ -59,6 +59,24 @@ describe("the terminal keeps the call being answered in sight", () => {
     expect(row, rows.join("\n")).toMatch(/^│ .*; rm -rf src\s*│$/);
   });
 
+  it("fifteen tabs and a stack of 480 combining marks are left out with a marker and named in red", async () => {
+    const { t } = await asking([shell(`echo ok${"\u0489".repeat(480)} done\necho building the docs${"\t".repeat(15)}; rm -rf src`)]);
+    const screen = t.visible();
+    expect(screen).toContain("$ echo ok ⟦480 combining marks⟧  done");
+    expect(screen).toContain("$ echo building the docs ⟦15 tabs⟧ ; rm -rf src");
+    expect(screen).toContain("⚠ left out of sight: 480 combining marks on line 1; 15 tabs on line 2");
+  });
+
+  it("long lines that wrap are counted in rows: the prompt's top and the call's first line stay on a screen of forty rows", async () => {
+    const long = Array.from({ length: 20 }, (_, i) => `echo "${`step ${i + 1} of the release build is running, please wait for it `.repeat(4)}"`);
+    const { t } = await asking([shell(["rm -rf ~/backups", ...long].join("\n"))], 40);
+    const screen = t.visible();
+    expect(screen).toMatch(/╭─+╮\n│ approval shell_exec/);
+    expect(screen).toContain("$ rm -rf ~/backups");
+    expect(screen).toMatch(/⚠ left out of sight: \d+ more lines at lines \d+-21/);
+    expect(screen).toMatch(/y once .* n deny with feedback/);
+  });
+
   it("the lines a preview leaves out are in the red mark, not only in a dim note", async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `echo "building step ${i + 1}"`);
     const { t } = await asking([shell(`${lines.join("\n")}\nrm -rf src`)], 40);

@@ -53,6 +53,19 @@ describe("the console keeps what a call would do in sight", () => {
     events.close();
   });
 
+  it("fifteen tabs and a stack of 480 combining marks are left out with a marker and named in red", { timeout: 90_000 }, async () => {
+    const command = `echo ok${"\u0489".repeat(480)} done\necho building the docs${"\t".repeat(15)}; rm -rf src`;
+    const { events, page } = await asking([shell(command)]);
+    await waitUntil(() => events.of("tool_approval_required").length > 0, 20_000, "the approval");
+    const card = page.locator(`article[data-approval="${events.of("tool_approval_required")[0]!.approvalId}"]`);
+    await card.getByTestId("mark").waitFor({ timeout: 20_000 });
+    const shown = await card.locator("pre").first().innerText();
+    expect(shown).toContain("echo ok ⟦480 combining marks⟧  done");
+    expect(shown).toContain("echo building the docs ⟦15 tabs⟧ ; rm -rf src");
+    expect(await card.getByTestId("mark").innerText()).toContain("left out of sight: 480 combining marks on line 1; 15 tabs on line 2");
+    events.close();
+  });
+
   it("typographic quotes that quote nothing are marked on the card", { timeout: 90_000 }, async () => {
     const { events, page } = await asking([shell("git commit -qam \u201cchore: tidy; rm -rf src; echo cleaned\u201d")]);
     await waitUntil(() => events.of("tool_approval_required").length > 0, 20_000, "the approval");

@@ -10,7 +10,7 @@ export interface SightLimits {
   maxLines: number;
   /** Characters shown of one line; the rest of it is left out. */
   maxLineChars: number;
-  /** Spaces in a row shown as they are; a longer run is one marker. */
+  /** Columns of blanks in a row (a tab to its tab stop) shown as they are; a wider run is one marker. */
   maxSpaceRun: number;
   /** Blank lines in a row shown as they are; a longer run is one marker line. */
   maxBlankRun: number;
@@ -36,9 +36,63 @@ const count = (n: number) => n.toLocaleString("en-US");
 /** A visible unit: one escape (`\u202E`, `\\`) or one code point, so that no cut splits an escape. */
 const UNIT = /\\(?:x[0-9a-fA-F]{2}|u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|[\s\S])|[\s\S]/gu;
 
+/** Columns a tab moves to: the next multiple of eight, as terminals and the console's boxes draw it. */
+export const TAB_STOP = 8;
+/** Blanks at the start of a line (indentation) shown as they are up to this many columns: they push nothing out of sight. */
+const MAX_INDENT = 64;
+/** A run of blanks; combining marks in it take no column and would otherwise split it into runs each under the limit. */
+const BLANKS = /[ \t][ \t\p{M}]*/gu;
+
+/** The columns `run` takes when it starts at column `col`. */
+function runWidth(run: string, col: number): number {
+  let at = col;
+  for (const c of run)
+    if (c === "\t") at += TAB_STOP - (at % TAB_STOP);
+    else if (c === " ") at += 1;
+  return at - col;
+}
+
+function describeRun(run: string): string {
+  const tabs = run.split("\t").length - 1;
+  const spaces = run.split(" ").length - 1;
+  const marks = [...run].length - tabs - spaces;
+  const what = tabs === 0 ? `${count(spaces)} spaces` : spaces === 0 ? `${count(tabs)} tabs` : `${count(spaces + tabs)} spaces and tabs`;
+  return marks > 0 ? `${what} and ${count(marks)} combining marks` : what;
+}
+
+/** The line with each run of blanks wider than the limit (in columns, a tab to its tab stop) left out with a marker. */
 function collapseSpaces(line: string, n: number, limits: SightLimits, cuts: Cut[]): string {
-  return line.replace(new RegExp(`[ \t]{${limits.maxSpaceRun + 1},}`, "g"), (run) => {
-    const what = `${count(run.length)} ${/\t/.test(run) ? "spaces and tabs" : "spaces"}`;
+  let out = "";
+  let col = 0;
+  let last = 0;
+  for (const m of line.matchAll(BLANKS)) {
+    const before = line.slice(last, m.index);
+    out += before;
+    col += [...before].length;
+    const run = m[0];
+    const width = runWidth(run, col);
+    const indent = m.index <= (limits.diff ? 1 : 0);
+    if (width > (indent ? Math.max(MAX_INDENT, limits.maxSpaceRun) : limits.maxSpaceRun)) {
+      const what = describeRun(run);
+      cuts.push({ line: n, what });
+      out += ` ⟦${what}⟧ `;
+      col += what.length + 4;
+    } else {
+      out += run;
+      col += width;
+    }
+    last = m.index + run.length;
+  }
+  return out + line.slice(last);
+}
+
+/** Combining marks on one letter shown as they are; a longer stack (which draws over its neighbours, or as one unbreakable cluster) is one marker. */
+const MAX_MARKS = 8;
+const MARK_STACK = new RegExp(`\\p{M}{${MAX_MARKS + 1},}`, "gu");
+
+function collapseMarks(line: string, n: number, cuts: Cut[]): string {
+  return line.replace(MARK_STACK, (stack) => {
+    const what = `${count([...stack].length)} combining marks`;
     cuts.push({ line: n, what });
     return ` ⟦${what}⟧ `;
   });
@@ -83,7 +137,7 @@ export function inSight(shown: string, limits: SightLimits): InSight {
       i = end - 1;
       continue;
     }
-    out.push(cutLong(collapseSpaces(lines[i]!, i + 1, limits, cuts), i + 1, limits, cuts));
+    out.push(cutLong(collapseSpaces(collapseMarks(lines[i]!, i + 1, cuts), i + 1, limits, cuts), i + 1, limits, cuts));
     from.push(i + 1);
   }
   if (out.length > limits.maxLines) {

@@ -119,6 +119,24 @@ describe("text kept within sight", () => {
     expect(many.text).toMatch(/line 16\n⟦24 more lines⟧$/);
   });
 
+  it("measures blanks in columns: a tab runs to its tab stop, and combining marks do not split a run", () => {
+    const tabs = inSight(`echo building the docs${"\t".repeat(15)}; rm -rf src`, SCREEN_LIMITS);
+    expect(tabs.text).toBe("echo building the docs ⟦15 tabs⟧ ; rm -rf src");
+    expect(tabs.cuts).toEqual([{ line: 1, what: "15 tabs" }]);
+    expect(inSight(`a\t\tb`, SCREEN_LIMITS).text).toBe("a\t\tb");
+    const chained = inSight(`echo ok${" \u0301".repeat(20)}; rm -rf src`, SCREEN_LIMITS);
+    expect(chained.cuts).toEqual([{ line: 1, what: "20 spaces and 20 combining marks" }]);
+    expect(inSight(`${"\t".repeat(4)}return x`, { ...SCREEN_LIMITS, diff: true }).cuts).toEqual([]);
+    expect(inSight(`+${"\t".repeat(4)}x${"\t".repeat(3)}y`, { ...SCREEN_LIMITS, diff: true }).cuts).toEqual([{ line: 1, what: "3 tabs" }]);
+  });
+
+  it("leaves a stack of combining marks out with a marker; a few stay", () => {
+    const zalgo = inSight(`echo ok${"\u0489".repeat(480)} done`, SCREEN_LIMITS);
+    expect(zalgo.text).toBe("echo ok ⟦480 combining marks⟧  done");
+    expect(zalgo.cuts).toEqual([{ line: 1, what: "480 combining marks" }]);
+    expect(inSight("Vie\u0302\u0323t cafe\u0301", SCREEN_LIMITS).cuts).toEqual([]);
+  });
+
   it("never cuts an escape in two", () => {
     const shown = showText(`${"a".repeat(298)}\u202e${"b".repeat(10)}`).text;
     expect(inSight(shown, SCREEN_LIMITS).text).toBe(`${"a".repeat(298)} ⟦16 more characters on this line⟧`);

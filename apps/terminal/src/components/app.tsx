@@ -132,6 +132,7 @@ export function App({ controller, banner, onExit }: AppProps) {
           onCheckEdit={(a, edited) => controller.checkEdit(a, edited)}
           editor={process.env.EDITOR || undefined}
           previewLines={Math.max(6, rows - 16)}
+          columns={stdout.columns || 80}
           subagents={state.view.subagents}
         />
       ) : (

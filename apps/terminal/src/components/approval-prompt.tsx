@@ -6,7 +6,8 @@ import type { Answer } from "../session-controller.js";
 import { AlwaysPatterns } from "./always-patterns.js";
 import { EditAnswer, type EditAnswerProps } from "./edit-answer.js";
 import { LineEditor } from "./line-editor.js";
-import { onScreen, PresentationView, type OnScreen } from "./presentation-view.js";
+import { linesInRows, onScreen, PresentationView, type OnScreen } from "./presentation-view.js";
+import { screenRows } from "./screen-rows.js";
 
 export interface ApprovalPromptProps {
   /** Pending approvals, oldest first; the first is the one being answered. */
@@ -17,7 +18,10 @@ export interface ApprovalPromptProps {
   onCheckEdit?: EditAnswerProps["onCheck"];
   /** The person's editor (`$EDITOR`) for an edit; the line editor when absent. */
   editor?: string | undefined;
+  /** Rows of the screen the preview and the mark may take. */
   previewLines?: number;
+  /** The screen's width: a long line takes the rows it wraps to, so that the prompt keeps within the screen. */
+  columns?: number;
   /** Subagent session ids and their agent types: an approval of theirs says whose it is. */
   subagents?: Record<string, string>;
   /**
@@ -124,6 +128,7 @@ export function ApprovalPrompt({
   onCheckEdit,
   editor,
   previewLines = 16,
+  columns = 80,
   subagents = {},
   held = false,
   onTyping,
@@ -156,7 +161,11 @@ export function ApprovalPrompt({
   // The waiting list and the mark take rows of their own (the mark one more for the lines the
   // preview leaves out): the preview shrinks, so that the call being answered stays on screen.
   const waitingRows = others.length > 0 ? listed.length + (others.length > LISTED ? 3 : 2) : 0;
-  const preview = Math.max(4, previewLines - waitingRows - describeMark(approvalMark(current, shown?.cuts)).length - 1);
+  // Rows, not lines: a long line wraps, and a prompt taller than the screen scrolls its top (the call's first lines) out of sight.
+  const width = columns - 4;
+  const markRows = describeMark(approvalMark(current, shown?.cuts)).reduce((n, line) => n + screenRows(`⚠ ${line}`, width), 0);
+  const previewRows = Math.max(4, previewLines - waitingRows - markRows - 1);
+  const preview = shown ? linesInRows(shown, width, previewRows) : 0;
   const mark = describeMark(approvalMark(current, [...(shown?.cuts ?? []), ...previewCut(shown, preview)]));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>

@@ -1,5 +1,6 @@
-import { inSight, safePresentation, SCREEN_LIMITS, type Cut, type Presentation } from "@gatehouse/protocol";
+import { inSight, safePresentation, SCREEN_LIMITS, TAB_STOP, type Cut, type Presentation } from "@gatehouse/protocol";
 import { Box, Text } from "ink";
+import { screenRows } from "./screen-rows.js";
 
 /** Where a diff's hunks begin: a line from there on is a change or context, whatever its text (`+++` is an added `++`). */
 export const firstHunk = (lines: readonly string[]): number => {
@@ -31,7 +32,7 @@ function expandTabs(line: string): string {
   let column = 0;
   return line.replace(/\t|[^\t]+/g, (part) => {
     if (part !== "\t") return ((column += part.length), part);
-    const spaces = 8 - (column % 8);
+    const spaces = TAB_STOP - (column % TAB_STOP);
     column += spaces;
     return " ".repeat(spaces);
   });
@@ -41,6 +42,18 @@ export function onScreen(presentation: Presentation): OnScreen {
   const p = safePresentation(presentation);
   const fitted = inSight(p.content.replace(/\n$/, ""), { ...SCREEN_LIMITS, maxLines: Number.MAX_SAFE_INTEGER, diff: p.kind === "diff" });
   return { presentation: p, lines: fitted.text.split("\n").map(expandTabs), cuts: fitted.cuts };
+}
+
+/** How many of the first lines of a presentation fit in `rows` rows of a box `width` columns wide, long lines taking the rows they wrap to (one line at least). */
+export function linesInRows(shown: OnScreen, width: number, rows: number): number {
+  let used = 0;
+  let fit = 0;
+  for (const line of shown.lines) {
+    used += screenRows(shown.presentation.kind === "command" ? `$ ${line}` : line, width);
+    if (used > rows) break;
+    fit++;
+  }
+  return Math.max(1, fit);
 }
 
 /** A presentation in at most `maxLines` lines, saying how to see the rest. */
