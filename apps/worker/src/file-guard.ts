@@ -26,7 +26,7 @@ import type { SteeringLinkTargets } from "./steering-links.js";
 
 /** Real paths, resolved once per synchronous run: a call's decision and its check ask about the same path. */
 const realPaths = perRun<string>();
-export const resolveRealPath = (absolute: string) => realPaths(absolute, () => resolveNow(absolute));
+const resolveRealPath = (absolute: string) => realPaths(absolute, () => resolveNow(absolute));
 
 const asWritten = (p: string) => p;
 

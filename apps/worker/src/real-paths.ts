@@ -1,8 +1,12 @@
+import { resolveRealPath } from "@gatehouse/fs-guard";
 import { describeIssues, RealPathsRequest, type AssumedPaths, type RealPathsAnswer, type Resolved, type ToolOutput } from "@gatehouse/protocol";
 import { PathsMovedError } from "./errors.js";
-import { resolveRealPath } from "./file-guard.js";
 
-/** Where a path leads on this machine, by the resolution the worker's own file check uses (and shares, within one synchronous run). */
+/**
+ * Where a path leads on this machine now, by the resolution the worker's own file check uses. Not
+ * the check's copy kept for a synchronous run: calls that follow each other without I/O in between
+ * share one run, and this answer must be fresh for each.
+ */
 function resolve(p: string): Resolved {
   try {
     return { real: resolveRealPath(p) };
