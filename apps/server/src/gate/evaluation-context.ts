@@ -37,25 +37,29 @@ export class SessionContexts {
 
   /**
    * What a call's decision in the session depends on besides the call, each by identity or value:
-   * decisions made with equal inputs are equal. Null when the rules file does not load.
+   * decisions made with equal inputs are equal. Null when the rules file does not load. They are
+   * the parts the evaluation context is made of, so the two cannot drift apart.
    */
   inputs(session: SessionInfo, tool: string): readonly unknown[] | null {
-    const worker = this.sources.registry.get(session.workerId);
-    const rules = this.sources.permissions.load(session.workerId, homeOf(worker));
+    const rules = this.sources.permissions.load(session.workerId, homeOf(this.sources.registry.get(session.workerId)));
     if (!rules.ok) return null;
-    const tier = worker?.tools.find((t) => t.name === tool)?.tier;
-    return [rules.ruleset, this.sources.agentLayer(session), this.sources.runtime.of(session.id), worker?.workDir, homeOf(worker), session.mode, tier];
+    const { layers, ...rest } = this.parts(session, tool, rules.ruleset);
+    return [layers.agent, layers.static, layers.runtime, ...Object.values(rest)];
   }
 
   withRules(session: SessionInfo, tool: string, ruleset: Ruleset): EvaluationContext {
+    const { workDir, ...rest } = this.parts(session, tool, ruleset);
+    return evaluationContext({ ...rest, workDir: workDir ?? "/", protectedPaths: this.sources.protectedPaths });
+  }
+
+  private parts(session: SessionInfo, tool: string, ruleset: Ruleset) {
     const worker = this.sources.registry.get(session.workerId);
-    return evaluationContext({
+    return {
       layers: { agent: this.sources.agentLayer(session), static: ruleset, runtime: this.sources.runtime.of(session.id) },
-      workDir: worker?.workDir ?? "/",
+      workDir: worker?.workDir,
       home: homeOf(worker),
       mode: session.mode,
       tier: worker?.tools.find((t) => t.name === tool)?.tier,
-      protectedPaths: this.sources.protectedPaths,
-    });
+    };
   }
 }

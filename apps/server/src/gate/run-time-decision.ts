@@ -98,8 +98,8 @@ export class RunTimeDecisions {
    * assumptions, and only when that lets it run: an approved call, and one that would ask or be
    * denied, is decided on the worker's answer, so that its reason, and what an approval covers,
    * are what the paths really are (and a call a person approved never shows a start it then lacks).
-   * The decision the batch was prepared with, while its inputs are still the same, stands for this one: made again, it would
-   * be the same, and the worker checks the paths it assumed.
+   * The decision the batch was prepared with, while its inputs are still the same, stands for this
+   * one: made again, it would be the same, and the worker checks the paths it assumed.
    */
   async beforeRun(
     session: SessionInfo,

@@ -80,6 +80,7 @@ interface Held {
   stored: Promise<unknown>;
   /** What its approval covers. */
   covered: Coverage | null | undefined;
+  /** Its decision as the batch was prepared. */
   early: EarlyDecision | null | undefined;
   /** Where it stands in its batch, for an ask raised again (made only then). */
   batch: () => BatchContext;
