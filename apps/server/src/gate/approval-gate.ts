@@ -275,6 +275,7 @@ export class ApprovalGate {
 
   close(): void {
     this.pending.close();
+    this.options.permissions.close();
   }
 }
 

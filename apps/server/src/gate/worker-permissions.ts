@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { RulesFileError, type Ruleset } from "@gatehouse/policy";
 import { appendRule, homeDirectory, perRun, readRulesText, RulesFileCache } from "@gatehouse/policy/node";
+import { FileWatch } from "./file-watch.js";
 
 /** Where a worker's rules live under a data directory. */
 export function workerRulesFile(dataDir: string, workerId: string): string {
@@ -19,6 +20,9 @@ export class WorkerPermissions {
   private readonly seen = new Set<string>();
   /** One look at the file per synchronous run of the server: a batch of calls, and the guards of calls a commit lets go at once, share it. */
   private readonly loadedNow = perRun<LoadedRules>();
+  private readonly watches = new Map<string, FileWatch>();
+  /** What each worker's file gave at its last look, by worker and home. */
+  private readonly last = new Map<string, LoadedRules>();
 
   constructor(
     private readonly dataDir: string,
@@ -32,7 +36,34 @@ export class WorkerPermissions {
 
   /** The worker's rules, with `~/` expanded to the worker's home. */
   load(workerId: string, home = this.home): LoadedRules {
-    return this.loadedNow(`${workerId}\0${home}`, () => this.loadFile(workerId, home));
+    const key = `${workerId}\0${home}`;
+    return this.loadedNow(key, () => {
+      this.watchOf(workerId).looking();
+      const loaded = this.loadFile(workerId, home);
+      this.last.set(key, loaded);
+      return loaded;
+    });
+  }
+
+  /**
+   * The rules as load() gives them, without a look at the file while its watch has seen nothing
+   * happen to it since the last (see FileWatch): what a call about to run is checked with, once
+   * its batch has been decided on a look of its own.
+   */
+  current(workerId: string, home = this.home): LoadedRules {
+    const last = this.last.get(`${workerId}\0${home}`);
+    return last && this.watches.get(workerId)?.unchanged() ? last : this.load(workerId, home);
+  }
+
+  /** Ends the watches on the rules files. */
+  close(): void {
+    for (const watch of this.watches.values()) watch.close();
+  }
+
+  private watchOf(workerId: string): FileWatch {
+    let watch = this.watches.get(workerId);
+    if (!watch) this.watches.set(workerId, (watch = new FileWatch(this.file(workerId))));
+    return watch;
   }
 
   private loadFile(workerId: string, home: string): LoadedRules {

@@ -80,12 +80,14 @@ const NO_SPAWN: Rule = { tool: "task", pattern: "*", action: "deny", origin: "pe
  */
 export class AgentLayers {
   private readonly cache = new WeakMap<AgentDefinition, { subagent: Ruleset | undefined; top: Ruleset | undefined }>();
+  /** One object for every unknown type: what a decision depends on is compared by identity. */
+  private readonly unknown = new Ruleset(DENY_ALL);
 
   constructor(private readonly home: string) {}
 
   forSession(session: SessionInfo, worker: Pick<WorkerEntry, "agents" | "home"> | undefined): Ruleset | undefined {
     const agent = findAgent(worker, session.agent);
-    if (!agent) return new Ruleset(DENY_ALL);
+    if (!agent) return this.unknown;
     let cached = this.cache.get(agent);
     if (!cached) this.cache.set(agent, (cached = this.compile(agent, worker?.home ?? this.home)));
     return session.parentId ? cached.subagent : cached.top;

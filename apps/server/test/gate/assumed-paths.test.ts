@@ -97,8 +97,8 @@ describe("a call decided just before it runs on the paths it assumes", () => {
     const call = { tool: "read_file", args: { path: "notes.txt" } };
     const early = decisions.early(f.session(), call);
     fs.writeFileSync(f.rulesFile, `{ "*": "ask", "read_file": { "*": "allow", "notes.txt": "deny" } }`);
-    // The rules file is looked at once per synchronous run of the server: a batch is prepared in one, and runs later.
-    await new Promise((resolve) => setImmediate(resolve));
+    // A call about to run sees an edit once the server's watch has: the event loop reads the watch's news at its next poll.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     const verdict = await decisions.beforeRun(f.session(), call, { ...allowed, early }, null);
     expect(verdict.stricter).toMatchObject({ action: "deny", reason: expect.stringMatching(/^decided again just before it ran/) });
   });
