@@ -10,9 +10,25 @@ import {
   type OpenedFile,
   type OpenedFolder,
 } from "@gatehouse/fs-guard";
-import { checkAssumedOpened } from "./real-paths.js";
+import { PathsMovedError } from "./errors.js";
+import { checkAssumed, checkAssumedOpened } from "./real-paths.js";
 import type { SteeringLinkTargets } from "./steering-links.js";
 import type { ToolContext } from "./tool.js";
+
+/**
+ * Runs a checked open. Whatever stops it before its check on the assumed paths (a refusal of the
+ * name, a path that does not open) is reported as a moved path when one of the paths the call's
+ * decision assumed leads elsewhere now: the server decides the call again on where it leads (it
+ * may ask a person), which the worker's own answer would pre-empt.
+ */
+function assumedFirst<T>(ctx: ToolContext, open: () => T): T {
+  try {
+    return open();
+  } catch (err) {
+    if (!(err instanceof PathsMovedError)) checkAssumed(ctx.assumed);
+    throw err;
+  }
+}
 
 /**
  * Opens the file a tool names and checks the object really opened: the name is checked first,
@@ -20,8 +36,10 @@ import type { ToolContext } from "./tool.js";
  * With `links` it is opened to write. The caller closes the descriptor.
  */
 export function openChecked(ctx: ToolContext, tool: string, requested: string, links?: SteeringLinkTargets): OpenedFile {
-  const named = ctx.guard.check(tool, requested, ctx.granted);
-  const opened = openRegular(named, requested, links !== undefined, ctx.guard.workDevice);
+  const { named, opened } = assumedFirst(ctx, () => {
+    const named = ctx.guard.check(tool, requested, ctx.granted);
+    return { named, opened: openRegular(named, requested, links !== undefined, ctx.guard.workDevice) };
+  });
   try {
     checkAssumedOpened(ctx.assumed, named, opened.real);
     ctx.guard.checkOpened(tool, requested, named, opened.real, ctx.granted);
@@ -47,8 +65,10 @@ export function openToWrite(ctx: ToolContext, tool: string, requested: string, l
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
-  const named = ctx.guard.check(tool, requested, ctx.granted);
-  const { folder, missing } = openDeepestFolder(path.dirname(named));
+  const { named, folder, missing } = assumedFirst(ctx, () => {
+    const named = ctx.guard.check(tool, requested, ctx.granted);
+    return { named, ...openDeepestFolder(path.dirname(named)) };
+  });
   const open = [folder];
   try {
     if (missing.length === 0) refuseLinkIn(folder, path.basename(named), requested);
@@ -66,16 +86,16 @@ export function openToWrite(ctx: ToolContext, tool: string, requested: string, l
 }
 
 /**
- * The folder a search starts from, opened, checked where the call's decision took it to lead. A
- * path that does not open is left to the search to report.
+ * The folder a search starts from, checked where the call's decision took it to lead: opened and
+ * checked on what opened, or, when it does not open (left to the search to report) or was not
+ * among the decision's paths, every path the decision assumed resolved afresh.
  */
 export function checkSearchRoot(ctx: ToolContext, tool: string, requested: string): string {
-  const named = ctx.guard.check(tool, requested, ctx.granted);
-  if (!ctx.assumed?.[named]) return named;
-  let opened: OpenedFolder;
-  try {
-    opened = openAny(named);
-  } catch {
+  const named = assumedFirst(ctx, () => ctx.guard.check(tool, requested, ctx.granted));
+  if (!ctx.assumed) return named;
+  const opened = ctx.assumed[named] ? openedOrNull(named) : null;
+  if (!opened) {
+    checkAssumed(ctx.assumed);
     return named;
   }
   try {
@@ -84,4 +104,12 @@ export function checkSearchRoot(ctx: ToolContext, tool: string, requested: strin
     closeDescriptor(opened.fd);
   }
   return named;
+}
+
+function openedOrNull(absolute: string): OpenedFolder | null {
+  try {
+    return openAny(absolute);
+  } catch {
+    return null;
+  }
 }

@@ -43,16 +43,29 @@ export function movedPaths(assumed: AssumedPaths): RealPathsAnswer | null {
 
 /**
  * The check on the object a tool really opened (or the folder it makes a new file in): its real
- * path, read back from the descriptor, against where the decision took the tool's path to lead.
- * Throws PathsMovedError, with where the paths lead now, when they differ: a name swapped to a
- * symlink between the check before the call and the open leads here, not to another file.
+ * path, read back from the descriptor, against where the decision took the tool's path to lead,
+ * and every other path the decision assumed resolved afresh. Throws PathsMovedError, with where
+ * the paths lead now, when one differs: a name swapped to a symlink between the decision and the
+ * open leads here, not to another file.
  */
 export function checkAssumedOpened(assumed: AssumedPaths | undefined, named: string, real: string): void {
-  const was = assumed?.[named];
-  if (!was || same(was, { real })) return;
+  if (!assumed) return;
+  const was = assumed[named];
+  const only = was !== undefined && Object.keys(assumed).length === 1;
+  if (only && same(was, { real })) return;
   const now: RealPathsAnswer = {};
-  for (const p of Object.keys(assumed)) now[p] = p === named ? { real } : resolve(p);
-  throw new PathsMovedError(now);
+  let moved = false;
+  for (const [p, then] of Object.entries(assumed)) {
+    now[p] = p === named ? { real } : resolve(p);
+    moved ||= !same(then, now[p]);
+  }
+  if (moved) throw new PathsMovedError(now);
+}
+
+/** The same check for a tool that opens nothing of its path's (a search root that does not open): every assumed path resolved afresh. */
+export function checkAssumed(assumed: AssumedPaths | undefined): void {
+  const moved = assumed && movedPaths(assumed);
+  if (moved) throw new PathsMovedError(moved);
 }
 
 /** The result of a call that did not run: its paths lead elsewhere than its decision assumed. */

@@ -34,6 +34,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The JSON Schema offered to the model when it is not derived from `input` (an MCP tool's own). */
   inputSchema?: Record<string, unknown>;
   mcp?: McpOrigin;
+  /**
+   * The tool checks every path its call's decision assumed on what it opens, before it has any
+   * effect (checked-open.ts): the worker need not resolve those paths again before it runs.
+   */
+  opensChecked?: true;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -76,8 +76,8 @@ export async function runTool(
 ): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === msg.toolName);
   if (!tool) return { ok: false, output: `this worker has no tool named ${msg.toolName}` };
-  // Checked before anything is opened, and again by the tool on what it opened: a name swapped in between is caught there.
-  const moved = msg.assumed && movedPaths(msg.assumed);
+  // Checked before anything is opened, unless the tool checks them on what it opens before any effect (and a name swapped in between is caught there).
+  const moved = msg.assumed && !tool.opensChecked && movedPaths(msg.assumed);
   if (moved) return movedResult(moved);
   const parsed = tool.input.safeParse(msg.args);
   if (!parsed.success)

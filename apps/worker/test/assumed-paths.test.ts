@@ -66,8 +66,10 @@ describe("a run message's assumed paths, checked before the call runs", () => {
 
   it("compares what a tool opened with what was assumed for its path: elsewhere, it names the opened object's path and where the others lead now", () => {
     const assumed = { [at("plain.txt")]: { real: at("plain.txt") }, [at("swapped.txt")]: { real: at("swapped.txt") } };
-    expect(() => checkAssumedOpened(assumed, at("plain.txt"), at("plain.txt"))).not.toThrow();
+    expect(() => checkAssumedOpened({ [at("plain.txt")]: { real: at("plain.txt") } }, at("plain.txt"), at("plain.txt"))).not.toThrow();
     expect(() => checkAssumedOpened(undefined, at("plain.txt"), at("target.txt"))).not.toThrow();
+    // Another path the decision assumed counts too, resolved afresh: swapped.txt leads to target.txt now.
+    expect(() => checkAssumedOpened(assumed, at("plain.txt"), at("plain.txt"))).toThrow(PathsMovedError);
     let thrown: unknown;
     try {
       checkAssumedOpened(assumed, at("plain.txt"), at(".git/config"));

@@ -41,6 +41,7 @@ function shown(read: ReadText, shownPath: string): ToolResult {
 
 export const readFile = defineTool({
   name: "read_file",
+  opensChecked: true,
   description: "Read a text file. offset is the first line (1-based), limit the number of lines.",
   tier: "read",
   input: z.object({ path: filePath, offset: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional(), raw: z.boolean().optional() }),
@@ -60,6 +61,7 @@ export const readFile = defineTool({
 
 export const writeFile = defineTool({
   name: "write_file",
+  opensChecked: true,
   description: "Write a text file, creating folders as needed; replaces the file if it exists.",
   tier: "write",
   input: z.object({ path: filePath, content: z.string({ error: "content must be a string" }) }),
@@ -74,6 +76,7 @@ export const writeFile = defineTool({
 
 export const editFile = defineTool({
   name: "edit_file",
+  opensChecked: true,
   description: "Replace an exact string in a file: it must occur once unless replace_all is true.",
   tier: "write",
   input: z.object({

@@ -45,6 +45,7 @@ function listable(ctx: ToolContext, file: string, tally: Tally): boolean {
 
 export const glob = defineTool({
   name: "glob",
+  opensChecked: true,
   description:
     "List files whose path (relative to the search folder) matches a glob pattern; files .gitignore ignores are left out unless include_ignored is set.",
   tier: "read",
@@ -147,6 +148,7 @@ async function searchFile(ctx: ToolContext, file: string, matches: Matches, tall
 
 export const grep = defineTool({
   name: "grep",
+  opensChecked: true,
   description:
     "Search files for lines matching a regular expression; path may be a file or a folder. Files .gitignore ignores are left out unless include_ignored is set.",
   tier: "read",
