@@ -62,8 +62,8 @@ export class SessionContexts {
   }
 
   withRules(session: SessionInfo, tool: string, ruleset: Ruleset): EvaluationContext {
-    const { workDir, ...rest } = this.parts(session, tool, ruleset);
-    return evaluationContext({ ...rest, workDir: workDir ?? "/", protectedPaths: this.sources.protectedPaths });
+    const { agent, static: rules, runtime, workDir, ...rest } = this.parts(session, tool, ruleset);
+    return evaluationContext({ layers: { agent, static: rules, runtime }, ...rest, workDir: workDir ?? "/", protectedPaths: this.sources.protectedPaths });
   }
 
   private rules(session: SessionInfo, watched: boolean): LoadedRules {
@@ -72,14 +72,16 @@ export class SessionContexts {
   }
 
   private inputsWith(session: SessionInfo, tool: string, ruleset: Ruleset): readonly unknown[] {
-    const { layers, ...rest } = this.parts(session, tool, ruleset);
-    return [layers.agent, layers.static, layers.runtime, ...Object.values(rest)];
+    return Object.values(this.parts(session, tool, ruleset));
   }
 
+  /** Everything a context is made of; each by identity or value. */
   private parts(session: SessionInfo, tool: string, ruleset: Ruleset) {
     const worker = this.sources.registry.get(session.workerId);
     return {
-      layers: { agent: this.sources.agentLayer(session), static: ruleset, runtime: this.sources.runtime.of(session.id) },
+      agent: this.sources.agentLayer(session),
+      static: ruleset,
+      runtime: this.sources.runtime.of(session.id),
       workDir: worker?.workDir,
       home: homeOf(worker),
       mode: session.mode,

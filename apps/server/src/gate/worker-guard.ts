@@ -22,9 +22,13 @@ function remembered<K extends object, V>(map: WeakMap<K, V>, key: K, make: () =>
   return found;
 }
 
-/** The rules of every layer and the protected paths, which the worker applies again on real paths. */
+/**
+ * The rules of every layer and the protected paths, which the worker applies again on real paths:
+ * the rules file as its watch last saw it (WorkerPermissions.current), as for the server's own
+ * check of a call about to run.
+ */
 export function workerGuard(session: SessionInfo, sources: RuleSources): Guard {
-  const rules = sources.permissions.load(session.workerId, homeOf(sources.registry.get(session.workerId)));
+  const rules = sources.permissions.current(session.workerId, homeOf(sources.registry.get(session.workerId)));
   const agent = sources.agentLayer(session);
   const runtime = sources.runtime.of(session.id);
   const byStatic = remembered(built, sources.protectedPaths, () => new WeakMap());
