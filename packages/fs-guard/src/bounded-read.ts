@@ -31,6 +31,8 @@ export async function readHead(fd: number, maxBytes: number, size = Infinity): P
     if (n === 0) break;
     parts.push(buffer.subarray(0, n));
     total += n;
+    // A regular file's read returns less than asked only at its end: a small one is read in one step.
+    if (sync && n < buffer.length) break;
   }
   const all = Buffer.concat(parts, total);
   const more = total > maxBytes;
