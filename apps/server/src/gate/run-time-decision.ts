@@ -108,14 +108,20 @@ export class RunTimeDecisions {
     reported: ReadonlyMap<string, Resolved> | null,
     signal?: AbortSignal,
   ): Promise<RunVerdict> {
-    const { early } = raised;
-    if (early && !raised.approved && !reported && early.decision.action === raised.action && sameInputs(early.inputs, this.sources.inputs(session, call)))
-      return { stricter: null, assumed: early.assumed };
+    const kept = this.kept(session, call, raised, reported);
+    if (kept) return kept;
     if (onPaths(call) && !raised.approved) {
       const assumed = await this.verdict(session, call, raised, (paths) => Promise.resolve(assume(paths, reported)));
       if (!assumed.stricter) return assumed;
     }
     return this.verdict(session, call, raised, (paths) => this.sources.realPaths(session, paths, signal));
+  }
+
+  /** beforeRun's verdict when the decision the batch was prepared with stands for this one; null when it must be made again. */
+  kept(session: SessionInfo, call: ToolCall, raised: Raised, reported: ReadonlyMap<string, Resolved> | null): RunVerdict | null {
+    const { early } = raised;
+    if (!early || raised.approved || reported || early.decision.action !== raised.action) return null;
+    return sameInputs(early.inputs, this.sources.inputs(session, call)) ? { stricter: null, assumed: early.assumed } : null;
   }
 
   private async verdict(session: SessionInfo, call: ToolCall, raised: Raised, lookup: Lookup): Promise<RunVerdict> {
