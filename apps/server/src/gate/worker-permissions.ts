@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { RulesFileError, type Ruleset } from "@gatehouse/policy";
 import { appendRule, homeDirectory, perRun, readRulesText, RulesFileCache } from "@gatehouse/policy/node";
-import { FileWatch } from "./file-watch.js";
+import { FileWatch, type Look } from "./file-watch.js";
 
 /** Where a worker's rules live under a data directory. */
 export function workerRulesFile(dataDir: string, workerId: string): string {
@@ -21,8 +21,8 @@ export class WorkerPermissions {
   /** One look at the file per synchronous run of the server: a batch of calls, and the guards of calls a commit lets go at once, share it. */
   private readonly loadedNow = perRun<LoadedRules>();
   private readonly watches = new Map<string, FileWatch>();
-  /** What each worker's file gave at its last look, by worker and home. */
-  private readonly last = new Map<string, LoadedRules>();
+  /** What each worker's file gave at its last look for a home, and that look. */
+  private readonly last = new Map<string, { loaded: LoadedRules; look: Look }>();
 
   constructor(
     private readonly dataDir: string,
@@ -38,9 +38,9 @@ export class WorkerPermissions {
   load(workerId: string, home = this.home): LoadedRules {
     const key = `${workerId}\0${home}`;
     return this.loadedNow(key, () => {
-      this.watchOf(workerId).looking();
+      const look = this.watchOf(workerId).looking();
       const loaded = this.loadFile(workerId, home);
-      this.last.set(key, loaded);
+      this.last.set(key, { loaded, look });
       return loaded;
     });
   }
@@ -52,7 +52,7 @@ export class WorkerPermissions {
    */
   current(workerId: string, home = this.home): LoadedRules {
     const last = this.last.get(`${workerId}\0${home}`);
-    return last && this.watches.get(workerId)?.unchanged() ? last : this.load(workerId, home);
+    return last && this.watches.get(workerId)?.unchangedSince(last.look) ? last.loaded : this.load(workerId, home);
   }
 
   /** Ends the watches on the rules files. */

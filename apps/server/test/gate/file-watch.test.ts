@@ -31,19 +31,17 @@ const nextPoll = async () => {
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe("a watch that says whether a file may have changed since it was last looked at", () => {
-  it("is unchanged only after a look, until the file is written in place", async () => {
+describe("a watch that says whether a file may have changed since a look at it", () => {
+  it("vouches for a look until the file is written in place", async () => {
     const { file } = fixture();
     const w = watch(file);
-    expect(w.unchanged()).toBe(false);
-    w.looking();
+    const look = w.looking();
     await nextPoll();
-    expect(w.unchanged()).toBe(true);
+    expect(w.unchangedSince(look)).toBe(true);
     fs.appendFileSync(file, " ");
     await nextPoll();
-    expect(w.unchanged()).toBe(false);
-    w.looking();
-    expect(w.unchanged()).toBe(true);
+    expect(w.unchangedSince(look)).toBe(false);
+    expect(w.unchangedSince(w.looking())).toBe(true);
   });
 
   it("sees the file replaced by a rename, as editors save", async () => {
@@ -51,35 +49,55 @@ describe("a watch that says whether a file may have changed since it was last lo
     fs.mkdirSync(path.join(root, "drafts"));
     fs.writeFileSync(path.join(root, "drafts", "new.jsonc"), "{ }");
     const w = watch(file);
-    w.looking();
+    const look = w.looking();
     fs.renameSync(path.join(root, "drafts", "new.jsonc"), file);
     await nextPoll();
-    expect(w.unchanged()).toBe(false);
+    expect(w.unchangedSince(look)).toBe(false);
   });
 
-  it("never takes a file reached through a symbolic link as unchanged, nor a missing one until it is there", async () => {
+  it("does not let a look made before a change vouch once another look has armed the watch again", async () => {
+    const { file } = fixture();
+    const w = watch(file);
+    const before = w.looking();
+    fs.appendFileSync(file, " ");
+    await nextPoll();
+    const after = w.looking();
+    expect(w.unchangedSince(after)).toBe(true);
+    expect(w.unchangedSince(before)).toBe(false);
+  });
+
+  it("never takes a file reached through a symbolic link as unchanged, nor a missing one until it is there", () => {
     const { root, file } = fixture();
     fs.symlinkSync(root, path.join(root, "via"));
     const linked = watch(path.join(root, "via", "rules.jsonc"));
-    linked.looking();
-    expect(linked.unchanged()).toBe(false);
+    expect(linked.unchangedSince(linked.looking())).toBe(false);
     const missing = watch(path.join(root, "later.jsonc"));
-    missing.looking();
-    expect(missing.unchanged()).toBe(false);
+    expect(missing.unchangedSince(missing.looking())).toBe(false);
     fs.copyFileSync(file, path.join(root, "later.jsonc"));
-    missing.looking();
-    expect(missing.unchanged()).toBe(true);
+    expect(missing.unchangedSince(missing.looking())).toBe(true);
   });
 
-  it("is looked at again after a second however quiet it is", () => {
-    const { file } = fixture();
+  it("vouches for a look for a second at most, and arms afresh after one, so a folder above replaced is seen", async () => {
+    const { root } = fixture();
+    const inner = path.join(root, "workers", "w1");
+    fs.mkdirSync(inner, { recursive: true });
+    const file = path.join(inner, "rules.jsonc");
+    fs.writeFileSync(file, "{}");
     const w = watch(file);
     const clock = vi.spyOn(performance, "now").mockReturnValue(1_000);
-    w.looking();
-    expect(w.unchanged()).toBe(true);
+    const look = w.looking();
     clock.mockReturnValue(1_999);
-    expect(w.unchanged()).toBe(true);
+    expect(w.unchangedSince(look)).toBe(true);
+    // A folder above the watched one replaced: no event reaches the watch on the old folder.
+    fs.renameSync(path.join(root, "workers"), path.join(root, "old"));
+    fs.mkdirSync(inner, { recursive: true });
+    fs.writeFileSync(file, '{ "read_file": "deny" }');
+    await nextPoll();
     clock.mockReturnValue(2_000);
-    expect(w.unchanged()).toBe(false);
+    expect(w.unchangedSince(look)).toBe(false);
+    const again = w.looking();
+    fs.appendFileSync(file, " ");
+    await nextPoll();
+    expect(w.unchangedSince(again)).toBe(false);
   });
 });

@@ -71,4 +71,20 @@ describe("a worker's permissions file", () => {
     const edited = permissions.load("w1");
     expect(edited.ok && edited.ruleset.rules.map((r) => r.action)).toEqual(["deny"]);
   });
+
+  it("as a call about to run takes it (current), shows an edit once the watch has seen it, for every home of the worker", async () => {
+    const { permissions, file } = setup();
+    permissions.load("w1", "/home/a");
+    await nextRun();
+    const before = permissions.current("w1", "/home/a");
+    expect(permissions.current("w1", "/home/a")).toBe(before);
+    fs.writeFileSync(file, `{"*": "deny"}`);
+    for (let turn = 0; turn < 2; turn++) await nextRun();
+    // A look for another home arms the watch again; it does not vouch for what home a was given before the edit.
+    permissions.load("w1", "/home/b");
+    await nextRun();
+    const now = permissions.current("w1", "/home/a");
+    expect(now.ok && now.ruleset.rules.map((r) => r.action)).toEqual(["deny"]);
+    permissions.close();
+  });
 });
