@@ -11,7 +11,7 @@ import {
   type OpenedFolder,
 } from "@gatehouse/fs-guard";
 import { PathsMovedError } from "./errors.js";
-import { checkAssumed, checkAssumedOpened } from "./real-paths.js";
+import { checkAssumed, checkAssumedBeforeOpen, checkAssumedOpened } from "./real-paths.js";
 import type { SteeringLinkTargets } from "./steering-links.js";
 import type { ToolContext } from "./tool.js";
 
@@ -38,6 +38,7 @@ function assumedFirst<T>(ctx: ToolContext, open: () => T): T {
 export function openChecked(ctx: ToolContext, tool: string, requested: string, links?: SteeringLinkTargets): OpenedFile {
   const { named, opened } = assumedFirst(ctx, () => {
     const named = ctx.guard.check(tool, requested, ctx.granted);
+    checkAssumedBeforeOpen(ctx.assumed, named, ctx.guard.realPath(named));
     return { named, opened: openRegular(named, requested, links !== undefined, ctx.guard.workDevice) };
   });
   try {

@@ -62,6 +62,17 @@ export function checkAssumedOpened(assumed: AssumedPaths | undefined, named: str
   if (moved) throw new PathsMovedError(now);
 }
 
+/**
+ * Before a tool opens its path: where the worker's own check of the name just found it leads
+ * (`looked`), against where the decision assumed. A difference, confirmed afresh, answers the call
+ * moved before anything is opened: opening a FIFO or a device acts on it (a writer waiting on a
+ * FIFO goes on). The check after the open still holds for a name swapped after this look.
+ */
+export function checkAssumedBeforeOpen(assumed: AssumedPaths | undefined, named: string, looked: string): void {
+  const was = assumed?.[named];
+  if (was && !same(was, { real: looked })) checkAssumed(assumed);
+}
+
 /** The same check for a tool that opens nothing of its path's (a search root that does not open): every assumed path resolved afresh. */
 export function checkAssumed(assumed: AssumedPaths | undefined): void {
   const moved = assumed && movedPaths(assumed);

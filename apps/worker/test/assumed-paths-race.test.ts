@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -103,4 +103,38 @@ describe("a file swapped to a symlink into .git between the worker's check and t
     expect(fs.readdirSync(path.join(work, ".git", "hooks"))).toEqual([]);
     expect(movedCount(results)).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe("a file tool whose path leads elsewhere than its decision assumed", () => {
+  it("opens nothing there: a writer waiting on a FIFO the path now leads to stays waiting", async () => {
+    const work = workDir("fifo");
+    const pipe = path.join(work, "pipe");
+    const done = path.join(work, "writer-done");
+    execFileSync("mkfifo", [pipe]);
+    fs.symlinkSync("pipe", path.join(work, "x.txt"));
+    const writer = spawn("sh", ["-c", `echo hi > '${pipe}' && touch '${done}'`], { stdio: "ignore" });
+    try {
+      const x = path.join(work, "x.txt");
+      const result = await runTool(
+        BUILTIN_TOOLS,
+        {
+          type: "run",
+          requestId: "r",
+          sessionId: "s",
+          toolName: "read_file",
+          args: { path: "x.txt" },
+          timeoutMs: 10_000,
+          guard,
+          assumed: { [x]: { real: x } },
+        },
+        new FileGuard(guard, work),
+        new AbortController().signal,
+      );
+      expect(result).toMatchObject({ ok: false, moved: { [x]: { real: pipe } } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(fs.existsSync(done)).toBe(false);
+    } finally {
+      writer.kill("SIGKILL");
+    }
+  });
 });
