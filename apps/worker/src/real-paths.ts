@@ -31,11 +31,12 @@ export function realPaths(args: unknown): ToolOutput {
  * runs; else where each of them leads now, for the server to decide the call again on. The call
  * does not run then: its decision was made for another file.
  */
-export function movedPaths(assumed: AssumedPaths): RealPathsAnswer | null {
+export function movedPaths(assumed: AssumedPaths, opened?: { named: string; real: string }): RealPathsAnswer | null {
   const now: RealPathsAnswer = {};
   let moved = false;
   for (const [p, was] of Object.entries(assumed)) {
-    now[p] = resolve(p);
+    // The path a tool opened leads where its descriptor says; every other one is resolved afresh.
+    now[p] = p === opened?.named ? { real: opened.real } : resolve(p);
     moved ||= !same(was, now[p]);
   }
   return moved ? now : null;
@@ -53,13 +54,8 @@ export function checkAssumedOpened(assumed: AssumedPaths | undefined, named: str
   const was = assumed[named];
   const only = was !== undefined && Object.keys(assumed).length === 1;
   if (only && same(was, { real })) return;
-  const now: RealPathsAnswer = {};
-  let moved = false;
-  for (const [p, then] of Object.entries(assumed)) {
-    now[p] = p === named ? { real } : resolve(p);
-    moved ||= !same(then, now[p]);
-  }
-  if (moved) throw new PathsMovedError(now);
+  const moved = movedPaths(assumed, { named, real });
+  if (moved) throw new PathsMovedError(moved);
 }
 
 /**
