@@ -22,7 +22,9 @@ export const homeOf = (worker: WorkerEntry | undefined): string | undefined => w
 /** How many sessions' and tools' contexts are kept built; an older one is built again when asked. */
 const KEPT_CONTEXTS = 4096;
 
-const sameInputs = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+/** Whether two lists of what a decision depends on (SessionContexts.inputs) are the same, part by part. */
+export const sameInputs = (a: readonly unknown[] | null, b: readonly unknown[] | null) =>
+  a !== null && b !== null && a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The evaluation context of a session's call: its worker's rules, directory, home and tool tier. */
 export class SessionContexts {

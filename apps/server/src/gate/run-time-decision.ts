@@ -1,6 +1,7 @@
 import { stricter, subjectArgument, type Action, type Decision, type ToolCall } from "@gatehouse/policy";
 import type { AssumedPaths, Presentation, SessionInfo } from "@gatehouse/protocol";
 import { uncovered, type Coverage } from "./approval-coverage.js";
+import { sameInputs } from "./evaluation-context.js";
 import { decideOnRealPaths, type Leads } from "./real-path-decision.js";
 import { RealPathsUnknownError, type RealPathLookup, type Resolved } from "./worker-real-paths.js";
 
@@ -45,9 +46,6 @@ type Lookup = (paths: readonly string[]) => Promise<ReadonlyMap<string, Resolved
 /** Each path where the worker last said it leads, else to itself: what a call is decided on when no request is made. */
 const assume = (paths: readonly string[], reported: ReadonlyMap<string, Resolved> | null): ReadonlyMap<string, Resolved> =>
   new Map(paths.map((p) => [p, reported?.get(p) ?? { real: p }]));
-
-const sameInputs = (a: readonly unknown[] | null, b: readonly unknown[] | null) =>
-  a !== null && b !== null && a.length === b.length && a.every((x, i) => x === b[i]);
 
 const isStricter = (a: Action, than: Action) => a !== than && stricter(a, than) === a;
 
