@@ -1,5 +1,5 @@
 import type { ApprovalRequired } from "@gatehouse/protocol";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { ApprovalCard, type CardKeys } from "./approval-card.js";
 
@@ -18,14 +18,21 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
   /** The card whose text field the person last typed into, and the card held after it went (its keys answer nothing until Enter). */
   const typedIn = useRef<string | null>(null);
   const [held, setHeld] = useState<string | null>(null);
+  // Read by the key listener: a key that comes before the listener is bound again after a render still sees the hold.
+  const holding = useRef<string | null>(null);
+  const hold = (id: string | null) => {
+    holding.current = id;
+    setHeld(id);
+  };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       // Enter in a field sends the person's own answer, as a click does (below): only typing is remembered.
       if (typing(e.target))
         typedIn.current = e.key === "Enter" ? null : ((e.target as HTMLElement).closest("[data-approval]")?.getAttribute("data-approval") ?? null);
       if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || e.defaultPrevented) return;
-      if (held !== null && approvals.some((a) => a.approvalId === held)) {
-        if (e.key === "Enter") setHeld(null);
+      const heldNow = holding.current;
+      if (heldNow !== null && approvals.some((a) => a.approvalId === heldNow)) {
+        if (e.key === "Enter") hold(null);
         return e.preventDefault();
       }
       if (e.key === "j" || e.key === "k") {
@@ -47,11 +54,12 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
 
   // A card that held focus and went (answered here or elsewhere) hands focus to the next one, so keys keep working.
   const focused = useRef<string | null>(null);
-  useEffect(() => {
+  // Before the browser handles another event: a key typed on must find the next card already held.
+  useLayoutEffect(() => {
     const gone = focused.current !== null && !approvals.some((a) => a.approvalId === focused.current);
     if (!gone) return;
     // The person was typing an answer to the card that went: what they type on must answer nothing.
-    if (typedIn.current === focused.current && approvals[0]) setHeld(approvals[0].approvalId);
+    if (typedIn.current === focused.current && approvals[0]) hold(approvals[0].approvalId);
     focused.current = null;
     const lost = !document.activeElement || document.activeElement === document.body;
     if (lost && approvals[0]) document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(approvals[0].approvalId)}"]`)?.focus();
