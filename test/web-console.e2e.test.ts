@@ -147,6 +147,22 @@ describe("the browser console", () => {
     await expect.poll(() => page.locator("article.card").count()).toBe(0);
   });
 
+  it("a key typed the moment a card is drawn answers that card", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "quick.txt", content: "fast\n" } }] }, { text: "done" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    // Typed from the first moment the card is in the page, before any later effect of that render.
+    await page.evaluate(`new MutationObserver((_, seen) => {
+      if (!document.querySelector('article[data-tool="write_file"]')) return;
+      seen.disconnect();
+      document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "y", bubbles: true, cancelable: true }));
+    }).observe(document.body, { childList: true, subtree: true })`);
+    await s.prompt();
+    expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", scope: "once" });
+    await s.events.next("turn_ended");
+    expect(fs.readFileSync(path.join(cluster.workDir, "quick.txt"), "utf8")).toBe("fast\n");
+  });
+
   it("saves an edited pattern with always, and the rules file holds it", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const s = await session(cluster, [{ toolCalls: [{ tool: "shell_exec", args: { command: "npm run build --silent" } }] }, { text: "built" }]);

@@ -1,6 +1,6 @@
 import type { ApprovalRequired, Presentation } from "@gatehouse/protocol";
 import { approvalMark, describeMark, onceOnly, safeArguments, safeLine, safePresentation } from "@gatehouse/protocol/show";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { EditForm } from "./edit-form.js";
 import { cardText, PresentationView } from "./presentation.js";
@@ -104,7 +104,8 @@ export function ApprovalCard({
     else return false;
     return true;
   };
-  useEffect(() => {
+  // Registered as the card is put on screen, so a key typed at once reaches it.
+  useLayoutEffect(() => {
     register(a.approvalId, keys);
     return () => register(a.approvalId, null);
   });

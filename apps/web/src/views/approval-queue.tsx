@@ -24,24 +24,31 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
     holding.current = id;
     setHeld(id);
   };
+  // The listener is bound once and reads what is on screen now: a key typed between a render and a later effect
+  // answers the card the person sees, not the one shown before.
+  const shown = useRef({ approvals, selected });
+  useLayoutEffect(() => {
+    shown.current = { approvals, selected };
+  });
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       // Enter in a field sends the person's own answer, as a click does (below): only typing is remembered.
       if (typing(e.target))
         typedIn.current = e.key === "Enter" ? null : ((e.target as HTMLElement).closest("[data-approval]")?.getAttribute("data-approval") ?? null);
       if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || e.defaultPrevented) return;
+      const { approvals: now, selected: chosen } = shown.current;
       const heldNow = holding.current;
-      if (heldNow !== null && approvals.some((a) => a.approvalId === heldNow)) {
+      if (heldNow !== null && now.some((a) => a.approvalId === heldNow)) {
         if (e.key === "Enter") hold(null);
         return e.preventDefault();
       }
       if (e.key === "j" || e.key === "k") {
-        const i = approvals.findIndex((a) => a === selected) + (e.key === "j" ? 1 : -1);
-        const next = approvals[Math.max(0, Math.min(approvals.length - 1, i))];
+        const i = now.findIndex((a) => a === chosen) + (e.key === "j" ? 1 : -1);
+        const next = now[Math.max(0, Math.min(now.length - 1, i))];
         if (next) document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(next.approvalId)}"]`)?.focus();
         return;
       }
-      if (selected && cards.current.get(selected.approvalId)?.(e.key)) e.preventDefault();
+      if (chosen && cards.current.get(chosen.approvalId)?.(e.key)) e.preventDefault();
     };
     const onPointer = () => (typedIn.current = null);
     document.addEventListener("keydown", onKey);
@@ -50,7 +57,7 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
       document.removeEventListener("keydown", onKey);
       document.removeEventListener("pointerdown", onPointer);
     };
-  });
+  }, []);
 
   // A card that held focus and went (answered here or elsewhere) hands focus to the next one, so keys keep working.
   const focused = useRef<string | null>(null);
