@@ -42,6 +42,7 @@ describe("the terminal keeps the call being answered in sight", () => {
     const echoes = Array.from({ length: 30 }, (_, i) => shell(`echo step ${i + 1}`));
     const { cluster, t } = await asking([shell("rm -rf src"), ...echoes], 30);
     await t.waitFor(/… and 27 more/, "every approval raised");
+    await t.waitFor(/y once/, "its keys");
     const screen = t.visible();
     expect(screen).toContain("$ rm -rf src");
     expect(screen).toMatch(/y once .* n deny with feedback/);
@@ -114,7 +115,7 @@ describe("the terminal keeps the call being answered in sight", () => {
 
   it("letters of a feedback line typed on after another client answered the call answer nothing: the next call is held until Enter", async () => {
     const { cluster, t, events } = await asking([shell("echo hello"), shell("touch PWNED")]);
-    await t.waitFor(/call 1 of 2/, "the first approval");
+    await t.waitFor(/call 1 of 2[\s\S]*y once/, "the first approval");
     t.keys("n");
     await t.waitFor(/feedback for the model/, "the feedback line");
     t.type("please ");

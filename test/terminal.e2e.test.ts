@@ -75,7 +75,7 @@ describe("the terminal client, driven in tmux", () => {
     t.keys("y");
     await t.waitFor(/✓ done shell_exec echo first-call +· approved by /, "the first call to run");
 
-    await t.waitFor(/\$ echo second-call/, "the second approval");
+    await t.waitFor(/\$ echo second-call[\s\S]*y once/, "the second approval");
     t.keys("a");
     await t.waitFor(/always allow this pattern \(saved to the rules file\):\s*│\n│ › echo \*/, "the pattern editor");
     t.keys("Enter");
@@ -84,7 +84,7 @@ describe("the terminal client, driven in tmux", () => {
     expect(third).not.toMatch(/\$ echo third-call/);
     expect(fs.readFileSync(s.rules, "utf8")).toMatch(/"echo \*": "allow" \/\/ approved by /);
 
-    await t.waitFor(/\$ rm -f notes\.txt/, "the rm approval");
+    await t.waitFor(/\$ rm -f notes\.txt[\s\S]*y once/, "the rm approval");
     t.keys("n");
     await t.waitFor(/feedback for the model/, "the feedback line");
     t.type("keep the notes");
@@ -101,7 +101,7 @@ describe("the terminal client, driven in tmux", () => {
 
     t.type("sleep now");
     t.keys("Enter");
-    await t.waitFor(/\$ sleep 30/, "the sleep approval");
+    await t.waitFor(/\$ sleep 30[\s\S]*y once/, "the sleep approval");
     t.keys("y");
     await t.waitFor(/… running shell_exec sleep 30/, "the sleep to run");
     t.keys("C-c");
@@ -270,9 +270,12 @@ describe("gatehouse --demo", () => {
       const t = (tmux = new Tmux(`node ${BIN} --demo --data-dir ${root}`));
       await t.waitFor(/No model is configured: the scripted demo model plays a tour/, "the banner");
       await t.waitFor(/✓ done glob \* +· static rule glob/, "the allowed read");
-      await t.waitFor(/approval +write_file tier write[\s\S]*\+# Gatehouse demo/, "the write's diff");
+      await t.waitFor(/approval +write_file tier write[\s\S]*\+# Gatehouse demo[\s\S]*y once/, "the write's diff");
       t.keys("y");
-      await t.waitFor(/approval +edit_file[\s\S]*-Reads run; writes ask\.[\s│]*\+Reads run; writes ask; some commands never run at all\./, "the edit's diff");
+      await t.waitFor(
+        /approval +edit_file[\s\S]*-Reads run; writes ask\.[\s│]*\+Reads run; writes ask; some commands never run at all\.[\s\S]*y once/,
+        "the edit's diff",
+      );
       t.keys("y");
       await t.waitFor(
         /approval +shell_exec[\s\S]*in \/tmp\/gatehouse-demo-[\s\S]*\$ wc -l gatehouse-demo\.md[\s\S]*a always \(wc \*\)/,

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { chromiumForFile, signedIn } from "./support/browser.js";
+import { answerable, chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
 
 let cluster: Cluster | undefined;
@@ -34,6 +34,7 @@ async function asking(command: string) {
 
 /** Opens the card's edit field by its key and types the edited command in it. */
 async function edit(page: Page, card: ReturnType<Page["locator"]>, command: string) {
+  await answerable(card);
   await card.focus();
   await page.keyboard.press("e");
   const field = page.getByLabel("The command, as it should run");

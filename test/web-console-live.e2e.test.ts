@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { chromiumForFile, signedIn } from "./support/browser.js";
+import { answerable, chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
 import { Proxy } from "./support/proxy.js";
 
@@ -42,6 +42,7 @@ describe("the browser console, live", () => {
     proxy.release();
     await card(page, "write_file").waitFor({ timeout: 10_000 });
     expect(await link(page).textContent()).toBe("connected");
+    await answerable(card(page, "write_file"));
     await page.keyboard.press("y");
     await events.next("turn_ended");
     expect(fs.readFileSync(path.join(cluster.workDir, "late.txt"), "utf8")).toBe("late\n");

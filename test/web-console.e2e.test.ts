@@ -5,7 +5,7 @@ import path from "node:path";
 import readline from "node:readline";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { chromiumForFile, signedIn } from "./support/browser.js";
+import { answerable, chromiumForFile, signedIn } from "./support/browser.js";
 import { CLIENT_TOKEN, Cluster, Events } from "./support/cluster.js";
 
 let cluster: Cluster | undefined;
@@ -104,6 +104,7 @@ describe("the browser console", () => {
     // The rule is named once, in why it asks, with its layer and place in the file.
     expect(await write.textContent()).toMatch(/Why it asksstatic rule write_file "\*": ask at \S+permissions\.jsonc:1:\d+/);
     expect(await write.textContent()).not.toContain("→ ask");
+    await answerable(write);
     await page.keyboard.press("y");
     await s.events.next("tool_result", (e) => e.toolName === "write_file");
     expect(fs.readFileSync(path.join(cluster.workDir, "new.txt"), "utf8")).toBe("hello\n");
@@ -123,6 +124,7 @@ describe("the browser console", () => {
     const third = write.filter({ hasText: "third.txt" });
     await third.waitFor();
     await expect.poll(() => third.locator(".why").textContent()).toContain("call 1 of 2");
+    await answerable(third);
     await page.keyboard.press("N");
     await s.events.next("turn_ended");
 
@@ -147,7 +149,7 @@ describe("the browser console", () => {
     await expect.poll(() => page.locator("article.card").count()).toBe(0);
   });
 
-  it("a key typed the moment a card is drawn answers that card", async () => {
+  it("a key typed the moment a card is drawn reaches that card, and waits out the pause before it answers anything", async () => {
     cluster = await Cluster.start({ rules: ASK_WRITES });
     const s = await session(cluster, [{ toolCalls: [{ tool: "write_file", args: { path: "quick.txt", content: "fast\n" } }] }, { text: "done" }]);
     const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
@@ -158,9 +160,44 @@ describe("the browser console", () => {
       document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "y", bubbles: true, cancelable: true }));
     }).observe(document.body, { childList: true, subtree: true })`);
     await s.prompt();
+    await s.events.next("tool_approval_required");
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(s.events.of("tool_approval_resolved")).toEqual([]);
+    await answerable(card(page, "write_file"));
+    await page.keyboard.press("y");
     expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", scope: "once" });
     await s.events.next("turn_ended");
     expect(fs.readFileSync(path.join(cluster.workDir, "quick.txt"), "utf8")).toBe("fast\n");
+  });
+
+  it("a key pressed twice or a double click answers the card it was meant for, never the next one", async () => {
+    cluster = await Cluster.start({ rules: ASK_WRITES });
+    const writes = ["first.txt", "second.txt", "third.txt"].map((p) => ({ tool: "write_file", args: { path: p, content: p } }));
+    const s = await session(cluster, [{ toolCalls: writes }, { text: "done" }]);
+    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+    await s.prompt();
+    const first = card(page, "write_file").filter({ hasText: "first.txt" });
+    await answerable(first);
+    // The second press and the second click come the moment the card before has gone.
+    await page.evaluate(`new MutationObserver((_, seen) => {
+      const top = document.querySelector("article[data-tool]");
+      if (!top || !top.textContent.includes("second.txt")) return;
+      seen.disconnect();
+      document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "y", bubbles: true, cancelable: true }));
+      top.querySelector(".answers button.ok").click();
+    }).observe(document.body, { childList: true, subtree: true })`);
+    await page.keyboard.press("y");
+    expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved" });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(s.events.of("tool_approval_resolved")).toHaveLength(1);
+    expect(fs.existsSync(path.join(cluster.workDir, "second.txt"))).toBe(false);
+    const second = card(page, "write_file").filter({ hasText: "second.txt" });
+    // A card added at the end moves nothing: the one answered takes its answer at once.
+    await answerable(second);
+    await page.keyboard.press("N");
+    await s.events.next("turn_ended");
+    expect(s.events.of("tool_approval_resolved").map((e) => e.outcome)).toEqual(["approved", "denied", "cancelled"]);
+    expect(fs.existsSync(path.join(cluster.workDir, "second.txt"))).toBe(false);
   });
 
   it("saves an edited pattern with always, and the rules file holds it", async () => {
@@ -169,7 +206,7 @@ describe("the browser console", () => {
     const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
     await s.prompt();
     const shell = card(page, "shell_exec");
-    await shell.waitFor();
+    await answerable(shell);
     await shell.focus();
     await page.keyboard.press("a");
     const field = page.getByLabel("Pattern 1");
@@ -198,6 +235,7 @@ describe("the browser console", () => {
     expect(await shell.locator(".critical").textContent()).toBeTruthy();
     expect(await shell.getByTestId("once-only").textContent()).toBe("Critical: approve once only");
     expect(await shell.locator(".answers button").allInnerTexts()).toEqual(["Approve once y", "Deny… n", "Deny hard N", "Edit… e", "Show all v"]);
+    await answerable(shell);
     await shell.focus();
     await page.keyboard.press("s");
     await page.keyboard.press("a");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll } from "vitest";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -15,6 +15,9 @@ function newest(dir: string): number {
   }
   return max;
 }
+
+/** Waits until an approval card takes answers: the console holds them back for a moment after the cards move. */
+export const answerable = (card: Locator): Promise<void> => card.and(card.page().locator("[data-ready]")).waitFor();
 
 /** Fails early, with what to do, when the console bundle is missing or older than its sources. */
 export function assertConsoleBuilt(): void {

@@ -1,38 +1,47 @@
-import type { ApprovalRequired } from "@gatehouse/protocol";
+import { ANSWER_PAUSE_MS, type ApprovalRequired } from "@gatehouse/protocol";
 import { render } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalPrompt } from "../src/components/approval-prompt.js";
 import type { Answer } from "../src/session-controller.js";
-import { approval, decision } from "./fixtures.js";
+import { approval, decision, tick, untilAnswerable } from "./fixtures.js";
 
-/**
- * Lets a key's render and its effects happen. React runs them from setImmediate; on a busy
- * machine a timer alone can fire first, while the next stage's input handler is not yet there.
- */
-const tick = async () => {
-  await new Promise((r) => setTimeout(r, 30));
-  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-};
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
-/** Renders the prompt over a queue and records what it answers and what it asks to view. */
-async function prompt(queue: ApprovalRequired[]) {
+/** Renders the prompt over a queue and records what it answers and what it asks to view; with `answerable`, once its keys are shown. */
+async function prompt(queue: ApprovalRequired[], answerable = true) {
   const answers: [string, Answer][] = [];
   const viewed: string[] = [];
   const r = render(<ApprovalPrompt queue={queue} onAnswer={(a, answer) => answers.push([a.approvalId, answer])} onView={(a) => viewed.push(a.approvalId)} />);
   cleanup = r.unmount;
   await tick();
+  const frame = () => r.lastFrame() ?? "";
+  if (answerable) await untilAnswerable(frame);
   const press = async (...keys: string[]) => {
     for (const k of keys) {
       r.stdin.write(k);
       await tick();
     }
   };
-  return { answers, viewed, press, frame: () => r.lastFrame() ?? "" };
+  return { answers, viewed, press, frame };
 }
 
 describe("the approval prompt", () => {
+  it("takes no answer in its first moment, so that a key pressed twice for the call before answers nothing; v shows the call at once", async () => {
+    const a = approval();
+    const p = await prompt([a], false);
+    expect(p.frame()).toContain("keys in a moment");
+    expect(p.frame()).not.toContain("y once");
+    await p.press("y", "s", "N", "v");
+    expect(p.answers).toEqual([]);
+    expect(p.viewed).toEqual([a.approvalId]);
+    await new Promise((r) => setTimeout(r, ANSWER_PAUSE_MS));
+    await tick();
+    expect(p.frame()).toMatch(/y once/);
+    await p.press("y");
+    expect(p.answers).toEqual([[a.approvalId, { kind: "approve", scope: "once" }]]);
+  });
+
   it("shows the tool, its tier, why it asks, the command with its directory and the keys", async () => {
     const p = await prompt([approval()]);
     expect(p.frame()).toContain("shell_exec tier exec");

@@ -3,12 +3,8 @@ import { render } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalPrompt } from "../src/components/approval-prompt.js";
 import type { Answer, EditCheck } from "../src/session-controller.js";
-import { approval, decision } from "./fixtures.js";
+import { approval, decision, tick, untilAnswerable } from "./fixtures.js";
 
-const tick = async () => {
-  await new Promise((r) => setTimeout(r, 30));
-  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-};
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
@@ -20,6 +16,7 @@ async function prompt(a: ApprovalRequired, checks: EditCheck[]) {
   const r = render(<ApprovalPrompt queue={[a]} onAnswer={(_a, answer) => answers.push(answer)} onView={() => {}} onCheckEdit={onCheckEdit} />);
   cleanup = r.unmount;
   await tick();
+  await untilAnswerable(() => r.lastFrame() ?? "");
   const press = async (...keys: string[]) => {
     for (const k of keys) {
       r.stdin.write(k);

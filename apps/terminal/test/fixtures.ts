@@ -37,3 +37,18 @@ export function approval(over: Partial<ApprovalRequired> = {}): ApprovalRequired
     ...over,
   };
 }
+
+/**
+ * Lets a key's render and its effects happen. React runs them from setImmediate; on a busy
+ * machine a timer alone can fire first, while the next stage's input handler is not yet there.
+ */
+export const tick = async () => {
+  await new Promise((r) => setTimeout(r, 30));
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+};
+
+/** Waits until a rendered prompt shows its keys: it takes no answer in its first moment. */
+export async function untilAnswerable(frame: () => string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (frame().includes("keys in a moment") && Date.now() < deadline) await tick();
+}

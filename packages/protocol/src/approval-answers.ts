@@ -10,3 +10,10 @@ export function onceOnly(a: Pick<ApprovalRequired, "decision" | "suggestedPatter
   if (a.suggestedPatterns.length === 0) return "no narrow pattern: approve once only";
   return null;
 }
+
+/**
+ * How long an approval must have been the one a person's keys (or, in the browser, the pointer)
+ * answer before an answer reaches it. A key pressed twice, or a double click, meant for the call
+ * before would otherwise answer one the person has not seen.
+ */
+export const ANSWER_PAUSE_MS = 400;

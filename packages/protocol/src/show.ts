@@ -3,6 +3,6 @@ export { escapeCodePoint, isShowable, originalOf, safeLine, safeText, showJson, 
 export { lookAlikes, type LookAlike } from "./look-alikes.js";
 export { cutLine, describeCuts, inSight, SCREEN_LIMITS, TAB_STOP, type Cut, type InSight, type SightLimits } from "./in-sight.js";
 export { approvalMark, describeMark, safeArguments, safePresentation, type CallMark } from "./shown-call.js";
-export { onceOnly } from "./approval-answers.js";
+export { ANSWER_PAUSE_MS, onceOnly } from "./approval-answers.js";
 export { editableText, editedArguments } from "./edited-arguments.js";
 export { EditedArgumentsError, UnescapeError } from "./errors.js";

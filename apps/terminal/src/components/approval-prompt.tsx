@@ -1,4 +1,4 @@
-import { approvalMark, describeMark, onceOnly, safeLine, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
+import { ANSWER_PAUSE_MS, approvalMark, describeMark, onceOnly, safeLine, type ApprovalRequired, type Cut } from "@gatehouse/protocol";
 import { Box, Text, useInput } from "ink";
 import { useEffect, useState } from "react";
 import { describeCall, describeRule } from "@gatehouse/client-text";
@@ -139,16 +139,23 @@ export function ApprovalPrompt({
   useEffect(() => {
     onTyping?.(stage === "feedback" || stage === "edit" || stage === "patterns");
   }, [stage]);
+  // The prompt is drawn anew for each call (its key is the approval): a key meant for the call before, pressed twice, answers nothing here.
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setReady(true), ANSWER_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, []);
   useInput((_input, key) => (key.return ? setStage("keys") : undefined), { isActive: stage === "held" });
   useInput(
     (input) => {
       const remembers = onceOnly(current) === null;
-      if (input === "y") onAnswer(current, { kind: "approve", scope: "once" });
+      if (input === "v") onView(current);
+      else if (!ready) return;
+      else if (input === "y") onAnswer(current, { kind: "approve", scope: "once" });
       else if (input === "s" && remembers) onAnswer(current, { kind: "approve", scope: "session" });
       else if (input === "a" && remembers) setStage("patterns");
       else if (input === "n") setStage("feedback");
       else if (input === "N") onAnswer(current, { kind: "deny", mode: "hard" });
-      else if (input === "v") onView(current);
       else if (input === "e" && editable) setStage("edit");
     },
     { isActive: stage === "keys" },
@@ -189,7 +196,8 @@ export function ApprovalPrompt({
           ⚠ the call you were typing an answer to was answered elsewhere; this is another call. Enter shows its keys (what you type until then answers nothing)
         </Text>
       ) : null}
-      {stage === "keys" ? <Keys approval={current} editable={editable} /> : null}
+      {stage === "keys" && ready ? <Keys approval={current} editable={editable} /> : null}
+      {stage === "keys" && !ready ? <Text dimColor>keys in a moment (v shows it whole)</Text> : null}
       {stage === "edit" && onCheckEdit ? <EditAnswer approval={current} onCheck={onCheckEdit} onAnswer={onAnswer} onBack={back} editor={editor} /> : null}
       {stage === "patterns" ? (
         <AlwaysPatterns

@@ -29,6 +29,8 @@ export function ApprovalCard({
   selected,
   position,
   register,
+  ready,
+  paused,
   onSelect,
 }: {
   console: Console;
@@ -36,6 +38,9 @@ export function ApprovalCard({
   selected: boolean;
   position: { index: number; total: number };
   register: (id: string, keys: CardKeys | null) => void;
+  /** Whether answers reach the card yet (see useAnswerPause); `paused` says so when one comes. */
+  ready: boolean;
+  paused: () => boolean;
   onSelect: () => void;
 }) {
   const [stage, setStage] = useState<Stage>("choose");
@@ -92,19 +97,24 @@ export function ApprovalCard({
     if (stage !== "choose") firstField.current?.focus();
   }, [stage]);
 
+  /** A click that answers, taken only once the cards have stood still (the button may not show disabled yet). */
+  const answering = (act: () => void) => () => {
+    if (!paused()) act();
+  };
   const keys: CardKeys = (key) => {
     if (busy || stage !== "choose" || !mayAnswer) return false;
-    if (key === "y") void approve("once");
+    if (key === "v") void viewWhole();
+    else if (paused()) return false;
+    else if (key === "y") void approve("once");
     else if (key === "s" && !limit) void approve("session");
     else if (key === "a" && !limit) setStage("always");
     else if (key === "n") setStage("deny");
     else if (key === "N") void deny("hard");
-    else if (key === "v") void viewWhole();
     else if (key === "e" && a.editable) setStage("edit");
     else return false;
     return true;
   };
-  // Registered as the card is put on screen, so a key typed at once reaches it.
+  // Registered as the card is put on screen: a key typed at once reaches it (and waits out the pause), not the card before.
   useLayoutEffect(() => {
     register(a.approvalId, keys);
     return () => register(a.approvalId, null);
@@ -125,6 +135,7 @@ export function ApprovalCard({
       onFocusCapture={onSelect}
       data-approval={a.approvalId}
       data-tool={a.toolName}
+      data-ready={ready && mayAnswer ? "" : undefined}
     >
       <header>
         <h3 id={labelId}>
@@ -184,7 +195,7 @@ export function ApprovalCard({
       {!mayAnswer && <p class="note">This token may watch this approval but not answer it.</p>}
       {stage === "choose" && mayAnswer && (
         <div class="answers" role="group" aria-label="Answer">
-          <button type="button" class="ok" disabled={busy} onClick={() => void approve("once")} aria-keyshortcuts="y">
+          <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => void approve("once"))} aria-keyshortcuts="y">
             Approve once <kbd>y</kbd>
           </button>
           {limit ? (
@@ -193,22 +204,22 @@ export function ApprovalCard({
             </span>
           ) : (
             <>
-              <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")} aria-keyshortcuts="s">
+              <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => void approve("session"))} aria-keyshortcuts="s">
                 For this session ({a.suggestedPatterns.map(safeLine).join(", ")}) <kbd>s</kbd>
               </button>
-              <button type="button" class="ok" disabled={busy} onClick={() => setStage("always")} aria-keyshortcuts="a">
+              <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => setStage("always"))} aria-keyshortcuts="a">
                 Always… <kbd>a</kbd>
               </button>
             </>
           )}
-          <button type="button" class="no" disabled={busy} onClick={() => setStage("deny")} aria-keyshortcuts="n">
+          <button type="button" class="no" disabled={busy || !ready} onClick={answering(() => setStage("deny"))} aria-keyshortcuts="n">
             Deny… <kbd>n</kbd>
           </button>
-          <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">
+          <button type="button" class="no" disabled={busy || !ready} onClick={answering(() => void deny("hard"))} aria-keyshortcuts="Shift+N">
             Deny hard <kbd>N</kbd>
           </button>
           {a.editable && (
-            <button type="button" class="ok" disabled={busy} onClick={() => setStage("edit")} aria-keyshortcuts="e">
+            <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => setStage("edit"))} aria-keyshortcuts="e">
               Edit… <kbd>e</kbd>
             </button>
           )}

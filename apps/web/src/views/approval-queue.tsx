@@ -1,4 +1,5 @@
 import type { ApprovalRequired } from "@gatehouse/protocol";
+import { ANSWER_PAUSE_MS } from "@gatehouse/protocol/show";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Console } from "../console.js";
 import { ApprovalCard, type CardKeys } from "./approval-card.js";
@@ -24,6 +25,8 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
     holding.current = id;
     setHeld(id);
   };
+  const { ready, paused } = useAnswerPause(approvals, selected);
+
   // The listener is bound once and reads what is on screen now: a key typed between a render and a later effect
   // answers the card the person sees, not the one shown before.
   const shown = useRef({ approvals, selected });
@@ -93,6 +96,8 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
               selected={a === selected}
               position={{ index: i + 1, total: approvals.length }}
               register={register}
+              ready={ready}
+              paused={paused}
               onSelect={() => ((focused.current = a.approvalId), setSelectedId(a.approvalId))}
             />
           </li>
@@ -100,4 +105,30 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
       </ol>
     </div>
   );
+}
+
+/**
+ * Answers wait until the cards have stood still for ANSWER_PAUSE_MS: after the selected card
+ * changed, or a card went from above another. A card added at the end moves nothing. `paused` is
+ * read when an answer comes; `ready` shows it (the answer buttons are disabled until then).
+ */
+function useAnswerPause(approvals: ApprovalRequired[], selected: ApprovalRequired | undefined) {
+  const until = useRef(0);
+  const before = useRef<{ ids: string[]; selected: string | undefined }>({ ids: [], selected: undefined });
+  const [ready, setReady] = useState(false);
+  // Before the browser handles another event, so that no answer comes between the change and the pause.
+  useLayoutEffect(() => {
+    const ids = approvals.map((a) => a.approvalId);
+    const was = before.current;
+    before.current = { ids, selected: selected?.approvalId };
+    if (was.selected === selected?.approvalId && was.ids.every((id, i) => ids[i] === id)) return;
+    until.current = performance.now() + ANSWER_PAUSE_MS;
+    setReady(false);
+  });
+  useEffect(() => {
+    if (ready) return;
+    const timer = setTimeout(() => setReady(true), Math.max(0, until.current - performance.now()));
+    return () => clearTimeout(timer);
+  });
+  return { ready, paused: () => performance.now() < until.current };
 }
