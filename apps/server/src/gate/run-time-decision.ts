@@ -106,13 +106,7 @@ export class RunTimeDecisions {
     reported: ReadonlyMap<string, Resolved> | null,
     signal?: AbortSignal,
   ): Promise<RunVerdict> {
-    const kept = this.kept(session, call, raised, reported);
-    if (kept) return kept;
-    if (onPaths(call) && !raised.approved) {
-      const assumed = await this.verdict(session, call, raised, (paths) => Promise.resolve(assume(paths, reported)));
-      if (!assumed.stricter) return assumed;
-    }
-    return this.verdict(session, call, raised, (paths) => this.sources.realPaths(session, paths, signal));
+    return this.kept(session, call, raised, reported) ?? this.madeAgain(session, call, raised, reported, signal);
   }
 
   /** beforeRun's verdict when the decision the batch was prepared with stands for this one; null when it must be made again. */
@@ -120,6 +114,21 @@ export class RunTimeDecisions {
     const { early } = raised;
     if (!early || raised.approved || reported || early.decision.action !== raised.action) return null;
     return sameInputs(early.inputs, this.sources.inputs(session, call)) ? { stricter: null, assumed: early.assumed } : null;
+  }
+
+  /** beforeRun's verdict once kept() found the prepared decision does not stand: made again, on assumed paths first where that may let it run. */
+  async madeAgain(
+    session: SessionInfo,
+    call: ToolCall,
+    raised: Raised,
+    reported: ReadonlyMap<string, Resolved> | null,
+    signal?: AbortSignal,
+  ): Promise<RunVerdict> {
+    if (onPaths(call) && !raised.approved) {
+      const assumed = await this.verdict(session, call, raised, (paths) => Promise.resolve(assume(paths, reported)));
+      if (!assumed.stricter) return assumed;
+    }
+    return this.verdict(session, call, raised, (paths) => this.sources.realPaths(session, paths, signal));
   }
 
   private async verdict(session: SessionInfo, call: ToolCall, raised: Raised, lookup: Lookup): Promise<RunVerdict> {

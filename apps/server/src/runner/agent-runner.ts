@@ -580,7 +580,7 @@ export class AgentRunner {
     for (let attempt = 0; attempt < MAX_MOVES; attempt++) {
       // The common case, a prepared decision that stands, is answered at once, without an async step.
       const { stricter, assumed } =
-        this.runTime.kept(session, asked, raised, reported) ?? (await this.runTime.beforeRun(session, asked, raised, reported, signal));
+        this.runTime.kept(session, asked, raised, reported) ?? (await this.runTime.madeAgain(session, asked, raised, reported, signal));
       if (stricter) return { stricter };
       const result = await this.run(session, call, decision, stored, signal, { assumed, first: !sent.started });
       if (result === "released") return result;
