@@ -16,15 +16,43 @@ const chromium = chromiumForFile(async () => {
 
 const ASK_WRITES = `{"*": "allow", "write_file": "ask", "shell_exec": "ask"}`;
 
+let scenarios = 0;
+
 /** A scripted session started from the node client, prompted once the browser is watching. */
 async function session(c: Cluster, steps: unknown[]) {
   const client = c.client();
-  const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario("s", steps) });
+  const info = await client.session.create.mutate({ workerId: "w1", scenario: c.scenario(`s${scenarios++}`, steps) });
   const events = new Events(client, { sessionId: info.id });
   return { client, id: info.id, events, prompt: () => client.agent.prompt.mutate({ sessionId: info.id, text: "go" }) };
 }
 
 const card = (page: Page, tool: string) => page.locator(`article[data-tool="${tool}"]`);
+
+/** Two sessions' writes asking, a.txt's card above b.txt's, both taking answers. */
+async function twoCards() {
+  cluster = await Cluster.start({ rules: ASK_WRITES });
+  const write = (file: string) => [{ toolCalls: [{ tool: "write_file", args: { path: file, content: file } }] }, { text: "done" }];
+  const a = await session(cluster, write("a.txt"));
+  const b = await session(cluster, write("b.txt"));
+  const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
+  await a.prompt();
+  await answerable(card(page, "write_file").filter({ hasText: "a.txt" }));
+  await b.prompt();
+  const second = card(page, "write_file").filter({ hasText: "b.txt" });
+  await answerable(second);
+  return { c: cluster, a, b, page, second };
+}
+
+/** One batch of three writes asking, first.txt's card on top and taking answers. */
+async function threeWrites() {
+  const c = (cluster = await Cluster.start({ rules: ASK_WRITES }));
+  const writes = ["first.txt", "second.txt", "third.txt"].map((p) => ({ tool: "write_file", args: { path: p, content: p } }));
+  const s = await session(c, [{ toolCalls: writes }, { text: "done" }]);
+  const { page } = await signedIn(chromium.browser(), c.port, CLIENT_TOKEN);
+  await s.prompt();
+  await answerable(card(page, "write_file").filter({ hasText: "first.txt" }));
+  return { c, s, page };
+}
 
 describe("the browser console", () => {
   it("is served with its own content policy, signs in with a token kept out of the address, and refuses a wrong one", async () => {
@@ -171,13 +199,7 @@ describe("the browser console", () => {
   });
 
   it("a key pressed twice or a double click answers the card it was meant for, never the next one", async () => {
-    cluster = await Cluster.start({ rules: ASK_WRITES });
-    const writes = ["first.txt", "second.txt", "third.txt"].map((p) => ({ tool: "write_file", args: { path: p, content: p } }));
-    const s = await session(cluster, [{ toolCalls: writes }, { text: "done" }]);
-    const { page } = await signedIn(chromium.browser(), cluster.port, CLIENT_TOKEN);
-    await s.prompt();
-    const first = card(page, "write_file").filter({ hasText: "first.txt" });
-    await answerable(first);
+    const { c, s, page } = await threeWrites();
     // The second press and the second click come the moment the card before has gone.
     await page.evaluate(`new MutationObserver((_, seen) => {
       const top = document.querySelector("article[data-tool]");
@@ -190,14 +212,58 @@ describe("the browser console", () => {
     expect(await s.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved" });
     await new Promise((r) => setTimeout(r, 1000));
     expect(s.events.of("tool_approval_resolved")).toHaveLength(1);
-    expect(fs.existsSync(path.join(cluster.workDir, "second.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(c.workDir, "second.txt"))).toBe(false);
     const second = card(page, "write_file").filter({ hasText: "second.txt" });
     // A card added at the end moves nothing: the one answered takes its answer at once.
     await answerable(second);
     await page.keyboard.press("N");
     await s.events.next("turn_ended");
     expect(s.events.of("tool_approval_resolved").map((e) => e.outcome)).toEqual(["approved", "denied", "cancelled"]);
-    expect(fs.existsSync(path.join(cluster.workDir, "second.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(c.workDir, "second.txt"))).toBe(false);
+  });
+
+  it("a key held down answers one call, not each one that comes up as its pause ends", async () => {
+    const { c, s, page } = await threeWrites();
+    // Held for 1.5 s: the browser repeats the key every 33 ms (each a keydown with repeat set).
+    const start = Date.now();
+    await page.keyboard.down("y");
+    while (Date.now() - start < 1500) {
+      await new Promise((r) => setTimeout(r, 33));
+      await page.keyboard.down("y");
+    }
+    await page.keyboard.up("y");
+    await new Promise((r) => setTimeout(r, 500));
+    expect(s.events.of("tool_approval_resolved").map((e) => e.outcome)).toEqual(["approved"]);
+    expect(fs.existsSync(path.join(c.workDir, "second.txt"))).toBe(false);
+  });
+
+  it("a form's own answer waits out the pause too: Save and approve pressed as the cards move answers nothing", async () => {
+    const { c, a, b, page, second } = await twoCards();
+    await second.getByRole("button", { name: /Always…/ }).click();
+    await second.locator("form.always").waitFor();
+    // The save comes the moment another client's answer takes the card above away.
+    await page.evaluate(`new MutationObserver((_, seen) => {
+      const top = document.querySelector("article[data-tool]");
+      if (!top || !top.textContent.includes("b.txt")) return;
+      seen.disconnect();
+      top.querySelector("form.always button[type=submit]").click();
+      top.querySelector("form.always").requestSubmit();
+    }).observe(document.body, { childList: true, subtree: true })`);
+    const asked = a.events.of("tool_approval_required")[0]!;
+    await a.client.tool.approve.mutate({ sessionId: a.id, approvalId: asked.approvalId });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(b.events.of("tool_approval_resolved")).toEqual([]);
+    expect(fs.existsSync(path.join(c.workDir, "b.txt"))).toBe(false);
+    await answerable(second);
+    await second.getByRole("button", { name: "Save and approve" }).click();
+    expect(await b.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", scope: "always" });
+  });
+
+  it("a card the person picks takes their click at once: choosing a card starts no pause", async () => {
+    const { a, b, second } = await twoCards();
+    await second.getByRole("button", { name: /Approve once/ }).click();
+    expect(await b.events.next("tool_approval_resolved")).toMatchObject({ outcome: "approved", scope: "once" });
+    expect(a.events.of("tool_approval_resolved")).toEqual([]);
   });
 
   it("saves an edited pattern with always, and the rules file holds it", async () => {

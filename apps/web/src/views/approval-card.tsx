@@ -63,7 +63,11 @@ export function ApprovalCard({
       c.forget(a.approvalId);
     }
   };
+  // Every answer, from a key, a button or a form, waits out the pause (the button may not show
+  // disabled yet). A card already gone answers as before: the server tells the loser of a race.
+  const waiting = () => ref.current?.isConnected === true && paused();
   const approve = async (scope: "once" | "session" | "always") => {
+    if (waiting()) return;
     setBusy(true);
     const kept = patterns.map((p) => p.trim()).filter(Boolean);
     const input = {
@@ -77,6 +81,7 @@ export function ApprovalCard({
     answered(out?.applied);
   };
   const deny = async (mode: "soft" | "hard") => {
+    if (waiting()) return;
     setBusy(true);
     const out = await c.call((cl) =>
       cl.tool.deny.mutate({ sessionId: a.sessionId, approvalId: a.approvalId, mode, ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }),
@@ -97,14 +102,14 @@ export function ApprovalCard({
     if (stage !== "choose") firstField.current?.focus();
   }, [stage]);
 
-  /** A click that answers, taken only once the cards have stood still (the button may not show disabled yet). */
-  const answering = (act: () => void) => () => {
-    if (!paused()) act();
+  /** A click that opens an answer's form, taken only once the cards have stood still. */
+  const opening = (next: Stage) => () => {
+    if (!waiting()) setStage(next);
   };
   const keys: CardKeys = (key) => {
     if (busy || stage !== "choose" || !mayAnswer) return false;
     if (key === "v") void viewWhole();
-    else if (paused()) return false;
+    else if (waiting()) return false;
     else if (key === "y") void approve("once");
     else if (key === "s" && !limit) void approve("session");
     else if (key === "a" && !limit) setStage("always");
@@ -195,7 +200,7 @@ export function ApprovalCard({
       {!mayAnswer && <p class="note">This token may watch this approval but not answer it.</p>}
       {stage === "choose" && mayAnswer && (
         <div class="answers" role="group" aria-label="Answer">
-          <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => void approve("once"))} aria-keyshortcuts="y">
+          <button type="button" class="ok" disabled={busy || !ready} onClick={() => void approve("once")} aria-keyshortcuts="y">
             Approve once <kbd>y</kbd>
           </button>
           {limit ? (
@@ -204,22 +209,22 @@ export function ApprovalCard({
             </span>
           ) : (
             <>
-              <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => void approve("session"))} aria-keyshortcuts="s">
+              <button type="button" class="ok" disabled={busy || !ready} onClick={() => void approve("session")} aria-keyshortcuts="s">
                 For this session ({a.suggestedPatterns.map(safeLine).join(", ")}) <kbd>s</kbd>
               </button>
-              <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => setStage("always"))} aria-keyshortcuts="a">
+              <button type="button" class="ok" disabled={busy || !ready} onClick={opening("always")} aria-keyshortcuts="a">
                 Always… <kbd>a</kbd>
               </button>
             </>
           )}
-          <button type="button" class="no" disabled={busy || !ready} onClick={answering(() => setStage("deny"))} aria-keyshortcuts="n">
+          <button type="button" class="no" disabled={busy || !ready} onClick={opening("deny")} aria-keyshortcuts="n">
             Deny… <kbd>n</kbd>
           </button>
-          <button type="button" class="no" disabled={busy || !ready} onClick={answering(() => void deny("hard"))} aria-keyshortcuts="Shift+N">
+          <button type="button" class="no" disabled={busy || !ready} onClick={() => void deny("hard")} aria-keyshortcuts="Shift+N">
             Deny hard <kbd>N</kbd>
           </button>
           {a.editable && (
-            <button type="button" class="ok" disabled={busy || !ready} onClick={answering(() => setStage("edit"))} aria-keyshortcuts="e">
+            <button type="button" class="ok" disabled={busy || !ready} onClick={opening("edit")} aria-keyshortcuts="e">
               Edit… <kbd>e</kbd>
             </button>
           )}
@@ -255,7 +260,7 @@ export function ApprovalCard({
             ))}
           </fieldset>
           <div class="answers">
-            <button type="submit" class="ok" disabled={busy || patterns.every((p) => !p.trim())}>
+            <button type="submit" class="ok" disabled={busy || !ready || patterns.every((p) => !p.trim())}>
               Save and approve
             </button>
             <button type="button" class="quiet" onClick={back}>
@@ -264,16 +269,16 @@ export function ApprovalCard({
           </div>
         </form>
       )}
-      {stage === "edit" && <EditForm console={c} approval={a} onBack={back} />}
+      {stage === "edit" && <EditForm console={c} approval={a} onBack={back} ready={ready} paused={waiting} />}
       {stage === "deny" && (
         <form class="deny" onSubmit={(e) => (e.preventDefault(), void deny("soft"))} onKeyDown={(e) => e.key === "Escape" && back()}>
           <label for={`${a.approvalId}-feedback`}>Feedback for the model (optional)</label>
           <input id={`${a.approvalId}-feedback`} ref={firstField} value={feedback} autocomplete="off" onInput={(e) => setFeedback(e.currentTarget.value)} />
           <div class="answers">
-            <button type="submit" class="no" disabled={busy}>
+            <button type="submit" class="no" disabled={busy || !ready}>
               Deny
             </button>
-            <button type="button" class="no" disabled={busy} onClick={() => void deny("hard")}>
+            <button type="button" class="no" disabled={busy || !ready} onClick={() => void deny("hard")}>
               Deny hard (end the turn)
             </button>
             <button type="button" class="quiet" onClick={back}>

@@ -25,7 +25,7 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
     holding.current = id;
     setHeld(id);
   };
-  const { ready, paused } = useAnswerPause(approvals, selected);
+  const { ready, paused } = useAnswerPause(approvals, selected, selected?.approvalId === selectedId);
 
   // The listener is bound once and reads what is on screen now: a key typed between a render and a later effect
   // answers the card the person sees, not the one shown before.
@@ -51,6 +51,8 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
         if (next) document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(next.approvalId)}"]`)?.focus();
         return;
       }
+      // A key held down answers once: its repeats would answer each call that comes up as its pause ends.
+      if (e.repeat) return e.preventDefault();
       if (chosen && cards.current.get(chosen.approvalId)?.(e.key)) e.preventDefault();
     };
     const onPointer = () => (typedIn.current = null);
@@ -108,11 +110,12 @@ export function ApprovalQueue({ console: c, approvals, empty }: { console: Conso
 }
 
 /**
- * Answers wait until the cards have stood still for ANSWER_PAUSE_MS: after the selected card
- * changed, or a card went from above another. A card added at the end moves nothing. `paused` is
- * read when an answer comes; `ready` shows it (the answer buttons are disabled until then).
+ * Answers wait until the cards have stood still for ANSWER_PAUSE_MS: after a card went from above
+ * another, or the selected card changed other than by the person's own choice (`chosen`: they
+ * focused it, by click, Tab or j/k). A card added at the end moves nothing. `paused` is read when
+ * an answer comes; `ready` shows it (the answer buttons are disabled until then).
  */
-function useAnswerPause(approvals: ApprovalRequired[], selected: ApprovalRequired | undefined) {
+function useAnswerPause(approvals: ApprovalRequired[], selected: ApprovalRequired | undefined, chosen: boolean) {
   const until = useRef(0);
   const before = useRef<{ ids: string[]; selected: string | undefined }>({ ids: [], selected: undefined });
   const [ready, setReady] = useState(false);
@@ -121,7 +124,7 @@ function useAnswerPause(approvals: ApprovalRequired[], selected: ApprovalRequire
     const ids = approvals.map((a) => a.approvalId);
     const was = before.current;
     before.current = { ids, selected: selected?.approvalId };
-    if (was.selected === selected?.approvalId && was.ids.every((id, i) => ids[i] === id)) return;
+    if ((chosen || was.selected === selected?.approvalId) && was.ids.every((id, i) => ids[i] === id)) return;
     until.current = performance.now() + ANSWER_PAUSE_MS;
     setReady(false);
   });

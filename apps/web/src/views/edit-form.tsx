@@ -29,7 +29,20 @@ function EditDiff({ before, after }: { before: string; after: string }) {
  * server checks the edited call (its schema, the gate's decision, whether it is critical), and the
  * person approves it as checked.
  */
-export function EditForm({ console: c, approval: a, onBack }: { console: Console; approval: ApprovalRequired; onBack: () => void }) {
+export function EditForm({
+  console: c,
+  approval: a,
+  onBack,
+  ready,
+  paused,
+}: {
+  console: Console;
+  approval: ApprovalRequired;
+  onBack: () => void;
+  /** As the card's (see useAnswerPause): an approval of the edit waits out the pause too. */
+  ready: boolean;
+  paused: () => boolean;
+}) {
   const original = editableText(a.toolName, a.arguments, true);
   const [text, setText] = useState(original);
   const [checked, setChecked] = useState<Checked | null>(null);
@@ -61,7 +74,7 @@ export function EditForm({ console: c, approval: a, onBack }: { console: Console
     setChecked({ edited, ...got });
   };
   const approve = async (scope: Scope) => {
-    if (!checked) return;
+    if (!checked || paused()) return;
     setBusy(true);
     const input = {
       ...ref,
@@ -117,17 +130,17 @@ export function EditForm({ console: c, approval: a, onBack }: { console: Console
           </label>
         )}
         {checked && (
-          <button type="button" class="ok" disabled={busy || (critical !== null && !confirmed)} onClick={() => void approve("once")}>
+          <button type="button" class="ok" disabled={busy || !ready || (critical !== null && !confirmed)} onClick={() => void approve("once")}>
             Approve edited, once
           </button>
         )}
         {checked && !critical && (
-          <button type="button" class="ok" disabled={busy} onClick={() => void approve("session")}>
+          <button type="button" class="ok" disabled={busy || !ready} onClick={() => void approve("session")}>
             Approve edited, for this session{checked.suggestedPatterns.length > 0 ? ` (${checked.suggestedPatterns.map(safeLine).join(", ")})` : ""}
           </button>
         )}
         {checked && !critical && checked.suggestedPatterns.length > 0 && (
-          <button type="button" class="ok" disabled={busy} onClick={() => void approve("always")}>
+          <button type="button" class="ok" disabled={busy || !ready} onClick={() => void approve("always")}>
             Approve edited, always ({checked.suggestedPatterns.map(safeLine).join(", ")})
           </button>
         )}
